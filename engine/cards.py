@@ -1,0 +1,445 @@
+"""Static game content: court cards, event cards, the map and the Wakhan AI deck.
+
+Everything here is loaded once, at import, from the JSON files in ``engine/data`` (package
+data of ``engine``) and validated through the frozen pydantic models below. The models and
+constants are the only way the rest of the engine reads card facts.
+
+The game content in ``engine/data`` (names, regions, suits, ranks, actions, impact icons,
+patriots, prizes, special-ability and event titles, Wakhan AI cards, the map) is from
+*Pax Pamir: Second Edition* by Cole Wehrle / Wehrlegig Games and is licensed under Creative
+Commons BY-NC-SA 4.0; see ``engine/data/LICENSE.md``. Effect texts are paraphrases, not the
+printed wording.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+
+__all__ = [
+    "BORDERS",
+    "COALITIONS",
+    "COURT_CARDS",
+    "DOMINANCE_CHECKS",
+    "EVENT_CARDS",
+    "MARKET_COLUMNS",
+    "REGIONS",
+    "REGION_IDS",
+    "SUITS",
+    "WAKHAN_ACTION_TEXTS",
+    "WAKHAN_CARDS",
+    "Ability",
+    "ActionKind",
+    "Border",
+    "Coalition",
+    "CourtCard",
+    "EventCard",
+    "EventDuration",
+    "EventEffect",
+    "Impact",
+    "ImpactKind",
+    "MarketRow",
+    "Region",
+    "RegionId",
+    "Suit",
+    "WakhanActionId",
+    "WakhanBack",
+    "WakhanCard",
+    "WakhanFront",
+    "card_name",
+    "is_event",
+]
+
+Suit = Literal["economic", "intelligence", "military", "political"]
+Coalition = Literal["afghan", "british", "russian"]
+RegionId = Literal["transcaspia", "persia", "herat", "kabul", "kandahar", "punjab"]
+ActionKind = Literal["tax", "gift", "build", "move", "betray", "battle"]
+ImpactKind = Literal["road", "army", "tribe", "spy", "leverage", "favor"]
+EventDuration = Literal[
+    "instant",
+    "until_next_dominance_check",
+    "until_after_next_dominance_check",
+    "next_dominance_check",
+    "while_in_market",
+]
+MarketRow = Literal["top", "bottom"]
+WakhanActionId = Literal[
+    "tax",
+    "build",
+    "move",
+    "betray",
+    "battle",
+    "battle_on_most_spied_card_with_wakhan_spy",
+    "radicalize",
+    "radicalize_any_intelligence",
+    "radicalize_card_gaining_region_rule",
+    "radicalize_dominant_patriot_if_dominance",
+    "radicalize_most_armies_roads",
+    "radicalize_most_net_rupees_if_under_2_rupees",
+    "radicalize_most_spies_tribes_if_no_dominance",
+    "radicalize_move_card_if_none",
+    "radicalize_top_economic_if_political_favored",
+    "radicalize_top_intelligence",
+    "radicalize_top_intelligence_if_fewer_spies",
+    "radicalize_top_military_if_military_favored",
+    "radicalize_top_political",
+    "radicalize_top_political_if_court_full",
+]
+
+SUITS: tuple[Suit, ...] = ("economic", "intelligence", "military", "political")
+COALITIONS: tuple[Coalition, ...] = ("afghan", "british", "russian")
+REGION_IDS: tuple[RegionId, ...] = (
+    "transcaspia",
+    "persia",
+    "herat",
+    "kabul",
+    "kandahar",
+    "punjab",
+)
+"""Region ids from west to east (the map order)."""
+
+MARKET_COLUMNS = 6
+"""Number of market columns; Wakhan's black arrow and back columns index them 0..5."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+# ---------------------------------------------------------------------------------------------
+# Court cards
+# ---------------------------------------------------------------------------------------------
+
+
+class Impact(_Frozen):
+    """One impact icon of a court card; a card lists them top to bottom (resolution order).
+
+    ``suit`` is set only for ``favor`` (move the favored-suit marker to that suit).
+    ``coalition`` is set only for an army or road icon printed in a patriot colour; such icons
+    appear only on patriots, in the patriot's own coalition colour.
+    """
+
+    kind: ImpactKind
+    suit: Suit | None = None
+    coalition: Coalition | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> Impact:
+        if (self.kind == "favor") != (self.suit is not None):
+            raise ValueError("a suit is given exactly for favor icons")
+        if self.coalition is not None and self.kind not in ("army", "road"):
+            raise ValueError("only army and road icons carry a coalition colour")
+        return self
+
+
+class Ability(_Frozen):
+    """A court card's special ability: stable id, printed title and a paraphrased effect.
+
+    The same ability can sit on two cards (Bodyguards, Safe House); the two Citadels and two
+    Blackmails have region-specific ids (``citadel_kabul``, ``blackmail_herat``, ...).
+    """
+
+    id: str
+    name: str
+    text: str
+
+
+class CourtCard(_Frozen):
+    """One of the 100 court cards.
+
+    ``actions`` are the card-based action icons, printed left to right (a card may have none).
+    ``impacts`` are the impact icons, printed top to bottom. ``patriot`` is the coalition the
+    card is a patriot of; ``prize`` is the loyalty prize taken when the card is betrayed.
+    """
+
+    number: Annotated[int, Field(ge=1, le=100)]
+    name: str
+    region: RegionId
+    suit: Suit
+    rank: Annotated[int, Field(ge=1, le=3)]
+    actions: tuple[ActionKind, ...]
+    impacts: tuple[Impact, ...]
+    patriot: Coalition | None
+    prize: Coalition | None
+    ability: Ability | None
+
+    @model_validator(mode="after")
+    def _check(self) -> CourtCard:
+        if len(set(self.actions)) != len(self.actions):
+            raise ValueError(f"card {self.number}: repeated action icon")
+        for impact in self.impacts:
+            if impact.coalition is not None and impact.coalition != self.patriot:
+                raise ValueError(f"card {self.number}: coloured icon on a non-matching card")
+        return self
+
+    @property
+    def is_leveraged(self) -> bool:
+        """True if the card carries a leverage impact icon."""
+        return any(impact.kind == "leverage" for impact in self.impacts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Event cards
+# ---------------------------------------------------------------------------------------------
+
+
+class EventEffect(_Frozen):
+    """One half of an event card.
+
+    ``id`` names the effect (``dominance_check``, ``favor_military``, ``riots_in_punjab``, ...);
+    ``title`` is the printed title (``None`` where only a suit or "no effect" is printed).
+    ``affects`` says who is affected: ``all_players``, ``purchaser``, ``chosen_player``,
+    ``purchaser_and_chosen_player`` or ``chosen_region``. ``duration`` follows the printed
+    wording; both ``until_*`` forms end when the next Dominance Check resolves, and
+    ``next_dominance_check`` changes how that check is scored.
+    """
+
+    id: str
+    title: str | None
+    text: str
+    affects: str
+    duration: EventDuration
+
+
+class EventCard(_Frozen):
+    """One of the 16 event cards (numbers 101-116, printed on the cards).
+
+    ``if_discarded`` is the top half, applied to everyone when the card is discarded from the
+    leftmost market column during cleanup. ``if_purchased`` is the bottom half, resolved by the
+    purchaser at once (event cards never go to hand). On card 111 the bottom half is printed
+    under "until discarded" instead: a standing rule of the market while the card is there
+    (``duration == "while_in_market"``), not a purchase effect.
+    """
+
+    number: Annotated[int, Field(ge=101, le=116)]
+    name: str
+    is_dominance_check: bool
+    if_discarded: EventEffect
+    if_purchased: EventEffect
+
+    @model_validator(mode="after")
+    def _check(self) -> EventCard:
+        halves = {self.if_discarded.id, self.if_purchased.id}
+        if self.is_dominance_check != (halves == {"dominance_check"}):
+            raise ValueError(f"event {self.number}: inconsistent dominance check")
+        return self
+
+
+# ---------------------------------------------------------------------------------------------
+# Map
+# ---------------------------------------------------------------------------------------------
+
+
+class Region(_Frozen):
+    """A map region: its neighbours and the borders (road spaces) it shares with them."""
+
+    id: RegionId
+    name: str
+    adjacent: tuple[RegionId, ...]
+    borders: tuple[str, ...]
+
+
+class Border(_Frozen):
+    """A border between two regions; it is the single road space they share.
+
+    ``id`` is the two region ids in alphabetical order joined by a hyphen, e.g.
+    ``"kabul-punjab"``; ``regions`` holds them in that order.
+    """
+
+    id: str
+    regions: tuple[RegionId, RegionId]
+
+    @model_validator(mode="after")
+    def _check(self) -> Border:
+        a, b = self.regions
+        if not a < b or self.id != f"{a}-{b}":
+            raise ValueError(f"border {self.id}: id must be '<a>-<b>' with a < b")
+        return self
+
+
+class _MapData(_Frozen):
+    regions: tuple[Region, ...]
+    borders: tuple[Border, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Wakhan AI deck
+# ---------------------------------------------------------------------------------------------
+
+
+class WakhanFront(_Frozen):
+    """Front of a Wakhan AI card, read when the card is drawn.
+
+    ``actions``: the action list, top to bottom. Wakhan goes down the list doing each valid
+    action until she has taken two non-bonus actions, starting again at the top if needed.
+    Texts are in ``WAKHAN_ACTION_TEXTS``; ``tax``/``build``/``move``/``betray``/``battle`` use
+    her default rules for that action, ``radicalize`` uses the arrows (see below).
+
+    ``region_priority``: all six regions, highest priority first (leftmost on the card); used
+    for her builds, battles, moves and road placement.
+
+    ``pragmatic_loyalty``: the three coalitions, left to right; Wakhan takes the leftmost one
+    that no human player is loyal to.
+
+    ``red_arrow_at``: whether the red arrow points at the upper or lower label position on the
+    back of the next card (the card now on top of the AI draw deck). The label read there is
+    the market row for radicalize; "top" also means she plays the card to the left end of her
+    court, "bottom" to the right end. The red arrow also breaks ties between target players.
+
+    ``black_arrow_slot``: position 0..5, top to bottom, in the next card's back column list;
+    the number read there is the market column for radicalize (0 = leftmost).
+    """
+
+    actions: tuple[WakhanActionId, ...]
+    region_priority: tuple[RegionId, ...]
+    pragmatic_loyalty: tuple[Coalition, ...]
+    red_arrow_at: MarketRow
+    black_arrow_slot: Annotated[int, Field(ge=0, lt=MARKET_COLUMNS)]
+
+    @model_validator(mode="after")
+    def _check(self) -> WakhanFront:
+        if sorted(self.region_priority) != sorted(REGION_IDS):
+            raise ValueError("region_priority must list every region once")
+        if sorted(self.pragmatic_loyalty) != sorted(COALITIONS):
+            raise ValueError("pragmatic_loyalty must list every coalition once")
+        return self
+
+    def market_position(self, next_back: WakhanBack) -> tuple[MarketRow, int]:
+        """Market row and column (0 = leftmost) the arrows select on ``next_back``."""
+        return next_back.row_at(self.red_arrow_at), next_back.column_at(self.black_arrow_slot)
+
+
+class WakhanBack(_Frozen):
+    """Back of a Wakhan AI card: the values the arrows of the previous card's front read.
+
+    ``upper_label`` / ``lower_label``: the market row ("top" or "bottom") printed at the upper
+    and lower red-arrow positions. ``column_numbers_top_to_bottom``: the six market column
+    numbers (0 = leftmost) printed at black-arrow positions 0..5.
+    """
+
+    upper_label: MarketRow
+    lower_label: MarketRow
+    column_numbers_top_to_bottom: tuple[int, ...]
+
+    @model_validator(mode="after")
+    def _check(self) -> WakhanBack:
+        if self.upper_label == self.lower_label:
+            raise ValueError("the two red-arrow labels must differ")
+        if sorted(self.column_numbers_top_to_bottom) != list(range(MARKET_COLUMNS)):
+            raise ValueError("column numbers must be a permutation of 0..5")
+        return self
+
+    def row_at(self, red_arrow_at: MarketRow) -> MarketRow:
+        """The market row printed where a red arrow at ``red_arrow_at`` points."""
+        return self.upper_label if red_arrow_at == "top" else self.lower_label
+
+    def column_at(self, black_arrow_slot: int) -> int:
+        """The market column printed where a black arrow at ``black_arrow_slot`` points."""
+        return self.column_numbers_top_to_bottom[black_arrow_slot]
+
+
+class WakhanCard(_Frozen):
+    """One of the 24 Wakhan AI cards (numbers 1-24 are not printed; they fix a deck order).
+
+    ``back`` is the back printed behind this ``front``. For cards 7, 9, 16 and 18 the sources
+    disagree on which back goes with which front (7 with 9, 16 with 18 swapped); the other
+    pairing is kept in ``back_alternative``. The deck holds the same set of backs either way.
+    """
+
+    number: Annotated[int, Field(ge=1, le=24)]
+    front: WakhanFront
+    back: WakhanBack
+    back_alternative: WakhanBack | None = None
+
+
+class _WakhanData(_Frozen):
+    actions: dict[WakhanActionId, str]
+    cards: tuple[WakhanCard, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+# ---------------------------------------------------------------------------------------------
+
+
+def _read(name: str) -> str:
+    return (files("engine") / "data" / name).read_text(encoding="utf-8")
+
+
+def _load_court_cards() -> dict[int, CourtCard]:
+    cards = TypeAdapter(tuple[CourtCard, ...]).validate_json(_read("court_cards.json"))
+    by_number = {card.number: card for card in sorted(cards, key=lambda c: c.number)}
+    if list(by_number) != list(range(1, 101)):
+        raise ValueError("court cards must be numbered 1..100 exactly once")
+    return by_number
+
+
+def _load_event_cards() -> dict[int, EventCard]:
+    events = TypeAdapter(tuple[EventCard, ...]).validate_json(_read("events.json"))
+    by_number = {event.number: event for event in sorted(events, key=lambda e: e.number)}
+    if list(by_number) != list(range(101, 117)):
+        raise ValueError("event cards must be numbered 101..116 exactly once")
+    return by_number
+
+
+def _load_map() -> tuple[dict[RegionId, Region], dict[str, Border]]:
+    data = _MapData.model_validate_json(_read("map.json"))
+    if tuple(region.id for region in data.regions) != REGION_IDS:
+        raise ValueError("map.json must list the regions once each, west to east")
+    regions = {region.id: region for region in data.regions}
+    borders = {border.id: border for border in sorted(data.borders, key=lambda b: b.id)}
+    if len(borders) != len(data.borders):
+        raise ValueError("map.json lists a border twice")
+    for region in regions.values():
+        touching = [border for border in borders.values() if region.id in border.regions]
+        neighbours = sorted(r for border in touching for r in border.regions if r != region.id)
+        if sorted(region.borders) != [border.id for border in touching] or (
+            sorted(region.adjacent) != neighbours
+        ):
+            raise ValueError(f"region {region.id}: adjacency does not match the borders")
+    return regions, borders
+
+
+def _load_wakhan() -> tuple[dict[WakhanActionId, str], dict[int, WakhanCard]]:
+    data = _WakhanData.model_validate_json(_read("wakhan.json"))
+    by_number = {card.number: card for card in sorted(data.cards, key=lambda c: c.number)}
+    if list(by_number) != list(range(1, 25)):
+        raise ValueError("Wakhan cards must be numbered 1..24 exactly once")
+    used = {action for card in data.cards for action in card.front.actions}
+    if used != set(data.actions):
+        raise ValueError("Wakhan action texts must match the actions used on the cards")
+    return data.actions, by_number
+
+
+COURT_CARDS: dict[int, CourtCard] = _load_court_cards()
+"""The 100 court cards by number, in number order."""
+
+EVENT_CARDS: dict[int, EventCard] = _load_event_cards()
+"""The 16 event cards by number (101-116), in number order."""
+
+DOMINANCE_CHECKS: tuple[int, ...] = tuple(
+    number for number, event in EVENT_CARDS.items() if event.is_dominance_check
+)
+"""Numbers of the four Dominance Check cards (101-104)."""
+
+REGIONS: dict[RegionId, Region]
+BORDERS: dict[str, Border]
+REGIONS, BORDERS = _load_map()
+
+WAKHAN_ACTION_TEXTS: dict[WakhanActionId, str]
+WAKHAN_CARDS: dict[int, WakhanCard]
+WAKHAN_ACTION_TEXTS, WAKHAN_CARDS = _load_wakhan()
+
+
+def card_name(number: int) -> str:
+    """Name of the court or event card ``number``; ``KeyError`` for any other number."""
+    if number in COURT_CARDS:
+        return COURT_CARDS[number].name
+    return EVENT_CARDS[number].name
+
+
+def is_event(number: int) -> bool:
+    """True if ``number`` is an event card (101-116)."""
+    return number in EVENT_CARDS

@@ -1,0 +1,48 @@
+"""pamir's rules engine for Pax Pamir: Second Edition. Pure: no I/O, clock or globals.
+
+    state = new_game(["alice", "bob"], seed=7)
+    for player, action in legal_actions(state): ...
+    state = apply(state, "alice", Action("loyalty", ("british",)))
+    view(state, "alice")          # what alice may see, as JSON-ready data
+
+The same seed and the same actions give byte-identical JSON (`dumps`).
+"""
+
+from engine.actions import Action
+from engine.errors import (
+    AmbiguousActionError,
+    IllegalActionError,
+    MoveError,
+    NotationError,
+    StateError,
+)
+from engine.game import apply, default_action, legal_actions, pending
+from engine.notation import format_action, parse_action, parse_line, read_action
+from engine.rules.setup import new_game
+from engine.serialize import dumps, from_dict, loads, to_dict
+from engine.state import State
+from engine.view import view
+
+__all__ = [
+    "Action",
+    "AmbiguousActionError",
+    "IllegalActionError",
+    "MoveError",
+    "NotationError",
+    "State",
+    "StateError",
+    "apply",
+    "default_action",
+    "dumps",
+    "format_action",
+    "from_dict",
+    "legal_actions",
+    "loads",
+    "new_game",
+    "parse_action",
+    "parse_line",
+    "pending",
+    "read_action",
+    "to_dict",
+    "view",
+]

@@ -1,0 +1,83 @@
+"""Conservation laws that hold in every position [Components, p. 2].
+
+36 coalition blocks (12 a coalition) and 11 cylinders a player (the VP marker and 10
+others) are always somewhere; every one of the 116 cards is in exactly one place; the
+36 rupees are with the players, on the market, in the bank or out of the game (the bank
+may go below zero: the rulebook sets no hard limit on coins).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS
+from engine.state import (
+    BLOCKS_PER_COALITION,
+    CYLINDERS_ON_BOARD,
+    TOTAL_RUPEES,
+    State,
+)
+
+ALL_CARDS = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
+
+
+def card_places(state: State) -> list[tuple[str, int]]:
+    """Every card with the name of the place it is in."""
+    places: list[tuple[str, int]] = []
+    places += [("deck", c) for c in state.deck]
+    places += [("removed", c) for c in state.removed]
+    places += [("discard", c) for c in state.discard]
+    places += [("market", c) for row in state.market for c in row if c is not None]
+    places += [("effects", int(e["card"])) for e in state.effects]
+    places += [("an event being resolved", int(f["card"])) for f in state.stack if f["kind"] == "choose"]
+    for p in state.players:
+        places += [(f"{p.name}'s hand", c) for c in p.hand]
+        places += [(f"{p.name}'s court", c) for c in p.court]
+        places += [(f"{p.name}'s prizes", c) for c in p.prizes]
+    return places
+
+
+def violations(state: State) -> list[str]:
+    """Every broken conservation law, in words (empty when all hold)."""
+    problems: list[str] = []
+    places = card_places(state)
+    counts = Counter(card for _, card in places)
+    for card, count in counts.items():
+        if count > 1:
+            where = ", ".join(place for place, c in places if c == card)
+            problems.append(f"card {card} is in {count} places: {where}")
+    missing = ALL_CARDS - set(counts)
+    if missing:
+        problems.append(f"cards missing: {sorted(missing)}")
+    unknown = set(counts) - ALL_CARDS
+    if unknown:
+        problems.append(f"unknown cards: {sorted(unknown)}")
+    for coalition in COALITIONS:
+        armies = sum(r[coalition] for r in state.armies.values())
+        roads = sum(b[coalition] for b in state.roads.values())
+        total = state.block_supply[coalition] + armies + roads
+        if total != BLOCKS_PER_COALITION:
+            problems.append(f"{coalition} blocks: {total} accounted for, not 12")
+    in_courts = {c for p in state.players for c in p.court}
+    for card in state.spies:
+        if card not in in_courts:
+            problems.append(f"spies on card {card}, which is in no court")
+    for seat, p in enumerate(state.players):
+        tribes = sum(t[seat] for t in state.tribes.values())
+        spies = sum(s[seat] for s in state.spies.values())
+        total = p.cylinders + tribes + spies + sum(p.gifts)
+        if total != CYLINDERS_ON_BOARD:
+            problems.append(f"{p.name}'s cylinders: {total + 1} accounted for, not 11")
+        if p.rupees < 0:
+            problems.append(f"{p.name} has {p.rupees} rupees")
+    negative = [
+        n for table in (state.armies, state.roads) for counts in table.values()
+        for n in counts.values() if n < 0
+    ] + [n for t in state.tribes.values() for n in t if n < 0]
+    if negative or any(n < 0 for s in state.spies.values() for n in s):
+        problems.append("a negative piece count")
+    rupees = sum(p.rupees for p in state.players) + sum(map(sum, state.market_rupees))
+    total = rupees + state.bank + state.out_of_game
+    if total != TOTAL_RUPEES:
+        problems.append(f"rupees: {total} accounted for, not {TOTAL_RUPEES}")
+    return problems

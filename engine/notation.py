@@ -1,0 +1,245 @@
+"""The move notation: one action per line (docs/notation.md).
+
+`format_action` gives every action its one canonical text (cards by number, regions and
+borders by id); `parse_action` reads a line against a position. Parsing works by matching
+the text to the legal actions, so a card may also be named by a unique, case-insensitive
+prefix of its name: `purchase mohan` finds Mohan Lal if he can be purchased now.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from engine.actions import Action, Arg
+from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.errors import AmbiguousActionError, MoveError, NotationError
+
+if TYPE_CHECKING:
+    from engine.state import State
+
+PIECES = ("army", "road", "tribe", "spy")
+SIDES = ("left", "right")
+VERBS = (
+    "purchase", "play", "pass", "loyalty", "demand", "waive", "pay", "refuse", "road", "spy",
+    "take", "discard", "choose", "policy",
+)  # fmt: skip
+_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
+
+
+def format_action(action: Action) -> str:
+    """The canonical text of an action."""
+    return " ".join([action.verb, *(str(arg) for arg in action.args)])
+
+
+def _normalize(text: str) -> str:
+    text = text.lower().replace("'", "").replace("’", "").replace("-", " ")
+    return " ".join(text.split())
+
+
+def _card_aliases() -> dict[int, list[str]]:
+    names = {n: c.name for n, c in COURT_CARDS.items()}
+    names.update({n: e.name for n, e in EVENT_CARDS.items()})
+    return {n: [_normalize(part) for part in name.split(" / ")] for n, name in names.items()}
+
+
+CARD_ALIASES = _card_aliases()
+
+
+def find_cards(words: list[str]) -> list[int]:
+    """Card numbers a text may mean: a number, an exact name, or a name prefix."""
+    if not words:
+        raise NotationError("missing-argument", "a card is missing (give its number or name)")
+    text = " ".join(words)
+    if text.isdigit():
+        number = int(text)
+        if number not in CARD_ALIASES:
+            raise NotationError("unknown-card", f"there is no card number {number} (1 to 116)")
+        return [number]
+    query = _normalize(text)
+    exact = [n for n, names in CARD_ALIASES.items() if query in names]
+    if exact:
+        return exact
+    found = [n for n, names in CARD_ALIASES.items() if any(x.startswith(query) for x in names)]
+    if not found:
+        raise NotationError("unknown-card", f"no card is called {text!r}")
+    return found
+
+
+def find_border(word: str) -> str:
+    parts = re.split(r"[-_/]", word.lower())
+    if len(parts) == 2:
+        border = "-".join(sorted(parts))
+        if border in BORDERS:
+            return border
+    raise NotationError(
+        "unknown-border", f"no border {word!r}; borders are: {', '.join(sorted(BORDERS))}"
+    )
+
+
+def _one_of(word: str, choices: Iterable[str], what: str) -> str:
+    value = word.lower()
+    options = list(choices)
+    if value not in options:
+        raise NotationError(f"unknown-{what}", f"{word!r} is not a {what}: use {', '.join(options)}")
+    return value
+
+
+def _count(word: str) -> int:
+    if not word.isdigit():
+        raise NotationError("bad-argument", f"{word!r} is not a whole number")
+    return int(word)
+
+
+def _expect(verb: str, args: list[str], size: int) -> None:
+    if len(args) != size:
+        raise NotationError(
+            "bad-arguments", f"'{verb}' takes {size} argument(s), not {len(args)}: see docs/notation.md"
+        )
+
+
+def _location(piece: str, words: list[str]) -> list[Arg]:
+    if piece in ("army", "tribe"):
+        _expect("take", words, 1)
+        return [_one_of(words[0], REGION_IDS, "region")]
+    if piece == "road":
+        _expect("take", words, 1)
+        return [find_border(words[0])]
+    return list(find_cards(words))
+
+
+def candidates(verb: str, args: list[str]) -> list[Action]:
+    """Every action a verb and its words may mean, before looking at the position."""
+    if verb in ("pass", "pay", "refuse"):
+        _expect(verb, args, 0)
+        return [Action(verb)]
+    if verb in ("purchase", "spy", "discard"):
+        return [Action(verb, (card,)) for card in find_cards(args)]
+    if verb == "play":
+        if not args or args[-1].lower() not in SIDES:
+            raise NotationError("bad-arguments", "play takes a card and a side: play 12 left")
+        side = args[-1].lower()
+        return [Action("play", (card, side)) for card in find_cards(args[:-1])]
+    if verb == "loyalty":
+        _expect(verb, args, 1)
+        return [Action("loyalty", (_one_of(args[0], COALITIONS, "coalition"),))]
+    if verb == "demand":
+        _expect(verb, args, 1)
+        return [Action("demand", (_count(args[0]),))]
+    if verb == "waive":
+        _expect(verb, args, 0)
+        return [Action("demand", (0,))]
+    if verb == "road":
+        _expect(verb, args, 1)
+        return [Action("road", (find_border(args[0]),))]
+    if verb == "take":
+        if not args:
+            raise NotationError("bad-arguments", "take needs a piece and where: take army kabul")
+        piece = _one_of(args[0], PIECES, "piece")
+        return [Action("take", (piece, where)) for where in _location(piece, args[1:])]
+    if verb == "choose":
+        _expect(verb, args, 1)
+        word = args[0]
+        known = (*REGION_IDS, *SUITS)
+        return [Action("choose", (word.lower() if word.lower() in known else word,))]
+    if verb == "policy":
+        return [_policy(args)]
+    raise NotationError(
+        "unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}"
+    )
+
+
+def _policy(args: list[str]) -> Action:
+    words = [a.lower() for a in args]
+    if words == ["clear"]:
+        return Action("policy", ("clear",))
+    if len(words) == 2 and words[0] == "pay":
+        return Action("policy", ("pay", _count(words[1])))
+    if len(words) == 2 and words[0] == "waive":
+        return Action("policy", ("demand", args[1], 0))
+    if len(words) == 3 and words[0] == "demand":
+        return Action("policy", ("demand", args[1], _count(words[2])))
+    raise NotationError(
+        "bad-policy",
+        "policies are: policy pay N, policy demand PLAYER N, policy waive PLAYER, policy clear",
+    )
+
+
+def split_line(line: str) -> tuple[str | None, str]:
+    """(player name or None, action text) of a move line, comments removed."""
+    text = line.split("#", 1)[0].strip()
+    match = _PREFIX.match(text)
+    if match and match.group(1).lower() not in VERBS:
+        return match.group(1), match.group(2).strip()
+    return None, text
+
+
+def read_action(text: str) -> list[Action]:
+    """The actions a text may mean, with no position (names may match several cards)."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise NotationError("syntax", f"cannot read {text!r}: {error}") from None
+    if not words:
+        raise NotationError("empty", "the line has no action")
+    return candidates(words[0].lower(), words[1:])
+
+
+def parse_action(text: str, state: State, seat: int) -> Action:
+    """The one legal action of `seat` that `text` means; raise a MoveError otherwise."""
+    from engine.explain import explain_illegal
+    from engine.game import options_for
+
+    found = read_action(text)
+    if found[0].verb == "policy":
+        return found[0]
+    legal = options_for(state, seat)
+    if found[0].verb == "choose":  # player names are matched case-insensitively
+        wanted = str(found[0].args[0]).lower()
+        matches = [a for a in legal if a.verb == "choose" and str(a.args[0]).lower() == wanted]
+    else:
+        matches = [a for a in found if a in legal]
+    if len(matches) == 1:
+        return matches[0]
+    if len(matches) > 1:
+        raise AmbiguousActionError(
+            "ambiguous",
+            f"{text!r} matches {len(matches)} legal actions; give the card number",
+            alternatives=[format_action(a) for a in matches],
+        )
+    raise explain_illegal(state, seat, found[0])
+
+
+def parse_line(line: str, state: State) -> tuple[int, Action] | None:
+    """Read one move-file line: (seat, action), or None for a blank or comment line."""
+    from engine.game import legal_seat_actions
+
+    name, text = split_line(line)
+    if not text:
+        return None
+    if name is not None:
+        try:
+            seat = state.seat(name)
+        except KeyError:
+            raise NotationError("unknown-player", f"no player is called {name!r}") from None
+    else:
+        deciders = sorted({s for s, _ in legal_seat_actions(state)})
+        if len(deciders) != 1:
+            who = ", ".join(state.name(s) for s in deciders) or "no one"
+            if not deciders and read_action(text)[0].verb != "policy":
+                from engine.explain import explain_illegal
+
+                raise explain_illegal(state, 0, read_action(text)[0])
+            if len(deciders) > 1:
+                raise NotationError(
+                    "which-player", f"several players must decide ({who}); write 'NAME: {text}'"
+                )
+        seat = deciders[0] if deciders else 0
+    return seat, parse_action(text, state, seat)
+
+
+def number_lines(error: MoveError, line: int) -> MoveError:
+    error.line = line
+    return error

@@ -1,0 +1,87 @@
+"""Random playouts: complete games of uniformly random legal actions.
+
+Used by the `pamir engine playout` command, the fuzz tests and the benchmark. With
+`check=True` the conservation laws are checked after every step and a dead end (no legal
+action while the game is not over) is an error.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from engine.game import legal_seat_actions, step
+from engine.invariants import violations
+from engine.rng import below, next_u64, seed_state
+from engine.rules.setup import new_game
+from engine.state import State
+
+NAMES = ("alice", "bob", "carol", "dave", "erin")
+MAX_STEPS = 20_000
+
+
+class PlayoutError(AssertionError):
+    """A random game broke an invariant or reached a dead end."""
+
+
+@dataclass
+class PlayoutStats:
+    games: int = 0
+    finished: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    verbs: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, object]:
+        seconds = max(self.seconds, 1e-9)
+        return {
+            "games": self.games,
+            "finished": self.finished,
+            "steps": self.steps,
+            "seconds": round(self.seconds, 3),
+            "games_per_s": round(self.games / seconds, 1),
+            "steps_per_s": round(self.steps / seconds, 1),
+        }
+
+
+def play_random_game(
+    num_players: int, seed: int, *, check: bool = False, stats: PlayoutStats | None = None
+) -> State:
+    """Play one game to the end with random legal actions drawn from `seed`."""
+    rng = seed_state(seed)
+    rng, game_seed = next_u64(rng)
+    state = new_game(list(NAMES[:num_players]), game_seed)
+    steps = 0
+    while state.phase != "over":
+        choices = legal_seat_actions(state)
+        if not choices:
+            raise PlayoutError(f"dead end at step {steps} (seed {seed}): nothing to decide")
+        rng, pick = below(rng, len(choices))
+        seat, action = choices[pick]
+        step(state, seat, action)
+        steps += 1
+        if stats is not None:
+            stats.verbs[action.verb] = stats.verbs.get(action.verb, 0) + 1
+        if check:
+            problems = violations(state)
+            if problems:
+                raise PlayoutError(
+                    f"seed {seed}, step {steps}, after {seat}: {action}: {'; '.join(problems)}"
+                )
+        if steps >= MAX_STEPS:
+            break
+    if stats is not None:
+        stats.games += 1
+        stats.steps += steps
+        stats.finished += state.phase == "over"
+    return state
+
+
+def playout(num_players: int, games: int, seed: int = 0, *, check: bool = False) -> PlayoutStats:
+    """Play `games` random games and measure them."""
+    stats = PlayoutStats()
+    started = time.perf_counter()
+    for index in range(games):
+        play_random_game(num_players, seed * 1_000_003 + index, check=check, stats=stats)
+    stats.seconds = time.perf_counter() - started
+    return stats

@@ -1,0 +1,132 @@
+"""Cards leaving a court, leverage, and the Overthrow Rule.
+
+[Discarding a Card in Your Court, p. 8]: spies on the card return to their owners; a
+leveraged card costs its owner two rupees, and one card from hand or court for each rupee
+they cannot pay.
+
+[The Overthrow Rule, p. 8]: losing your last tribe in a region discards every political card
+of that region from your court; losing the last political card of a region from your court
+removes all your tribes there.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS
+from engine.rules import pieces
+from engine.rules.flow import Decision, decision, push
+from engine.state import Frame, State
+
+LEVERAGE_REPAYMENT = 2
+
+
+def political_cards(state: State, seat: int, region: str) -> list[int]:
+    """Political cards of `region` in a player's court, left to right."""
+    return [
+        card
+        for card in state.players[seat].court
+        if COURT_CARDS[card].suit == "political" and COURT_CARDS[card].region == region
+    ]
+
+
+def discard_from_court(state: State, seat: int, card: int, *, to_prizes: int | None = None) -> None:
+    """Take `card` out of `seat`'s court with every consequence of the rules.
+
+    The card goes to the discard pile, or becomes a prize of `to_prizes` (betrayal).
+    """
+    player = state.players[seat]
+    player.court.remove(card)
+    pieces.return_all_spies(state, card)
+    if to_prizes is None:
+        state.discard.append(card)
+    else:
+        state.players[to_prizes].prizes.append(card)
+    info = COURT_CARDS[card]
+    if info.suit == "political" and not political_cards(state, seat, info.region):
+        tribes = state.tribes[info.region][seat]
+        if tribes:
+            state.note(
+                f"{player.name} lost their last political card of {info.region}: "
+                f"{tribes} tribe(s) removed (Overthrow Rule)"
+            )
+            pieces.drop_tribes(state, seat, info.region, tribes)
+    if info.is_leveraged:
+        repay_leverage(state, seat, card)
+
+
+def repay_leverage(state: State, seat: int, card: int) -> None:
+    """Pay back a leveraged card's two rupees; discard a card per rupee short [p. 8]."""
+    player = state.players[seat]
+    paid = min(LEVERAGE_REPAYMENT, player.rupees)
+    player.rupees -= paid
+    state.bank += paid
+    missing = LEVERAGE_REPAYMENT - paid
+    state.note(f"{player.name} repaid {paid} rupee(s) of leverage on {COURT_CARDS[card].name}")
+    if missing and (player.hand or player.court):
+        push(state, "discard", player=seat, place="any", count=missing, reason="leverage")
+
+
+def remove_tribes(state: State, seat: int, region: str, count: int) -> None:
+    """Remove tribes from the map, discarding political cards if the last one goes."""
+    if count <= 0:
+        return
+    pieces.drop_tribes(state, seat, region, count)
+    if state.tribes[region][seat] == 0:
+        doomed = political_cards(state, seat, region)
+        if doomed:
+            state.note(
+                f"{state.name(seat)} lost their last tribe in {region}: political cards "
+                "of that region are discarded (Overthrow Rule)"
+            )
+        for card in doomed:
+            discard_from_court(state, seat, card)
+
+
+def discard_from_hand(state: State, seat: int, card: int) -> None:
+    state.players[seat].hand.remove(card)
+    state.discard.append(card)
+
+
+def discard_choices(state: State, seat: int, place: str) -> list[int]:
+    """Cards a player may discard from `place`: 'hand', 'court' or 'any' (hand first)."""
+    player = state.players[seat]
+    if place == "hand":
+        return player.hand[:]
+    if place == "court":
+        return player.court[:]
+    return player.hand + player.court
+
+
+@decision
+class DiscardDecision(Decision):
+    """A player discards cards one at a time (court or hand limits, leverage, events)."""
+
+    kind = "discard"
+    section = "Discarding a Card in Your Court, p. 8"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("discard", (c,)) for c in discard_choices(state, seat, frame["place"])]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        card = int(action.args[0])
+        frame["count"] -= 1
+        choices = discard_choices(state, seat, frame["place"])
+        if frame["count"] <= 0 or len(choices) <= 1:
+            state.stack.pop()
+        player = state.players[seat]
+        state.note(f"{player.name} discarded {COURT_CARDS[card].name}")
+        if card in player.hand:
+            discard_from_hand(state, seat, card)
+        else:
+            discard_from_court(state, seat, card)
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        # Documented default: the newest card in hand, else the rightmost court card.
+        player = state.players[seat]
+        if frame["place"] != "court" and player.hand:
+            return Action("discard", (player.hand[-1],))
+        return Action("discard", (player.court[-1],))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        where = {"hand": "hand", "court": "court", "any": "hand or court"}[frame["place"]]
+        return f"discard {frame['count']} card(s) from {where} ({frame['reason']})"

@@ -1,0 +1,191 @@
+"""Event cards: the bottom effect on purchase, the top effect when discarded [Cleanup, p. 9].
+
+Every event id of engine/data/events.json has a handler here. Lasting effects are kept in
+`state.effects` (`{"id", "card", "player", "until": "check"}`), the card with them, until
+the next Dominance Check has resolved; `player` is None for effects on everyone. Rules
+that an effect changes ask `loyalty.has_effect`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.rules import court, dominance, market, pieces
+from engine.rules.flow import Decision, decision, push
+from engine.state import Frame, State
+
+# Effects that last until the next Dominance Check has resolved, and whom they touch.
+LASTING_PERSONAL = {"new_tactics", "koh_i_noor_recovered", "courtly_manners", "nationalism",
+                    "nation_building"}
+LASTING_GLOBAL = {"embarrassment_of_riches", "disregard_for_customs", "conflict_fatigue"}
+RIOTS = {"riots_in_punjab": "punjab", "riots_in_herat": "herat", "riots_in_kabul": "kabul",
+         "riots_in_persia": "persia"}
+FAVOR = {"favor_military": "military", "favor_intelligence": "intelligence",
+         "favor_political": "political"}
+BACKING_RUPEES = 3
+
+
+def on_purchase(state: State, seat: int, card: int) -> None:
+    """Resolve an event's bottom effect for its purchaser [Purchase, p. 10]."""
+    effect = EVENT_CARDS[card].if_purchased.id
+    state.note(f"{EVENT_CARDS[card].name}: {EVENT_CARDS[card].if_purchased.text}")
+    resolve(state, effect, card, seat)
+
+
+def on_discard(state: State, card: int) -> None:
+    """Resolve an event's top effect for everyone [Cleanup, p. 9]."""
+    effect = EVENT_CARDS[card].if_discarded.id
+    state.note(f"{EVENT_CARDS[card].name} was discarded: {EVENT_CARDS[card].if_discarded.text}")
+    resolve(state, effect, card, None)
+
+
+def resolve(state: State, effect: str, card: int, seat: int | None) -> None:
+    if effect in LASTING_PERSONAL:
+        state.effects.append({"id": effect, "card": card, "player": seat, "until": "check"})
+    elif effect in LASTING_GLOBAL:
+        state.effects.append({"id": effect, "card": card, "player": None, "until": "check"})
+    elif effect in CHOICES:
+        assert seat is not None
+        push(state, "choose", player=seat, effect=effect, card=card)
+    else:
+        INSTANT[effect](state, card, seat)
+
+
+def _dominance_check(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+    dominance.resolve_check(state, final=market.count_dominance_checks_left(state) == 0)
+
+
+def _favor(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+    suit = FAVOR[EVENT_CARDS[card].if_discarded.id]
+    state.favored = suit
+    state.note(f"the favored suit is now {suit}")
+
+
+def _riots(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+    clear_region(state, RIOTS[EVENT_CARDS[card].if_discarded.id])
+
+
+def clear_region(state: State, region: str) -> None:
+    """Remove every tribe and army in a region (the Overthrow Rule applies to tribes)."""
+    for coalition, count in state.armies[region].items():
+        if count:
+            pieces.remove_armies(state, region, coalition, count)
+    for owner in range(state.num_players):
+        court.remove_tribes(state, owner, region, state.tribes[region][owner])
+
+
+def _failure_to_impress(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+    for player in state.players:
+        state.discard.extend(player.prizes)
+        player.prizes = []
+
+
+def _confidence_failure(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+    holders = [s for s, p in enumerate(state.players) if p.hand]
+    if holders:
+        push(state, "discard_each", players=holders, reason="Confidence Failure")
+
+
+def _backing(state: State, card: int, seat: int | None) -> None:
+    assert seat is not None
+    state.discard.append(card)
+    state.players[seat].rupees += BACKING_RUPEES
+    state.bank -= BACKING_RUPEES
+
+
+def _nothing(state: State, card: int, seat: int | None) -> None:
+    state.discard.append(card)
+
+
+INSTANT: dict[str, Callable[[State, int, int | None], None]] = {
+    "dominance_check": _dominance_check,
+    "failure_to_impress": _failure_to_impress,
+    "confidence_failure": _confidence_failure,
+    "backing_of_persian_aristocracy": _backing,
+    "no_effect": _nothing,
+    "public_withdrawal": _nothing,  # never purchasable; listed for completeness
+    **{effect: _favor for effect in FAVOR},
+    **{effect: _riots for effect in RIOTS},
+}
+
+
+def _players_but(state: State, seat: int) -> list[str]:
+    return [p.name for s, p in enumerate(state.players) if s != seat]
+
+
+# What the purchaser chooses, for the events that make them choose.
+CHOICES: dict[str, Callable[[State, int], list[str]]] = {
+    "rumor": lambda state, seat: [p.name for p in state.players],
+    "other_persuasive_methods": _players_but,
+    "pashtunwali_values": lambda state, seat: list(SUITS),
+    "rebuke": lambda state, seat: list(REGION_IDS),
+}
+
+
+@decision
+class ChooseDecision(Decision):
+    """The purchaser of an event picks a player, a region or a suit."""
+
+    kind = "choose"
+    section = "Purchase, p. 10"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("choose", (x,)) for x in CHOICES[frame["effect"]](state, seat)]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        effect, card, choice = frame["effect"], int(frame["card"]), str(action.args[0])
+        state.note(f"{state.name(seat)} chose {choice} for {EVENT_CARDS[card].name}")
+        if effect == "rumor":
+            target = state.seat(choice)
+            state.effects.append({"id": effect, "card": card, "player": target, "until": "check"})
+        elif effect == "pashtunwali_values":
+            state.favored = choice
+            state.effects.append({"id": effect, "card": card, "player": None, "until": "check"})
+        elif effect == "other_persuasive_methods":
+            other = state.players[state.seat(choice)]
+            mine = state.players[seat]
+            mine.hand, other.hand = other.hand, mine.hand
+            state.discard.append(card)
+        else:  # rebuke
+            state.discard.append(card)
+            clear_region(state, choice)
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"choose for {EVENT_CARDS[frame['card']].name}"
+
+
+@decision
+class DiscardEachDecision(Decision):
+    """Several players at once each discard a card from hand (Confidence Failure)."""
+
+    kind = "discard_each"
+    section = "Cleanup, p. 9"
+
+    def deciders(self, state: State, frame: Frame) -> list[int]:
+        return [int(s) for s in frame["players"] if state.players[int(s)].hand]
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("discard", (c,)) for c in state.players[seat].hand]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        frame["players"] = [s for s in frame["players"] if s != seat]
+        if not frame["players"]:
+            state.stack.pop()
+        card = int(action.args[0])
+        court.discard_from_hand(state, seat, card)
+        state.note(f"{state.name(seat)} discarded {COURT_CARDS[card].name} from hand")
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return Action("discard", (state.players[seat].hand[-1],))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"each of these players discards one card from hand ({frame['reason']})"
+

@@ -1,0 +1,116 @@
+"""Pending steps: named decisions and automatic procedures on one stack.
+
+Everything the game waits for is a *frame* on `state.stack` (a plain JSON object with a
+`kind`). A frame whose kind is a *procedure* runs by itself; a frame whose kind is a
+*decision* waits for a player. Playing a card, for example, pushes an `icons` procedure
+that resolves the card's impact icons one by one and pushes a `road` decision when a
+border must be chosen. The top frame is always the one being worked on.
+
+Each decision is named, says who decides (one player, or several at once), lists the
+legal options, and has a default used when the deciding player never answers. A decision
+left with no option at all lapses (a card owed by a player who has no cards left). Standing
+policies and forced single options are answered automatically by `run`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.actions import Action
+from engine.state import Frame, State
+
+
+class Decision:
+    """A kind of pending decision. Subclasses override what differs."""
+
+    kind = ""
+    section = "Sequence of Play, p. 9"
+    # A forced choice (only one legal option) is made without asking. The main action of
+    # a turn and bribes are never forced: they are answers a player must be able to give.
+    auto_single = True
+
+    def deciders(self, state: State, frame: Frame) -> list[int]:
+        """The seats that must answer this decision now."""
+        return [int(frame["player"])]
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        raise NotImplementedError
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        raise NotImplementedError
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        """The answer given for a player who never answers (see docs/decisions.md)."""
+        return self.options(state, frame, seat)[0]
+
+    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
+        """An answer given in advance by a standing policy, if any."""
+        return None
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return self.kind
+
+
+DECISIONS: dict[str, Decision] = {}
+PROCEDURES: dict[str, Callable[[State, Frame], None]] = {}
+
+
+def decision(cls: type[Decision]) -> type[Decision]:
+    """Class decorator: register a decision kind."""
+    DECISIONS[cls.kind] = cls()
+    return cls
+
+
+def procedure(kind: str) -> Callable[[Callable[[State, Frame], None]], Callable[[State, Frame], None]]:
+    """Decorator: register an automatic step."""
+
+    def register(fn: Callable[[State, Frame], None]) -> Callable[[State, Frame], None]:
+        PROCEDURES[kind] = fn
+        return fn
+
+    return register
+
+
+def push(state: State, kind: str, **fields: object) -> None:
+    frame: Frame = {"kind": kind}
+    frame.update(fields)
+    state.stack.append(frame)
+
+
+def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
+    """The answer the engine gives by itself: a standing policy or a forced choice."""
+    spec = DECISIONS[frame["kind"]]
+    answer = spec.by_policy(state, frame)
+    if answer is not None:
+        return answer
+    if spec.auto_single:
+        for seat in spec.deciders(state, frame):
+            options = spec.options(state, frame, seat)
+            if len(options) == 1:
+                return seat, options[0]
+    return None
+
+
+def has_any_option(state: State, frame: Frame) -> bool:
+    spec = DECISIONS[frame["kind"]]
+    return any(spec.options(state, frame, seat) for seat in spec.deciders(state, frame))
+
+
+def run(state: State) -> None:
+    """Carry out automatic steps until a player must decide or the game is over."""
+    while state.phase != "over" and state.stack:
+        frame = state.stack[-1]
+        step = PROCEDURES.get(frame["kind"])
+        if step is not None:
+            step(state, frame)
+            continue
+        if not has_any_option(state, frame):
+            state.stack.pop()  # e.g. a discard owed by a player with no cards left
+            continue
+        answer = automatic_answer(state, frame)
+        if answer is None:
+            return
+        seat, action = answer
+        DECISIONS[frame["kind"]].apply(state, frame, seat, action)
+    if state.phase == "over":
+        state.stack.clear()

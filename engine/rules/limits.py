@@ -1,0 +1,133 @@
+"""Placing pieces, with the Component Limits rule [Component Limits, p. 8].
+
+When a piece must be placed and none of the required kind is left in the supply, the
+player takes one from anywhere in play, never one placed this turn, and may convert it
+(an army may become a road, a tribe a spy). When several such pieces could be taken the
+player chooses (the `take` decision); when none can, the placement does not happen.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.rules import court, pieces
+from engine.rules.flow import Decision, decision, push
+from engine.state import Frame, State
+
+BLOCK_KINDS = ("army", "road")
+CYLINDER_KINDS = ("tribe", "spy")
+
+
+def block_sources(state: State, coalition: str, target: tuple[str, str]) -> list[Action]:
+    """Blocks of `coalition` in play that may be taken, as `take` actions."""
+    found: list[Action] = []
+    for region, counts in state.armies.items():
+        count = counts[coalition]
+        key = pieces.placed_key("army", region, coalition)
+        if count and ("army", region) != target and pieces.movable(state, key, count) > 0:
+            found.append(Action("take", ("army", region)))
+    for border, counts in state.roads.items():
+        count = counts[coalition]
+        key = pieces.placed_key("road", border, coalition)
+        if count and ("road", border) != target and pieces.movable(state, key, count) > 0:
+            found.append(Action("take", ("road", border)))
+    return found
+
+
+def cylinder_sources(state: State, seat: int, target: tuple[str, str | int]) -> list[Action]:
+    """A player's cylinders in play that may be taken, as `take` actions."""
+    found: list[Action] = []
+    for region, tribes in state.tribes.items():
+        key = pieces.placed_key("tribe", region, seat)
+        if tribes[seat] and ("tribe", region) != target:
+            if pieces.movable(state, key, tribes[seat]) > 0:
+                found.append(Action("take", ("tribe", region)))
+    for card, spies in state.spies.items():
+        key = pieces.placed_key("spy", card, seat)
+        if spies[seat] and ("spy", card) != target:
+            if pieces.movable(state, key, spies[seat]) > 0:
+                found.append(Action("take", ("spy", card)))
+    return found
+
+
+def place_block(state: State, seat: int, kind: str, location: str) -> None:
+    """Place an army (in a region) or a road (on a border) of the player's loyalty."""
+    coalition = state.players[seat].loyalty
+    assert coalition is not None
+    if state.block_supply[coalition] > 0:
+        _put_block(state, seat, kind, location, coalition)
+    elif block_sources(state, coalition, (kind, location)):
+        push(state, "take", player=seat, piece=kind, location=location, coalition=coalition)
+    else:
+        state.note(f"{state.name(seat)} had no {coalition} block to place (component limits)")
+
+
+def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
+    """Place a tribe (in a region) or a spy (on a court card) of the player's colour."""
+    if state.players[seat].cylinders > 0:
+        _put_cylinder(state, seat, kind, location)
+    elif cylinder_sources(state, seat, (kind, location)):
+        push(state, "take", player=seat, piece=kind, location=location, coalition=None)
+    else:
+        state.note(f"{state.name(seat)} had no cylinder to place (component limits)")
+
+
+def _put_block(state: State, seat: int, kind: str, location: str, coalition: str) -> None:
+    if kind == "army":
+        pieces.add_army(state, location, coalition)
+        state.note(f"{state.name(seat)} placed a {coalition} army in {location}")
+    else:
+        pieces.add_road(state, location, coalition)
+        state.note(f"{state.name(seat)} placed a {coalition} road on {location}")
+
+
+def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
+    if kind == "tribe":
+        pieces.add_tribe(state, seat, str(location))
+        state.note(f"{state.name(seat)} placed a tribe in {location}")
+    elif any(int(location) in p.court for p in state.players):
+        pieces.add_spy(state, seat, int(location))
+        state.note(f"{state.name(seat)} placed a spy on card {location}")
+    else:  # the card left play while the piece was being taken (Overthrow Rule)
+        state.note(f"{state.name(seat)} could not place a spy: card {location} left play")
+
+
+def take_piece(state: State, seat: int, source: Action, coalition: str | None) -> None:
+    """Remove the piece named by a `take` action from the board into the supply."""
+    kind, where = source.args
+    if kind == "army":
+        assert coalition is not None
+        pieces.remove_armies(state, str(where), coalition)
+    elif kind == "road":
+        assert coalition is not None
+        pieces.remove_roads(state, str(where), coalition)
+    elif kind == "tribe":
+        court.remove_tribes(state, seat, str(where), 1)
+    else:
+        pieces.remove_spies(state, seat, int(where))
+    state.note(f"{state.name(seat)} took a {kind} from {where} (component limit)")
+
+
+@decision
+class TakeDecision(Decision):
+    """Which piece in play to take when the supply is empty [Component Limits, p. 8]."""
+
+    kind = "take"
+    section = "Component Limits, p. 8"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        piece, location = str(frame["piece"]), frame["location"]
+        if frame["coalition"] is not None:
+            return block_sources(state, frame["coalition"], (piece, str(location)))
+        return cylinder_sources(state, seat, (piece, location))
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        coalition = frame["coalition"]
+        take_piece(state, seat, action, coalition)
+        if coalition is not None:
+            _put_block(state, seat, frame["piece"], frame["location"], coalition)
+        else:
+            _put_cylinder(state, seat, frame["piece"], frame["location"])
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"take a piece from the board to place as a {frame['piece']} at {frame['location']}"

@@ -1,0 +1,54 @@
+"""Loyalty and influence [Loyalty and Influence, p. 7].
+
+Influence is one, plus the player's patriots in court, prizes and gifts. A player changes
+loyalty by gaining influence with another coalition (a patriot played, a prize taken):
+gifts return to the supply, prizes and patriots are discarded, and the dial turns.
+"""
+
+from __future__ import annotations
+
+from engine.cards import COURT_CARDS
+from engine.rules import court
+from engine.state import State
+
+
+def has_effect(state: State, effect: str, seat: int | None = None) -> bool:
+    """Whether a lasting event effect is in force (for `seat`, when it is personal)."""
+    for e in state.effects:
+        if e["id"] == effect and (e.get("player") is None or e.get("player") == seat):
+            return True
+    return False
+
+
+def influence(state: State, seat: int) -> int:
+    """The player's influence in their coalition [Loyalty and Influence, p. 7].
+
+    Events change it: Rumor (patriots count nothing), Embarrassment of Riches (gifts count
+    nothing) and Koh-i-noor Recovered (each gift counts one more).
+    """
+    player = state.players[seat]
+    patriots = sum(1 for c in player.court if COURT_CARDS[c].patriot == player.loyalty)
+    if has_effect(state, "rumor", seat):
+        patriots = 0
+    prizes = sum(1 for c in player.prizes if COURT_CARDS[c].prize == player.loyalty)
+    gifts = sum(player.gifts)
+    if has_effect(state, "embarrassment_of_riches"):
+        gifts = 0
+    elif has_effect(state, "koh_i_noor_recovered", seat):
+        gifts *= 2
+    return 1 + patriots + prizes + gifts
+
+
+def change_loyalty(state: State, seat: int, coalition: str) -> None:
+    """Turn the dial to `coalition`, losing gifts, prizes and patriots of the old one."""
+    player = state.players[seat]
+    old = player.loyalty
+    state.note(f"{player.name} changed loyalty from {old} to {coalition}")
+    returned = sum(player.gifts)
+    player.gifts = [False, False, False]
+    player.cylinders += returned
+    state.discard.extend(player.prizes)
+    player.prizes = []
+    player.loyalty = coalition
+    for card in [c for c in player.court if COURT_CARDS[c].patriot not in (None, coalition)]:
+        court.discard_from_court(state, seat, card)

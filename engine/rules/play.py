@@ -1,0 +1,236 @@
+"""The play action and impact icons [Play, p. 11].
+
+To play a card from hand to the left or right end of the court, first pay the region's
+ruler a bribe equal to their tribes there; the ruler may waive any part of it (`bribe`
+decision) and the player may then refuse to pay (`pay` decision), in which case the action
+never happened and is not spent. A patriot of another coalition changes the player's
+loyalty. Then the impact icons resolve top to bottom.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import BORDERS, COURT_CARDS, REGIONS
+from engine.rules import limits, loyalty
+from engine.rules.flow import Decision, decision, procedure, push
+from engine.rules.ruling import ruler
+from engine.state import Frame, State
+
+SIDES = ("left", "right")
+
+
+def play_options(state: State, seat: int) -> list[Action]:
+    return [Action("play", (card, side)) for card in state.players[seat].hand for side in SIDES]
+
+
+def bribe_owed(state: State, seat: int, region: str) -> tuple[int | None, int]:
+    """(ruler, bribe) for `seat` playing a card of `region` [Play, p. 11].
+
+    The bribe is the ruler's tribes in the region; no bribe is owed to oneself, while
+    Disregard for Customs is in force, or by the purchaser of Courtly Manners.
+    """
+    owner = ruler(state, region)
+    if owner is None or owner == seat:
+        return None, 0
+    if loyalty.has_effect(state, "disregard_for_customs"):
+        return owner, 0
+    if loyalty.has_effect(state, "courtly_manners", seat):
+        return owner, 0
+    return owner, state.tribes[region][owner]
+
+
+def start_play(state: State, seat: int, card: int, side: str) -> None:
+    """Begin a play action: ask the ruler for the bribe first if one is owed."""
+    owner, amount = bribe_owed(state, seat, COURT_CARDS[card].region)
+    if owner is not None and amount > 0:
+        push(state, "bribe", player=owner, payer=seat, card=card, side=side, amount=amount)
+        return
+    complete_play(state, seat, card, side)
+
+
+def complete_play(state: State, seat: int, card: int, side: str) -> None:
+    """Put the card in court, change loyalty for a foreign patriot, resolve the icons."""
+    player = state.players[seat]
+    info = COURT_CARDS[card]
+    player.hand.remove(card)
+    if side == "left":
+        player.court.insert(0, card)
+    else:
+        player.court.append(card)
+    state.actions_used += 1
+    state.note(f"{player.name} played {info.name} ({info.region}) to the {side} of their court")
+    push(state, "icons", player=seat, card=card, index=0)
+    if info.patriot is not None and info.patriot != player.loyalty:
+        loyalty.change_loyalty(state, seat, info.patriot)
+
+
+@decision
+class BribeDecision(Decision):
+    """The ruler says how much of the bribe they demand (0 waives it) [Play, p. 11]."""
+
+    kind = "bribe"
+    section = "Play, p. 11"
+    auto_single = False
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("demand", (n,)) for n in range(int(frame["amount"]) + 1)]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        demand = int(action.args[0])
+        payer, card, side = int(frame["payer"]), int(frame["card"]), str(frame["side"])
+        state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
+        if demand == 0:
+            complete_play(state, payer, card, side)
+        elif state.players[payer].rupees < demand:
+            state.note(
+                f"{state.name(payer)} cannot pay {demand}: the play of "
+                f"{COURT_CARDS[card].name} did not happen"
+            )
+        else:
+            push(state, "pay", player=payer, ruler=seat, card=card, side=side, demand=demand)
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return Action("demand", (int(frame["amount"]),))  # the full bribe
+
+    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
+        seat = int(frame["player"])
+        most = state.players[seat].policy_demand.get(int(frame["payer"]))
+        if most is None:
+            return None
+        return seat, Action("demand", (min(most, int(frame["amount"])),))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return (
+            f"{state.name(int(frame['payer']))} plays {COURT_CARDS[frame['card']].name}: "
+            f"demand a bribe of 0 to {frame['amount']}"
+        )
+
+
+@decision
+class PayDecision(Decision):
+    """The player pays the demanded bribe, or refuses and the play never happens."""
+
+    kind = "pay"
+    section = "Play, p. 11"
+    auto_single = False
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("pay"), Action("refuse")]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        card = int(frame["card"])
+        if action.verb == "refuse":
+            state.note(
+                f"{state.name(seat)} refused the bribe: the play of "
+                f"{COURT_CARDS[card].name} did not happen"
+            )
+            return
+        demand, owner = int(frame["demand"]), int(frame["ruler"])
+        state.players[seat].rupees -= demand
+        state.players[owner].rupees += demand
+        state.note(f"{state.name(seat)} paid {state.name(owner)} a bribe of {demand}")
+        complete_play(state, seat, card, str(frame["side"]))
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return Action("refuse")  # no rupee moves without the payer's consent
+
+    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
+        seat = int(frame["player"])
+        most = state.players[seat].policy_pay
+        if most is None:
+            return None
+        return seat, Action("pay" if int(frame["demand"]) <= most else "refuse")
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return (
+            f"{state.name(int(frame['ruler']))} demands {frame['demand']} rupee(s) "
+            f"to let you play {COURT_CARDS[frame['card']].name}: pay or refuse"
+        )
+
+
+def spy_targets(state: State, region: str) -> list[int]:
+    """Court cards of `region` in every court, in seat order, left to right."""
+    return [c for p in state.players for c in p.court if COURT_CARDS[c].region == region]
+
+
+@procedure("icons")
+def resolve_next_icon(state: State, frame: Frame) -> None:
+    """Resolve one impact icon of the played card, top to bottom [Play, p. 11]."""
+    seat, card = int(frame["player"]), int(frame["card"])
+    impacts = COURT_CARDS[card].impacts
+    index = int(frame["index"])
+    if index >= len(impacts):
+        state.stack.pop()
+        return
+    frame["index"] = index + 1
+    impact = impacts[index]
+    region = COURT_CARDS[card].region
+    player = state.players[seat]
+    if impact.kind == "road":
+        push(state, "road", player=seat, region=region)
+    elif impact.kind == "army":
+        limits.place_block(state, seat, "army", region)
+    elif impact.kind == "tribe":
+        limits.place_cylinder(state, seat, "tribe", region)
+    elif impact.kind == "spy":
+        if spy_targets(state, region):
+            push(state, "spy", player=seat, region=region)
+        else:
+            state.note(f"no {region} card in any court: {player.name}'s spy is not placed")
+    elif impact.kind == "leverage":
+        player.rupees += 2
+        state.bank -= 2
+        state.note(f"{player.name} took 2 rupees of leverage from the bank")
+    elif impact.kind == "favor":
+        assert impact.suit is not None
+        change_favored_suit(state, impact.suit)
+
+
+def change_favored_suit(state: State, suit: str) -> None:
+    """Move the favored suit marker, unless Pashtunwali Values holds it [p. 11]."""
+    if loyalty.has_effect(state, "pashtunwali_values"):
+        state.note("Pashtunwali Values: the favored suit does not change")
+        return
+    if state.favored != suit:
+        state.favored = suit
+        state.note(f"the favored suit is now {suit}")
+
+
+@decision
+class RoadDecision(Decision):
+    """Which border of the card's region gets the road."""
+
+    kind = "road"
+    section = "Play, p. 11"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("road", (b,)) for b in REGIONS[frame["region"]].borders]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        border = str(action.args[0])
+        assert border in BORDERS
+        limits.place_block(state, seat, "road", border)
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"choose a border of {frame['region']} for a road"
+
+
+@decision
+class SpyDecision(Decision):
+    """Which court card of the region gets the spy."""
+
+    kind = "spy"
+    section = "Play, p. 11"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("spy", (c,)) for c in spy_targets(state, frame["region"])]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        limits.place_cylinder(state, seat, "spy", int(action.args[0]))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"choose a {frame['region']} court card for a spy"

@@ -1,0 +1,82 @@
+"""The purchase action [Purchase, p. 10].
+
+The cost is the card's column (doubled while military is favored), paid one rupee (two)
+to each card to its left in the same row; a vacant slot is paid to the card in the other
+row of that column. A card you put a rupee on this turn cannot be bought. The buyer takes
+the rupees on the card. Events are resolved at once and never enter a hand.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
+from engine.rules import events, market
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
+
+
+def rupees_per_column(state: State) -> int:
+    return 2 if state.favored == "military" else 1
+
+
+def purchase_cost(state: State, seat: int, col: int) -> int:
+    return col * rupees_per_column(state)
+
+
+def purchase_options(state: State, seat: int) -> list[Action]:
+    rupees = state.players[seat].rupees
+    per = rupees_per_column(state)
+    found: list[Action] = []
+    for col in range(MARKET_COLUMNS):
+        if col * per > rupees:
+            break
+        for row in range(MARKET_ROWS):
+            card = state.market[row][col]
+            if card is None or card in state.paid_cards or card == market.PUBLIC_WITHDRAWAL:
+                continue
+            found.append(Action("purchase", (card,)))
+    return found
+
+
+def why_not_purchase(state: State, seat: int, card: int) -> str | None:
+    """Why `card` cannot be purchased now, or None when it can."""
+    where = market.locate(state, card)
+    if where is None:
+        return "that card is not in the market"
+    if card == market.PUBLIC_WITHDRAWAL:
+        return "Public Withdrawal can never be purchased while it is in the market"
+    if card in state.paid_cards:
+        return "you placed a rupee on that card this turn"
+    cost = purchase_cost(state, seat, where[1])
+    if cost > state.players[seat].rupees:
+        return f"it costs {cost} rupees and you have {state.players[seat].rupees}"
+    return None
+
+
+def purchase(state: State, seat: int, card: int) -> None:
+    where = market.locate(state, card)
+    assert where is not None
+    row, col = where
+    player = state.players[seat]
+    per = rupees_per_column(state)
+    for left in range(col):
+        player.rupees -= per
+        if state.market[row][left] is not None:
+            market.place_rupee(state, row, left, per)
+        elif state.market[1 - row][left] is not None:
+            market.place_rupee(state, 1 - row, left, per)
+        else:  # both slots of the column vacant: the cost leaves the game (docs/rules.md)
+            state.out_of_game += per
+    gained = state.market_rupees[row][col]
+    state.market_rupees[row][col] = 0
+    player.rupees += gained
+    market.remove_card(state, row, col)
+    state.actions_used += 1
+    name = EVENT_CARDS[card].name if is_event(card) else COURT_CARDS[card].name
+    state.note(
+        f"{player.name} purchased {name} for {col * per} rupee(s)"
+        + (f" and took the {gained} rupee(s) on it" if gained else "")
+    )
+    if is_event(card):
+        events.on_purchase(state, seat, card)
+    else:
+        player.hand.append(card)

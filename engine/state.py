@@ -1,0 +1,154 @@
+"""The game state: every piece, card and rupee, and the stack of pending steps.
+
+The state is a plain mutable container with a cheap `copy()`. The public API (`engine.apply`)
+never mutates its input: it copies first. Rules modules mutate the copy in place.
+
+Players are referred to by seat index (0-based, clockwise) everywhere inside the state;
+names appear only in `players[i].name`. The JSON form is documented in docs/state.md and
+produced by `engine.serialize`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import BORDERS, COALITIONS, REGION_IDS
+
+BLOCKS_PER_COALITION = 12
+CYLINDERS_PER_PLAYER = 11  # one of them is the victory point marker
+CYLINDERS_ON_BOARD = 10
+STARTING_RUPEES = 4
+TOTAL_RUPEES = 36
+MARKET_ROWS = 2
+MARKET_COLUMNS = 6
+GIFT_COSTS = (2, 4, 6)
+
+Frame = dict[str, Any]
+
+
+@dataclass(slots=True)
+class Player:
+    """One player's own pieces and cards."""
+
+    name: str
+    loyalty: str | None = None
+    rupees: int = STARTING_RUPEES
+    vp: int = 0
+    cylinders: int = CYLINDERS_ON_BOARD  # cylinders on the player board (the supply)
+    hand: list[int] = field(default_factory=list)
+    court: list[int] = field(default_factory=list)  # left to right
+    prizes: list[int] = field(default_factory=list)
+    gifts: list[bool] = field(default_factory=lambda: [False, False, False])
+    policy_pay: int | None = None  # standing policy: pay bribes up to this many rupees
+    policy_demand: dict[int, int] = field(default_factory=dict)  # payer seat -> most demanded
+
+    def copy(self) -> Player:
+        return Player(
+            self.name,
+            self.loyalty,
+            self.rupees,
+            self.vp,
+            self.cylinders,
+            self.hand[:],
+            self.court[:],
+            self.prizes[:],
+            self.gifts[:],
+            self.policy_pay,
+            dict(self.policy_demand),
+        )
+
+
+@dataclass(slots=True)
+class State:
+    """A complete game position, including the secret deck order and the generator state."""
+
+    players: list[Player]
+    rng: int
+    seed: int
+    deck: list[int]  # top card first
+    market: list[list[int | None]]  # [row][column], top row first
+    market_rupees: list[list[int]]  # rupees lying on each market slot
+    removed: list[int] = field(default_factory=list)  # cards set aside at setup (secret)
+    discard: list[int] = field(default_factory=list)
+    bank: int = 0
+    out_of_game: int = 0  # rupees taken out of the game (unpaid action costs)
+    favored: str = "political"
+    block_supply: dict[str, int] = field(default_factory=dict)
+    armies: dict[str, dict[str, int]] = field(default_factory=dict)  # region -> coalition
+    roads: dict[str, dict[str, int]] = field(default_factory=dict)  # border -> coalition
+    tribes: dict[str, list[int]] = field(default_factory=dict)  # region -> per seat
+    spies: dict[int, list[int]] = field(default_factory=dict)  # court card -> per seat
+    effects: list[Frame] = field(default_factory=list)  # lasting event effects
+    active: int = 0
+    turn: int = 0
+    actions_used: int = 0
+    used_cards: list[int] = field(default_factory=list)  # cards used for an action
+    paid_cards: list[int] = field(default_factory=list)  # market cards given a rupee
+    placed: dict[str, int] = field(default_factory=dict)  # pieces placed this turn by key
+    checks_resolved: int = 0
+    phase: str = "setup"  # setup | play | over
+    winners: list[int] = field(default_factory=list)
+    stack: list[Frame] = field(default_factory=list)  # pending steps, top last
+    log: list[str] = field(default_factory=list)  # what the last action did
+
+    def copy(self) -> State:
+        return State(
+            players=[p.copy() for p in self.players],
+            rng=self.rng,
+            seed=self.seed,
+            deck=self.deck[:],
+            market=[row[:] for row in self.market],
+            market_rupees=[row[:] for row in self.market_rupees],
+            removed=self.removed[:],
+            discard=self.discard[:],
+            bank=self.bank,
+            out_of_game=self.out_of_game,
+            favored=self.favored,
+            block_supply=dict(self.block_supply),
+            armies={k: dict(v) for k, v in self.armies.items()},
+            roads={k: dict(v) for k, v in self.roads.items()},
+            tribes={k: v[:] for k, v in self.tribes.items()},
+            spies={k: v[:] for k, v in self.spies.items()},
+            effects=[dict(e) for e in self.effects],
+            active=self.active,
+            turn=self.turn,
+            actions_used=self.actions_used,
+            used_cards=self.used_cards[:],
+            paid_cards=self.paid_cards[:],
+            placed=dict(self.placed),
+            checks_resolved=self.checks_resolved,
+            phase=self.phase,
+            winners=self.winners[:],
+            stack=[dict(f) for f in self.stack],
+            log=self.log[:],
+        )
+
+    @property
+    def num_players(self) -> int:
+        return len(self.players)
+
+    def seat(self, name: str) -> int:
+        """The seat index of the player called `name` (case-insensitive)."""
+        wanted = name.lower()
+        for i, player in enumerate(self.players):
+            if player.name.lower() == wanted:
+                return i
+        raise KeyError(name)
+
+    def name(self, seat: int) -> str:
+        return self.players[seat].name
+
+    def note(self, text: str) -> None:
+        """Record a line of what happened, for views and reports."""
+        self.log.append(text)
+
+
+def empty_board(num_players: int) -> dict[str, Any]:
+    """Fresh piece tables: every coalition block in the supply, no pieces on the map."""
+    return {
+        "block_supply": {c: BLOCKS_PER_COALITION for c in COALITIONS},
+        "armies": {r: {c: 0 for c in COALITIONS} for r in REGION_IDS},
+        "roads": {b: {c: 0 for c in COALITIONS} for b in BORDERS},
+        "tribes": {r: [0] * num_players for r in REGION_IDS},
+    }

@@ -1,0 +1,116 @@
+"""Views: what one player (or the public) may see. A view never changes the state.
+
+The deck order, the cards set aside at setup and the generator state are never shown;
+other players' hands are shown as counts. Players are named, not numbered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.cards import COURT_CARDS, REGION_IDS
+from engine.game import options_for, pending
+from engine.notation import format_action
+from engine.rules import pieces
+from engine.rules.cleanup import court_limit, hand_limit
+from engine.rules.loyalty import influence
+from engine.rules.market import count_dominance_checks_left
+from engine.rules.purchase import purchase_cost
+from engine.rules.ruling import ruler
+from engine.rules.stars import count_stars
+from engine.state import State
+
+STAR_SUITS = ("economic", "military", "political", "intelligence")
+
+
+def view(state: State, player: str | None = None) -> dict[str, Any]:
+    """The position as `player` sees it (None: the public view)."""
+    me = state.seat(player) if player is not None else None
+    name = state.name
+    decision = pending(state)
+    return {
+        "format": "pamir-view/1",
+        "viewer": name(me) if me is not None else None,
+        "phase": state.phase,
+        "turn": state.turn,
+        "active": name(state.active),
+        "actions_used": state.actions_used,
+        "favored": state.favored,
+        "checks_resolved": state.checks_resolved,
+        "checks_left": count_dominance_checks_left(state),
+        "deck_size": len(state.deck),
+        "winners": [name(s) for s in state.winners],
+        "players": [_player_view(state, seat, seat == me) for seat in range(state.num_players)],
+        "market": _market_view(state, me),
+        "regions": {r: _region_view(state, r) for r in REGION_IDS},
+        "roads": {b: {c: n for c, n in counts.items() if n} for b, counts in state.roads.items()},
+        "block_supply": state.block_supply,
+        "discard": state.discard,
+        "effects": [
+            {"id": e["id"], "card": e["card"],
+             "player": name(e["player"]) if e.get("player") is not None else None,
+             "until": "the next Dominance Check has resolved"}
+            for e in state.effects
+        ],
+        "bank": state.bank,
+        "pending": None if decision is None else {
+            "kind": decision.kind,
+            "players": [name(s) for s in decision.seats],
+            "prompt": decision.prompt,
+            "section": decision.section,
+        },
+        "options": [format_action(a) for a in options_for(state, me)] if me is not None else [],
+        "log": state.log,
+    }
+
+
+def _player_view(state: State, seat: int, mine: bool) -> dict[str, Any]:
+    p = state.players[seat]
+    return {
+        "name": p.name,
+        "loyalty": p.loyalty,
+        "influence": influence(state, seat) if p.loyalty else 0,
+        "rupees": p.rupees,
+        "vp": p.vp,
+        "cylinders": p.cylinders,
+        "hand": p.hand if mine else None,
+        "hand_size": len(p.hand),
+        "court": [
+            {"card": c, "name": COURT_CARDS[c].name, "spies": _spies(state, c)} for c in p.court
+        ],
+        "prizes": p.prizes,
+        "gifts": p.gifts,
+        "stars": {suit: count_stars(state, seat, suit) for suit in STAR_SUITS},
+        "court_limit": court_limit(state, seat),
+        "hand_limit": hand_limit(state, seat),
+        "cylinders_in_play": pieces.count_cylinders_in_play(state, seat),
+    }
+
+
+def _spies(state: State, card: int) -> dict[str, int]:
+    spies = state.spies.get(card, [])
+    return {state.name(s): n for s, n in enumerate(spies) if n}
+
+
+def _market_view(state: State, me: int | None) -> list[list[dict[str, Any] | None]]:
+    rows: list[list[dict[str, Any] | None]] = []
+    for row, cards in enumerate(state.market):
+        slots: list[dict[str, Any] | None] = []
+        for col, card in enumerate(cards):
+            rupees = state.market_rupees[row][col]
+            if card is None:
+                slots.append({"card": None, "rupees": rupees} if rupees else None)
+                continue
+            cost = purchase_cost(state, me if me is not None else state.active, col)
+            slots.append({"card": card, "cost": cost, "rupees": rupees})
+        rows.append(slots)
+    return rows
+
+
+def _region_view(state: State, region: str) -> dict[str, Any]:
+    owner = ruler(state, region)
+    return {
+        "ruler": state.name(owner) if owner is not None else None,
+        "tribes": {state.name(s): n for s, n in enumerate(state.tribes[region]) if n},
+        "armies": {c: n for c, n in state.armies[region].items() if n},
+    }

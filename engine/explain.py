@@ -38,12 +38,14 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
     deciders = spec.deciders(state, frame)
     waiting = ", ".join(state.name(s) for s in deciders)
     everyone = [
-        f"{state.name(s)}: {format_action(a)}" for s in deciders for a in spec.options(state, frame, s)
+        f"{state.name(s)}: {format_action(a)}"
+        for s in deciders
+        for a in spec.options(state, frame, s)
     ]
     if seat not in deciders:
         return IllegalActionError(
             "not-your-decision",
-            f"{state.name(seat)} has nothing to decide now; waiting for {waiting} to "
+            f"{state.name(seat)} has nothing to decide now; waiting for {waiting}: "
             f"{spec.prompt(state, frame)}",
             section=spec.section,
             alternatives=everyone,
@@ -61,9 +63,7 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
             alternatives=mine,
         )
     code, reason, section = _reason(state, seat, action)
-    return IllegalActionError(
-        code, reason, section=section or spec.section, alternatives=mine
-    )
+    return IllegalActionError(code, reason, section=section or spec.section, alternatives=mine)
 
 
 def _reason(state: State, seat: int, action: Action) -> tuple[str, str, str | None]:

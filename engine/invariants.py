@@ -29,7 +29,9 @@ def card_places(state: State) -> list[tuple[str, int]]:
     places += [("discard", c) for c in state.discard]
     places += [("market", c) for row in state.market for c in row if c is not None]
     places += [("effects", int(e["card"])) for e in state.effects]
-    places += [("an event being resolved", int(f["card"])) for f in state.stack if f["kind"] == "choose"]
+    places += [
+        ("an event being resolved", int(f["card"])) for f in state.stack if f["kind"] == "choose"
+    ]
     for p in state.players:
         places += [(f"{p.name}'s hand", c) for c in p.hand]
         places += [(f"{p.name}'s court", c) for c in p.court]
@@ -71,8 +73,11 @@ def violations(state: State) -> list[str]:
         if p.rupees < 0:
             problems.append(f"{p.name} has {p.rupees} rupees")
     negative = [
-        n for table in (state.armies, state.roads) for counts in table.values()
-        for n in counts.values() if n < 0
+        n
+        for table in (state.armies, state.roads)
+        for counts in table.values()
+        for n in counts.values()
+        if n < 0
     ] + [n for t in state.tribes.values() for n in t if n < 0]
     if negative or any(n < 0 for s in state.spies.values() for n in s):
         problems.append("a negative piece count")

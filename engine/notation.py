@@ -83,7 +83,9 @@ def _one_of(word: str, choices: Iterable[str], what: str) -> str:
     value = word.lower()
     options = list(choices)
     if value not in options:
-        raise NotationError(f"unknown-{what}", f"{word!r} is not a {what}: use {', '.join(options)}")
+        raise NotationError(
+            f"unknown-{what}", f"{word!r} is not a {what}: use {', '.join(options)}"
+        )
     return value
 
 
@@ -96,7 +98,8 @@ def _count(word: str) -> int:
 def _expect(verb: str, args: list[str], size: int) -> None:
     if len(args) != size:
         raise NotationError(
-            "bad-arguments", f"'{verb}' takes {size} argument(s), not {len(args)}: see docs/notation.md"
+            "bad-arguments",
+            f"'{verb}' takes {size} argument(s), not {len(args)}: see docs/notation.md",
         )
 
 
@@ -146,9 +149,7 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         return [Action("choose", (word.lower() if word.lower() in known else word,))]
     if verb == "policy":
         return [_policy(args)]
-    raise NotationError(
-        "unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}"
-    )
+    raise NotationError("unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}")
 
 
 def _policy(args: list[str]) -> Action:

@@ -204,7 +204,9 @@ def _check_shape(doc: StateDoc) -> None:
     problems: list[str] = []
     if set(doc.block_supply) != set(COALITIONS):
         problems.append("block_supply must name afghan, british and russian")
-    if set(doc.armies) != set(REGION_IDS) or any(set(v) != set(COALITIONS) for v in doc.armies.values()):
+    if set(doc.armies) != set(REGION_IDS) or any(
+        set(v) != set(COALITIONS) for v in doc.armies.values()
+    ):
         problems.append("armies must give every coalition's count in every region")
     if set(doc.roads) != set(BORDERS) or any(set(v) != set(COALITIONS) for v in doc.roads.values()):
         problems.append("roads must give every coalition's count on every border")

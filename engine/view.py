@@ -47,13 +47,18 @@ def view(state: State, player: str | None = None) -> dict[str, Any]:
         "block_supply": state.block_supply,
         "discard": state.discard,
         "effects": [
-            {"id": e["id"], "card": e["card"],
-             "player": name(e["player"]) if e.get("player") is not None else None,
-             "until": "the next Dominance Check has resolved"}
+            {
+                "id": e["id"],
+                "card": e["card"],
+                "player": name(e["player"]) if e.get("player") is not None else None,
+                "until": "the next Dominance Check has resolved",
+            }
             for e in state.effects
         ],
         "bank": state.bank,
-        "pending": None if decision is None else {
+        "pending": None
+        if decision is None
+        else {
             "kind": decision.kind,
             "players": [name(s) for s in decision.seats],
             "prompt": decision.prompt,

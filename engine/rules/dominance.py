@@ -53,8 +53,11 @@ def resolve_check(state: State, *, final: bool) -> None:
     factor = 2 if final else 1
     coalition = dominant_coalition(state)
     if coalition is not None:
-        loyal = {s: loyalty.influence(state, s) for s, p in enumerate(state.players)
-                 if p.loyalty == coalition}
+        loyal = {
+            s: loyalty.influence(state, s)
+            for s, p in enumerate(state.players)
+            if p.loyalty == coalition
+        }
         awards = share_points(loyal, SUCCESS_POINTS, factor)
         state.note(f"Dominance Check: the {coalition} coalition is dominant")
         remove_all_blocks(state)
@@ -68,9 +71,7 @@ def resolve_check(state: State, *, final: bool) -> None:
             state.note(f"{state.name(seat)} scored {points} victory point(s)")
     state.checks_resolved += 1
     expire_effects(state)
-    if final:
-        end_game(state)
-    elif leader_by(state, EARLY_WIN_LEAD) is not None:
+    if final or leader_by(state, EARLY_WIN_LEAD) is not None:
         end_game(state)
 
 
@@ -105,6 +106,7 @@ def leader_by(state: State, lead: int) -> int | None:
 
 def end_game(state: State) -> None:
     """The game is over: most VP wins; ties go to military stars, then rupees [p. 9]."""
+
     def key(seat: int) -> tuple[int, int, int]:
         p = state.players[seat]
         return (p.vp, count_stars(state, seat, "military"), p.rupees)

@@ -17,13 +17,25 @@ from engine.rules.flow import Decision, decision, push
 from engine.state import Frame, State
 
 # Effects that last until the next Dominance Check has resolved, and whom they touch.
-LASTING_PERSONAL = {"new_tactics", "koh_i_noor_recovered", "courtly_manners", "nationalism",
-                    "nation_building"}
+LASTING_PERSONAL = {
+    "new_tactics",
+    "koh_i_noor_recovered",
+    "courtly_manners",
+    "nationalism",
+    "nation_building",
+}
 LASTING_GLOBAL = {"embarrassment_of_riches", "disregard_for_customs", "conflict_fatigue"}
-RIOTS = {"riots_in_punjab": "punjab", "riots_in_herat": "herat", "riots_in_kabul": "kabul",
-         "riots_in_persia": "persia"}
-FAVOR = {"favor_military": "military", "favor_intelligence": "intelligence",
-         "favor_political": "political"}
+RIOTS = {
+    "riots_in_punjab": "punjab",
+    "riots_in_herat": "herat",
+    "riots_in_kabul": "kabul",
+    "riots_in_persia": "persia",
+}
+FAVOR = {
+    "favor_military": "military",
+    "favor_intelligence": "intelligence",
+    "favor_political": "political",
+}
 BACKING_RUPEES = 3
 
 
@@ -188,4 +200,3 @@ class DiscardEachDecision(Decision):
 
     def prompt(self, state: State, frame: Frame) -> str:
         return f"each of these players discards one card from hand ({frame['reason']})"
-

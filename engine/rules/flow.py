@@ -61,7 +61,9 @@ def decision(cls: type[Decision]) -> type[Decision]:
     return cls
 
 
-def procedure(kind: str) -> Callable[[Callable[[State, Frame], None]], Callable[[State, Frame], None]]:
+def procedure(
+    kind: str,
+) -> Callable[[Callable[[State, Frame], None]], Callable[[State, Frame], None]]:
     """Decorator: register an automatic step."""
 
     def register(fn: Callable[[State, Frame], None]) -> Callable[[State, Frame], None]:

@@ -9,6 +9,7 @@ player chooses (the `take` decision); when none can, the placement does not happ
 from __future__ import annotations
 
 from engine.actions import Action
+from engine.cards import COURT_CARDS
 from engine.rules import court, pieces
 from engine.rules.flow import Decision, decision, push
 from engine.state import Frame, State
@@ -38,14 +39,14 @@ def cylinder_sources(state: State, seat: int, target: tuple[str, str | int]) -> 
     found: list[Action] = []
     for region, tribes in state.tribes.items():
         key = pieces.placed_key("tribe", region, seat)
-        if tribes[seat] and ("tribe", region) != target:
-            if pieces.movable(state, key, tribes[seat]) > 0:
-                found.append(Action("take", ("tribe", region)))
+        available = tribes[seat] and pieces.movable(state, key, tribes[seat]) > 0
+        if available and ("tribe", region) != target:
+            found.append(Action("take", ("tribe", region)))
     for card, spies in state.spies.items():
         key = pieces.placed_key("spy", card, seat)
-        if spies[seat] and ("spy", card) != target:
-            if pieces.movable(state, key, spies[seat]) > 0:
-                found.append(Action("take", ("spy", card)))
+        available = spies[seat] and pieces.movable(state, key, spies[seat]) > 0
+        if available and ("spy", card) != target:
+            found.append(Action("take", ("spy", card)))
     return found
 
 
@@ -86,9 +87,9 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
         state.note(f"{state.name(seat)} placed a tribe in {location}")
     elif any(int(location) in p.court for p in state.players):
         pieces.add_spy(state, seat, int(location))
-        state.note(f"{state.name(seat)} placed a spy on card {location}")
+        state.note(f"{state.name(seat)} placed a spy on {COURT_CARDS[int(location)].name}")
     else:  # the card left play while the piece was being taken (Overthrow Rule)
-        state.note(f"{state.name(seat)} could not place a spy: card {location} left play")
+        state.note(f"{state.name(seat)} could not place a spy: {location} left play")
 
 
 def take_piece(state: State, seat: int, source: Action, coalition: str | None) -> None:

@@ -39,7 +39,9 @@ RESERVED_NAMES = {*COALITIONS, *SUITS, *REGION_IDS, "left", "right", "all", "non
 
 def check_player_names(names: list[str]) -> None:
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise ValueError(f"Pax Pamir is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+        raise ValueError(
+            f"Pax Pamir is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}"
+        )
     lowered = [n.lower() for n in names]
     if len(set(lowered)) != len(lowered):
         raise ValueError("player names must be different (case is ignored)")

@@ -1,0 +1,1 @@
+"""pamir's adjudicator service: game repositories, the pipeline, mail, web and the CLI."""

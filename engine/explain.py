@@ -13,19 +13,26 @@ from engine.rules import purchase, turn
 from engine.rules.flow import DECISIONS
 from engine.state import State
 
-# Which decision kind each verb answers.
-VERB_DECISION = {
-    "purchase": "turn",
-    "play": "turn",
-    "pass": "turn",
-    "loyalty": "loyalty",
-    "demand": "bribe",
-    "pay": "pay",
-    "refuse": "pay",
-    "road": "road",
-    "spy": "spy",
-    "take": "take",
-    "choose": "choose",
+# Which decision kinds each verb answers.
+VERB_DECISIONS: dict[str, tuple[str, ...]] = {
+    **{verb: ("turn",) for verb in ("purchase", "play", "pass", "tax", "gift", "build", "move")},
+    **{verb: ("turn",) for verb in ("betray", "battle")},
+    "loyalty": ("loyalty",),
+    "demand": ("bribe",),
+    "pay": ("pay",),
+    "refuse": ("pay",),
+    "road": ("road", "build"),
+    "army": ("build",),
+    "spy": ("spy",),
+    "take": ("take",),
+    "choose": ("choose",),
+    "discard": ("discard", "discard_each"),
+    "collect": ("tax",),
+    "march": ("move",),
+    "remove": ("battle",),
+    "accept": ("prize",),
+    "decline": ("prize",),
+    "done": ("tax", "build", "move", "battle"),
 }
 
 
@@ -51,11 +58,7 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
             alternatives=everyone,
         )
     mine = [format_action(a) for a in spec.options(state, frame, seat)]
-    expected = VERB_DECISION.get(action.verb)
-    answers = expected == frame["kind"] or (
-        action.verb == "discard" and frame["kind"] in ("discard", "discard_each")
-    )
-    if not answers:
+    if frame["kind"] not in VERB_DECISIONS.get(action.verb, ()):
         return IllegalActionError(
             "wrong-decision",
             f"'{action.verb}' does not answer the decision now: {spec.prompt(state, frame)}",

@@ -8,6 +8,7 @@ prefix of its name: `purchase mohan` finds Mohan Lal if he can be purchased now.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
 from collections.abc import Iterable
@@ -23,8 +24,9 @@ if TYPE_CHECKING:
 PIECES = ("army", "road", "tribe", "spy")
 SIDES = ("left", "right")
 VERBS = (
-    "purchase", "play", "pass", "loyalty", "demand", "waive", "pay", "refuse", "road", "spy",
-    "take", "discard", "choose", "policy",
+    "purchase", "play", "pass", "tax", "gift", "build", "move", "betray", "battle",
+    "loyalty", "demand", "waive", "pay", "refuse", "road", "spy", "take", "discard", "choose",
+    "collect", "army", "march", "remove", "accept", "decline", "done", "policy",
 )  # fmt: skip
 _PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
 
@@ -115,11 +117,37 @@ def _location(piece: str, words: list[str]) -> list[Arg]:
 
 def candidates(verb: str, args: list[str]) -> list[Action]:
     """Every action a verb and its words may mean, before looking at the position."""
-    if verb in ("pass", "pay", "refuse"):
+    if verb in ("pass", "pay", "refuse", "accept", "decline", "done"):
         _expect(verb, args, 0)
         return [Action(verb)]
-    if verb in ("purchase", "spy", "discard"):
+    if verb in ("purchase", "spy", "discard", "tax", "build", "move"):
         return [Action(verb, (card,)) for card in find_cards(args)]
+    if verb == "gift":
+        if not args or not args[-1].isdigit():
+            raise NotationError("bad-arguments", "gift takes a card and a price: gift 12 4")
+        return [Action("gift", (card, int(args[-1]))) for card in find_cards(args[:-1])]
+    if verb == "betray":
+        return [Action("betray", pair) for pair in _card_pairs(args)]
+    if verb == "battle":
+        if args and args[-1].lower() in REGION_IDS:
+            site = args[-1].lower()
+            return [Action("battle", (card, site)) for card in find_cards(args[:-1])]
+        return [Action("battle", pair) for pair in _card_pairs(args)]
+    if verb == "collect":
+        _expect_some(verb, args)
+        if len(args) == 1 and not args[0].isdigit() and _looks_like_player(args[0]):
+            found: list[Action] = [Action("collect", (args[0],))]
+            with contextlib.suppress(NotationError):
+                found += [Action("collect", (card,)) for card in find_cards(args)]
+            return found
+        return [Action("collect", (card,)) for card in find_cards(args)]
+    if verb == "army":
+        _expect(verb, args, 1)
+        return [Action("army", (_one_of(args[0], REGION_IDS, "region"),))]
+    if verb == "march":
+        return _march(args)
+    if verb == "remove":
+        return [_removal(args)]
     if verb == "play":
         if not args or args[-1].lower() not in SIDES:
             raise NotationError("bad-arguments", "play takes a card and a side: play 12 left")
@@ -150,6 +178,61 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
     if verb == "policy":
         return [_policy(args)]
     raise NotationError("unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}")
+
+
+def _expect_some(verb: str, args: list[str]) -> None:
+    if not args:
+        raise NotationError("bad-arguments", f"'{verb}' needs an argument: see docs/notation.md")
+
+
+def _looks_like_player(word: str) -> bool:
+    return bool(re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", word))
+
+
+def _card_pairs(args: list[str]) -> list[tuple[Arg, Arg]]:
+    """Two cards in a row: every way of splitting the words into two card names."""
+    pairs: list[tuple[Arg, Arg]] = []
+    for cut in range(1, len(args)):
+        try:
+            firsts, seconds = find_cards(args[:cut]), find_cards(args[cut:])
+        except NotationError:
+            continue
+        pairs += [(a, b) for a in firsts for b in seconds]
+    if not pairs:
+        raise NotationError("bad-arguments", "give two cards, e.g. betray 12 34")
+    return pairs
+
+
+def _march(args: list[str]) -> list[Action]:
+    if len(args) < 3 or args[0].lower() not in ("army", "spy"):
+        raise NotationError(
+            "bad-arguments", "march army FROM TO (regions) or march spy FROM TO (cards)"
+        )
+    if args[0].lower() == "army":
+        _expect("march army", args[1:], 2)
+        origin = _one_of(args[1], REGION_IDS, "region")
+        return [Action("march", ("army", origin, _one_of(args[2], REGION_IDS, "region")))]
+    return [Action("march", ("spy", a, b)) for a, b in _card_pairs(args[1:])]
+
+
+def _removal(args: list[str]) -> Action:
+    piece = _one_of(args[0], PIECES, "piece") if args else ""
+    if piece == "army":
+        _expect("remove army", args[1:], 1)
+        return Action("remove", ("army", _one_of(args[1], COALITIONS, "coalition")))
+    if piece == "road":
+        _expect("remove road", args[1:], 2)
+        return Action(
+            "remove", ("road", find_border(args[1]), _one_of(args[2], COALITIONS, "coalition"))
+        )
+    if piece in ("tribe", "spy"):
+        _expect(f"remove {piece}", args[1:], 1)
+        return Action("remove", (piece, args[1]))
+    raise NotationError(
+        "bad-arguments",
+        "remove army COALITION, remove road BORDER COALITION, remove tribe PLAYER, "
+        "remove spy PLAYER",
+    )
 
 
 def _policy(args: list[str]) -> Action:
@@ -197,11 +280,8 @@ def parse_action(text: str, state: State, seat: int) -> Action:
     if found[0].verb == "policy":
         return found[0]
     legal = options_for(state, seat)
-    if found[0].verb == "choose":  # player names are matched case-insensitively
-        wanted = str(found[0].args[0]).lower()
-        matches = [a for a in legal if a.verb == "choose" and str(a.args[0]).lower() == wanted]
-    else:
-        matches = [a for a in found if a in legal]
+    wanted = {_folded(a) for a in found}  # player names are matched case-insensitively
+    matches = [a for a in legal if _folded(a) in wanted]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -211,6 +291,10 @@ def parse_action(text: str, state: State, seat: int) -> Action:
             alternatives=[format_action(a) for a in matches],
         )
     raise explain_illegal(state, seat, found[0])
+
+
+def _folded(action: Action) -> Action:
+    return Action(action.verb, tuple(a.lower() if isinstance(a, str) else a for a in action.args))
 
 
 def parse_line(line: str, state: State) -> tuple[int, Action] | None:

@@ -51,6 +51,41 @@ class Decision:
         return self.kind
 
 
+DONE = Action("done")
+
+
+class RepeatedDecision(Decision):
+    """A step taken up to `frame["remaining"]` times; `done` stops it after the first.
+
+    Tax, build, move and battle are made of such steps: one rupee, one block, one move,
+    one piece removed at a time.
+    """
+
+    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        raise NotImplementedError
+
+    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        raise NotImplementedError
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        found = self.steps(state, frame, seat)
+        return [*found, DONE] if frame["taken"] else found
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        if action == DONE:
+            state.stack.pop()
+            return
+        frame["remaining"] -= 1
+        frame["taken"] += 1
+        if frame["remaining"] <= 0:
+            state.stack.pop()
+        self.take_step(state, frame, seat, action)
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        # Documented default: stop once a step was taken, else the first legal step.
+        return DONE if frame["taken"] else self.options(state, frame, seat)[0]
+
+
 DECISIONS: dict[str, Decision] = {}
 PROCEDURES: dict[str, Callable[[State, Frame], None]] = {}
 

@@ -85,6 +85,10 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
     if kind == "tribe":
         pieces.add_tribe(state, seat, str(location))
         state.note(f"{state.name(seat)} placed a tribe in {location}")
+    elif kind == "gift":
+        state.players[seat].cylinders -= 1
+        state.players[seat].gifts[int(location)] = True
+        state.note(f"{state.name(seat)} placed a gift on their loyalty dial")
     elif any(int(location) in p.court for p in state.players):
         pieces.add_spy(state, seat, int(location))
         state.note(f"{state.name(seat)} placed a spy on {COURT_CARDS[int(location)].name}")

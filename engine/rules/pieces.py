@@ -121,3 +121,29 @@ def count_cylinders_in_play(state: State, seat: int) -> int:
 def movable(state: State, key: str, count: int) -> int:
     """How many of `count` pieces at a location were not placed this turn."""
     return count - state.placed.get(key, 0)
+
+
+def _transfer_mark(state: State, old: str, new: str) -> None:
+    """A moved piece keeps its 'placed this turn' status [Component Limits, p. 8]."""
+    if state.placed.get(old, 0) > 0:
+        _unmark(state, old, 1)
+        _mark(state, new)
+
+
+def move_army(state: State, origin: str, destination: str, coalition: str) -> None:
+    state.armies[origin][coalition] -= 1
+    state.armies[destination][coalition] += 1
+    old, new = placed_key("army", origin, coalition), placed_key("army", destination, coalition)
+    _transfer_mark(state, old, new)
+
+
+def move_spy(state: State, seat: int, origin: int, destination: int) -> None:
+    spies = state.spies[origin]
+    spies[seat] -= 1
+    if not any(spies):
+        del state.spies[origin]
+    target = state.spies.get(destination)
+    if target is None:
+        target = state.spies[destination] = [0] * state.num_players
+    target[seat] += 1
+    _transfer_mark(state, placed_key("spy", origin, seat), placed_key("spy", destination, seat))

@@ -23,6 +23,15 @@ def play_options(state: State, seat: int) -> list[Action]:
     return [Action("play", (card, side)) for card in state.players[seat].hand for side in SIDES]
 
 
+def extra_cost(action: Action) -> int:
+    """Rupees an action needs after its bribe: the least cost of the card-based action."""
+    if action.verb == "gift":
+        return int(action.args[1])
+    if action.verb in ("betray", "build"):
+        return 2
+    return 0
+
+
 def bribe_owed(state: State, seat: int, region: str) -> tuple[int | None, int]:
     """(ruler, bribe) for `seat` playing a card of `region` [Play, p. 11].
 
@@ -43,9 +52,31 @@ def start_play(state: State, seat: int, card: int, side: str) -> None:
     """Begin a play action: ask the ruler for the bribe first if one is owed."""
     owner, amount = bribe_owed(state, seat, COURT_CARDS[card].region)
     if owner is not None and amount > 0:
-        push(state, "bribe", player=owner, payer=seat, card=card, side=side, amount=amount)
+        ask_bribe(state, owner, seat, amount, Action("play", (card, side)))
         return
     complete_play(state, seat, card, side)
+
+
+def ask_bribe(state: State, owner: int, payer: int, amount: int, action: Action) -> None:
+    """Ask `owner` how much of a bribe they demand before `payer` may take `action`."""
+    push(
+        state, "bribe", player=owner, payer=payer, amount=amount, action=[action.verb, *action.args]
+    )
+
+
+def bribed_action(frame: Frame) -> Action:
+    verb, *args = frame["action"]
+    return Action(str(verb), tuple(args))
+
+
+def carry_out(state: State, seat: int, action: Action) -> None:
+    """Take an action whose bribe is settled: a play, or a card-based action."""
+    if action.verb == "play":
+        complete_play(state, seat, int(action.args[0]), str(action.args[1]))
+    else:
+        from engine.rules.turn import perform_card_action
+
+        perform_card_action(state, seat, action)
 
 
 def complete_play(state: State, seat: int, card: int, side: str) -> None:
@@ -78,17 +109,14 @@ class BribeDecision(Decision):
     def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
         state.stack.pop()
         demand = int(action.args[0])
-        payer, card, side = int(frame["payer"]), int(frame["card"]), str(frame["side"])
+        payer, wanted = int(frame["payer"]), bribed_action(frame)
         state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
         if demand == 0:
-            complete_play(state, payer, card, side)
-        elif state.players[payer].rupees < demand:
-            state.note(
-                f"{state.name(payer)} cannot pay {demand}: the play of "
-                f"{COURT_CARDS[card].name} did not happen"
-            )
+            carry_out(state, payer, wanted)
+        elif state.players[payer].rupees < demand + extra_cost(wanted):
+            state.note(f"{state.name(payer)} cannot pay {demand}: {wanted} did not happen")
         else:
-            push(state, "pay", player=payer, ruler=seat, card=card, side=side, demand=demand)
+            push(state, "pay", player=payer, ruler=seat, demand=demand, action=frame["action"])
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return Action("demand", (int(frame["amount"]),))  # the full bribe
@@ -102,7 +130,7 @@ class BribeDecision(Decision):
 
     def prompt(self, state: State, frame: Frame) -> str:
         return (
-            f"{state.name(int(frame['payer']))} plays {COURT_CARDS[frame['card']].name}: "
+            f"{state.name(int(frame['payer']))} wants to {bribed_action(frame)}: "
             f"demand a bribe of 0 to {frame['amount']}"
         )
 
@@ -120,18 +148,15 @@ class PayDecision(Decision):
 
     def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
         state.stack.pop()
-        card = int(frame["card"])
+        wanted = bribed_action(frame)
         if action.verb == "refuse":
-            state.note(
-                f"{state.name(seat)} refused the bribe: the play of "
-                f"{COURT_CARDS[card].name} did not happen"
-            )
+            state.note(f"{state.name(seat)} refused the bribe: {wanted} did not happen")
             return
         demand, owner = int(frame["demand"]), int(frame["ruler"])
         state.players[seat].rupees -= demand
         state.players[owner].rupees += demand
         state.note(f"{state.name(seat)} paid {state.name(owner)} a bribe of {demand}")
-        complete_play(state, seat, card, str(frame["side"]))
+        carry_out(state, seat, wanted)
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return Action("refuse")  # no rupee moves without the payer's consent
@@ -146,7 +171,7 @@ class PayDecision(Decision):
     def prompt(self, state: State, frame: Frame) -> str:
         return (
             f"{state.name(int(frame['ruler']))} demands {frame['demand']} rupee(s) "
-            f"to let you play {COURT_CARDS[frame['card']].name}: pay or refuse"
+            f"to let you {bribed_action(frame)}: pay or refuse"
         )
 
 

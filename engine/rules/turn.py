@@ -9,7 +9,8 @@ clockwise.
 from __future__ import annotations
 
 from engine.actions import PASS, Action
-from engine.rules import play, purchase
+from engine.cards import COURT_CARDS
+from engine.rules import battle, betray, build, card_actions, gift, move, play, purchase, tax
 from engine.rules.flow import Decision, decision, push
 from engine.state import Frame, State
 
@@ -26,13 +27,73 @@ def turn_options(state: State, seat: int) -> list[Action]:
     if has_core_actions_left(state):
         found.extend(purchase.purchase_options(state, seat))
         found.extend(play.play_options(state, seat))
+    found.extend(card_action_options(state, seat))
     found.append(PASS)
     return found
 
 
+START_OPTIONS = {
+    "tax": tax.start_options,
+    "gift": gift.start_options,
+    "build": build.start_options,
+    "move": move.start_options,
+    "betray": betray.start_options,
+    "battle": battle.start_options,
+}
+CARD_VERBS = frozenset(START_OPTIONS)
+
+
+def card_action_options(state: State, seat: int) -> list[Action]:
+    """Card-based actions of the player's court cards that may be taken now [p. 12]."""
+    found: list[Action] = []
+    for card in state.players[seat].court:
+        if not card_actions.can_use(state, seat, card):
+            continue
+        for kind in dict.fromkeys(COURT_CARDS[card].actions):
+            found.extend(START_OPTIONS[kind](state, seat, card))
+    return found
+
+
+def has_bonus_actions(state: State, seat: int) -> bool:
+    for card in state.players[seat].court:
+        if card not in state.used_cards and card_actions.is_favored_card(state, seat, card):
+            for kind in dict.fromkeys(COURT_CARDS[card].actions):
+                if START_OPTIONS[kind](state, seat, card):
+                    return True
+    return False
+
+
 def is_turn_over(state: State) -> bool:
-    """No actions left at all: the turn ends without asking."""
-    return not has_core_actions_left(state)
+    """No actions left at all, bonus ones included: the turn ends without asking."""
+    return not has_core_actions_left(state) and not has_bonus_actions(state, state.active)
+
+
+def begin_card_action(state: State, seat: int, action: Action) -> None:
+    """Start a card-based action, first bribing a hostage holder if one is owed."""
+    card = int(action.args[0])
+    holder, amount = card_actions.hostage_bribe(state, seat, card)
+    if holder is not None and amount > 0:
+        play.ask_bribe(state, holder, seat, amount, action)
+        return
+    perform_card_action(state, seat, action)
+
+
+def perform_card_action(state: State, seat: int, action: Action) -> None:
+    card = int(action.args[0])
+    card_actions.spend(state, seat, card)
+    verb = action.verb
+    if verb == "tax":
+        tax.start(state, seat, card)
+    elif verb == "gift":
+        gift.start(state, seat, card, int(action.args[1]))
+    elif verb == "build":
+        build.start(state, seat, card)
+    elif verb == "move":
+        move.start(state, seat, card)
+    elif verb == "betray":
+        betray.start(state, seat, card, int(action.args[1]))
+    else:
+        battle.start(state, seat, card, action.args[1])
 
 
 def begin_turn(state: State, seat: int) -> None:
@@ -67,6 +128,8 @@ class TurnDecision(Decision):
             purchase.purchase(state, seat, int(action.args[0]))
         elif verb == "play":
             play.start_play(state, seat, int(action.args[0]), str(action.args[1]))
+        elif verb in CARD_VERBS:
+            begin_card_action(state, seat, action)
         else:
             raise ValueError(f"unknown turn action {action}")
 

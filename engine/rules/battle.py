@@ -1,0 +1,133 @@
+"""The battle action [Battle, p. 14].
+
+In one region or on one court card, remove enemy pieces up to the acting card's rank, and
+no more than your own armies (in a region) or spies (on a card) there. Never blocks of your
+own coalition, never tribes of players loyal to your coalition; spies always. Roads on the
+borders of the region are at the site. Citadels protect their owner's tribes in their
+region; Nationalism lets the purchaser's tribes fight as armies; Indispensable Advisors
+keeps its owner's spies; Safe House saves a removed spy onto the Safe House card.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS, REGION_IDS, REGIONS
+from engine.rules import card_actions, court, pieces
+from engine.rules.abilities import has_ability
+from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.loyalty import has_effect
+from engine.state import Frame, State
+
+CITADELS = {"kabul": "citadel_kabul", "transcaspia": "citadel_transcaspia"}
+
+
+def strength(state: State, seat: int, site: str | int) -> int:
+    if isinstance(site, int):
+        spies = state.spies.get(site)
+        return spies[seat] if spies else 0
+    coalition = state.players[seat].loyalty
+    assert coalition is not None
+    armies = state.armies[site][coalition]
+    if has_effect(state, "nationalism", seat):
+        armies += state.tribes[site][seat]
+    return armies
+
+
+def removable(state: State, seat: int, site: str | int) -> list[Action]:
+    """Enemy pieces at the site that may be removed."""
+    me = state.players[seat]
+    if isinstance(site, int):
+        spies = state.spies.get(site, [])
+        protected = {
+            s for s in range(state.num_players) if has_ability(state, s, "indispensable_advisors")
+        }
+        return [
+            Action("remove", ("spy", state.name(s)))
+            for s, n in enumerate(spies)
+            if n and s != seat and s not in protected
+        ]
+    found = [
+        Action("remove", ("army", c))
+        for c, n in state.armies[site].items()
+        if n and c != me.loyalty
+    ]
+    for border in REGIONS[site].borders:  # type: ignore[index]
+        found += [
+            Action("remove", ("road", border, c))
+            for c, n in state.roads[border].items()
+            if n and c != me.loyalty
+        ]
+    for other, player in enumerate(state.players):
+        if other == seat or player.loyalty == me.loyalty or not state.tribes[site][other]:
+            continue
+        citadel = CITADELS.get(site)
+        if citadel and has_ability(state, other, citadel):
+            continue
+        found.append(Action("remove", ("tribe", player.name)))
+    return found
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    found: list[Action] = []
+    for region in REGION_IDS:
+        if strength(state, seat, region) and removable(state, seat, region):
+            found.append(Action("battle", (card, region)))
+    for player in state.players:
+        for target in player.court:
+            if strength(state, seat, target) and removable(state, seat, target):
+                found.append(Action("battle", (card, target)))
+    return found
+
+
+def start(state: State, seat: int, card: int, site: str | int) -> None:
+    limit = min(card_actions.rank(card), strength(state, seat, site))
+    where = COURT_CARDS[site].name if isinstance(site, int) else site
+    state.note(f"{state.name(seat)} battles in {where} with {COURT_CARDS[card].name}")
+    push(state, "battle", player=seat, card=card, site=site, remaining=limit, taken=0)
+
+
+def remove(state: State, seat: int, site: str | int, action: Action) -> None:
+    kind = action.args[0]
+    me = state.name(seat)
+    if kind == "army":
+        pieces.remove_armies(state, str(site), str(action.args[1]))
+        state.note(f"{me} removed a {action.args[1]} army from {site}")
+    elif kind == "road":
+        pieces.remove_roads(state, str(action.args[1]), str(action.args[2]))
+        state.note(f"{me} removed a {action.args[2]} road from {action.args[1]}")
+    elif kind == "tribe":
+        victim = state.seat(str(action.args[1]))
+        state.note(f"{me} removed a tribe of {state.name(victim)} from {site}")
+        court.remove_tribes(state, victim, str(site), 1)
+    else:
+        victim = state.seat(str(action.args[1]))
+        pieces.remove_spies(state, victim, int(site))
+        state.note(f"{me} removed a spy of {state.name(victim)} from {COURT_CARDS[int(site)].name}")
+        safe_house(state, victim, int(site))
+
+
+def safe_house(state: State, seat: int, lost_from: int) -> None:
+    """Safe House: a spy removed in battle may go onto the owner's Safe House card."""
+    for card in state.players[seat].court:
+        ability = COURT_CARDS[card].ability
+        if ability is not None and ability.id == "safe_house" and card != lost_from:
+            pieces.add_spy(state, seat, card)
+            state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
+            return
+
+
+@decision
+class BattleDecision(RepeatedDecision):
+    """The next enemy piece to remove, or stop."""
+
+    kind = "battle"
+    section = "Battle, p. 14"
+
+    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return removable(state, seat, frame["site"])
+
+    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        remove(state, seat, frame["site"], action)
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"remove up to {frame['remaining']} more enemy piece(s), or done"

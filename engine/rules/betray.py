@@ -1,0 +1,84 @@
+"""The betray action [Betray, p. 14].
+
+For two rupees (an action cost), discard a court card where you have a spy, your own
+included; spies on it go home, and its owner repays leverage and suffers the Overthrow
+Rule as for any discard. You may then take it as a prize: a prize of another coalition
+changes your loyalty first. Bodyguards protect their owner's political cards.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS
+from engine.rules import card_actions, court
+from engine.rules.abilities import has_ability
+from engine.rules.flow import Decision, decision, push
+from engine.rules.loyalty import change_loyalty
+from engine.state import Frame, State
+
+BETRAY_COST = 2
+
+
+def targets(state: State, seat: int) -> list[int]:
+    found: list[int] = []
+    for owner, player in enumerate(state.players):
+        guarded = has_ability(state, owner, "bodyguards")
+        for card in player.court:
+            spies = state.spies.get(card)
+            if not spies or not spies[seat]:
+                continue
+            if guarded and COURT_CARDS[card].suit == "political":
+                continue
+            found.append(card)
+    return found
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    if state.players[seat].rupees < BETRAY_COST:
+        return []
+    return [Action("betray", (card, target)) for target in targets(state, seat)]
+
+
+def start(state: State, seat: int, card: int, target: int) -> None:
+    card_actions.pay_action_cost(state, seat, BETRAY_COST)
+    owner = card_actions.owner_of(state, target)
+    assert owner is not None
+    info = COURT_CARDS[target]
+    state.note(f"{state.name(seat)} betrayed {info.name} in {state.name(owner)}'s court")
+    if info.prize is not None:
+        push(state, "prize", player=seat, card=target)
+    court.discard_from_court(state, owner, target)
+
+
+@decision
+class PrizeDecision(Decision):
+    """Take the betrayed card as a prize, or leave it in the discard pile."""
+
+    kind = "prize"
+    section = "Betray, p. 14"
+    auto_single = False
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [Action("accept"), Action("decline")]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        card = int(frame["card"])
+        if action.verb == "decline":
+            state.note(f"{state.name(seat)} declined the prize")
+            return
+        prize = COURT_CARDS[card].prize
+        assert prize is not None
+        player = state.players[seat]
+        state.discard.remove(card)
+        if prize != player.loyalty:
+            change_loyalty(state, seat, prize)
+        player.prizes.append(card)
+        state.note(f"{player.name} took {COURT_CARDS[card].name} as a {prize} prize")
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return Action("decline")
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        card = COURT_CARDS[frame["card"]]
+        return f"take {card.name} as a {card.prize} prize (accept) or not (decline)"

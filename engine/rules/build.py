@@ -1,0 +1,58 @@
+"""The build action [Build, p. 13].
+
+Place up to three armies (in regions you rule) and roads (on borders of regions you rule),
+paying two rupees each as an action cost. Nation Building doubles the number of blocks.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS, REGIONS
+from engine.rules import card_actions, limits
+from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.loyalty import has_effect
+from engine.rules.tax import ruled_regions
+from engine.state import Frame, State
+
+BLOCK_PRICE = 2
+MOST_BLOCKS = 3
+
+
+def placements(state: State, seat: int) -> list[Action]:
+    if state.players[seat].rupees < BLOCK_PRICE:
+        return []
+    ruled = sorted(ruled_regions(state, seat))
+    borders = sorted({b for r in ruled for b in REGIONS[r].borders})  # type: ignore[index]
+    return [Action("army", (r,)) for r in ruled] + [Action("road", (b,)) for b in borders]
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    return [Action("build", (card,))] if placements(state, seat) else []
+
+
+def start(state: State, seat: int, card: int) -> None:
+    most = MOST_BLOCKS * (2 if has_effect(state, "nation_building", seat) else 1)
+    state.note(f"{state.name(seat)} builds with {COURT_CARDS[card].name}")
+    push(state, "build", player=seat, card=card, remaining=most, taken=0)
+
+
+@decision
+class BuildDecision(RepeatedDecision):
+    """Where to place the next block (2 rupees), or stop."""
+
+    kind = "build"
+    section = "Build, p. 13"
+
+    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return placements(state, seat)
+
+    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        card_actions.pay_action_cost(state, seat, BLOCK_PRICE)
+        kind = "army" if action.verb == "army" else "road"
+        limits.place_block(state, seat, kind, str(action.args[0]))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return (
+            f"place up to {frame['remaining']} more block(s) at 2 rupees each: "
+            "army REGION, road BORDER, or done"
+        )

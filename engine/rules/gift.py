@@ -1,0 +1,28 @@
+"""The gift action [Gift, p. 13].
+
+Place a cylinder on an empty gift space of your loyalty dial, paying its price (2, 4 or 6)
+as an action cost. Each gift is one influence in your coalition; gifts are lost when your
+loyalty changes.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS
+from engine.rules import card_actions, limits
+from engine.state import GIFT_COSTS, State
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    player = state.players[seat]
+    return [
+        Action("gift", (card, cost))
+        for slot, cost in enumerate(GIFT_COSTS)
+        if not player.gifts[slot] and cost <= player.rupees
+    ]
+
+
+def start(state: State, seat: int, card: int, cost: int) -> None:
+    card_actions.pay_action_cost(state, seat, cost)
+    state.note(f"{state.name(seat)} bought a gift for {cost} with {COURT_CARDS[card].name}")
+    limits.place_cylinder(state, seat, "gift", GIFT_COSTS.index(cost))

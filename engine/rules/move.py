@@ -1,0 +1,107 @@
+"""The move action [Move, p. 13].
+
+One move per rank of the acting card: a loyal army crosses a border into an adjacent
+region where a road of its coalition lies, or a spy steps to the next card of the single
+track formed by all courts (seat order, each court left to right, wrapping round). The
+same piece may move several times. Indian Supplies lets armies move without a road;
+Well-Connected doubles how far each spy step goes; Strange Bedfellows makes court cards of
+the same region adjacent for spies.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import BORDERS, COURT_CARDS, REGIONS
+from engine.rules import card_actions, pieces
+from engine.rules.abilities import has_ability
+from engine.rules.flow import RepeatedDecision, decision, push
+from engine.state import Frame, State
+
+
+def spy_track(state: State) -> list[int]:
+    """Every court card in one continuous track: seat order, each court left to right."""
+    return [card for player in state.players for card in player.court]
+
+
+def spy_destinations(state: State, seat: int, card: int) -> list[int]:
+    track = spy_track(state)
+    if len(track) < 2:
+        return []
+    steps = 2 if has_ability(state, seat, "well_connected") else 1
+    at = track.index(card)
+    found: set[int] = set()
+    for direction in (-1, 1):
+        for distance in range(1, steps + 1):
+            found.add(track[(at + direction * distance) % len(track)])
+    if has_ability(state, seat, "strange_bedfellows"):
+        region = COURT_CARDS[card].region
+        found |= {c for c in track if COURT_CARDS[c].region == region}
+    found.discard(card)
+    return [c for c in track if c in found]
+
+
+def army_moves(state: State, seat: int) -> list[Action]:
+    coalition = state.players[seat].loyalty
+    assert coalition is not None
+    roadless = has_ability(state, seat, "indian_supplies")
+    found: list[Action] = []
+    for region, counts in state.armies.items():
+        if not counts[coalition]:
+            continue
+        for border in REGIONS[region].borders:  # type: ignore[index]
+            if roadless or state.roads[border][coalition]:
+                other = next(r for r in BORDERS[border].regions if r != region)
+                found.append(Action("march", ("army", region, other)))
+    return found
+
+
+def moves(state: State, seat: int) -> list[Action]:
+    found = army_moves(state, seat)
+    for card, spies in state.spies.items():
+        if spies[seat]:
+            found += [
+                Action("march", ("spy", card, d)) for d in spy_destinations(state, seat, card)
+            ]
+    return found
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    return [Action("move", (card,))] if moves(state, seat) else []
+
+
+def start(state: State, seat: int, card: int) -> None:
+    state.note(f"{state.name(seat)} moves with {COURT_CARDS[card].name}")
+    push(state, "move", player=seat, card=card, remaining=card_actions.rank(card), taken=0)
+
+
+@decision
+class MoveDecision(RepeatedDecision):
+    """The next army or spy to move, or stop."""
+
+    kind = "move"
+    section = "Move, p. 13"
+
+    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return moves(state, seat)
+
+    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        piece, origin, destination = action.args
+        if piece == "army":
+            coalition = state.players[seat].loyalty
+            assert coalition is not None
+            pieces.move_army(state, str(origin), str(destination), coalition)
+            state.note(
+                f"{state.name(seat)} moved a {coalition} army from {origin} to {destination}"
+            )
+        else:
+            pieces.move_spy(state, seat, int(origin), int(destination))
+            state.note(
+                f"{state.name(seat)} moved a spy from {COURT_CARDS[int(origin)].name} "
+                f"to {COURT_CARDS[int(destination)].name}"
+            )
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return (
+            f"make up to {frame['remaining']} more move(s): "
+            "march army FROM TO, march spy FROM TO, or done"
+        )

@@ -1,0 +1,80 @@
+"""The tax action [Tax, p. 13].
+
+Take rupees, up to the acting card's rank, from market cards (any region) and from players
+who have a court card of a region you rule; a player's rupees up to their economic stars
+(tax shelter) cannot be taken. Shah Shujah Durrani (Claim of Ancient Lineage) taxes as if
+its owner ruled every region.
+"""
+
+from __future__ import annotations
+
+from engine.actions import Action
+from engine.cards import COURT_CARDS, REGION_IDS, card_name
+from engine.rules import card_actions
+from engine.rules.abilities import has_ability
+from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.ruling import ruler
+from engine.rules.stars import count_stars
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, Frame, State
+
+
+def ruled_regions(state: State, seat: int, *, for_tax: bool = False) -> set[str]:
+    if for_tax and has_ability(state, seat, "claim_of_ancient_lineage"):
+        return set(REGION_IDS)
+    return {r for r in REGION_IDS if ruler(state, r) == seat}
+
+
+def tax_shelter(state: State, seat: int) -> int:
+    return count_stars(state, seat, "economic")
+
+
+def sources(state: State, seat: int) -> list[Action]:
+    """Where one more rupee may be taken from: market cards, then players."""
+    found: list[Action] = []
+    for col in range(MARKET_COLUMNS):
+        for row in range(MARKET_ROWS):
+            card = state.market[row][col]
+            if card is not None and state.market_rupees[row][col] > 0:
+                found.append(Action("collect", (card,)))
+    ruled = ruled_regions(state, seat, for_tax=True)
+    for other, player in enumerate(state.players):
+        if other == seat or player.rupees <= tax_shelter(state, other):
+            continue
+        if any(COURT_CARDS[c].region in ruled for c in player.court):
+            found.append(Action("collect", (player.name,)))
+    return found
+
+
+def start_options(state: State, seat: int, card: int) -> list[Action]:
+    return [Action("tax", (card,))] if sources(state, seat) else []
+
+
+def start(state: State, seat: int, card: int) -> None:
+    state.note(f"{state.name(seat)} taxes with {COURT_CARDS[card].name}")
+    push(state, "tax", player=seat, card=card, remaining=card_actions.rank(card), taken=0)
+
+
+@decision
+class TaxDecision(RepeatedDecision):
+    """Where to take the next rupee from, or stop."""
+
+    kind = "tax"
+    section = "Tax, p. 13"
+
+    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return sources(state, seat)
+
+    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        source = action.args[0]
+        state.players[seat].rupees += 1
+        if isinstance(source, int):
+            for row in range(MARKET_ROWS):
+                if source in state.market[row]:
+                    state.market_rupees[row][state.market[row].index(source)] -= 1
+            state.note(f"{state.name(seat)} took a rupee from {card_name(source)}")
+        else:
+            state.players[state.seat(source)].rupees -= 1
+            state.note(f"{state.name(seat)} took a rupee from {source}")
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"take up to {frame['remaining']} more rupee(s): collect CARD or PLAYER, or done"

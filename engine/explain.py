@@ -21,9 +21,9 @@ VERB_DECISIONS: dict[str, tuple[str, ...]] = {
     "demand": ("bribe",),
     "pay": ("pay",),
     "refuse": ("pay",),
-    "road": ("road", "build"),
-    "army": ("build",),
-    "spy": ("spy",),
+    "road": ("road", "build", "infrastructure"),
+    "army": ("build", "infrastructure"),
+    "spy": ("spy", "blackmail"),
     "take": ("take",),
     "choose": ("choose",),
     "discard": ("discard", "discard_each"),
@@ -32,7 +32,7 @@ VERB_DECISIONS: dict[str, tuple[str, ...]] = {
     "remove": ("battle",),
     "accept": ("prize",),
     "decline": ("prize",),
-    "done": ("tax", "build", "move", "battle"),
+    "done": ("tax", "build", "move", "battle", "infrastructure", "blackmail"),
 }
 
 

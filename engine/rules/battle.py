@@ -74,7 +74,8 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
             found.append(Action("battle", (card, region)))
     for player in state.players:
         for target in player.court:
-            if strength(state, seat, target) and removable(state, seat, target):
+            spies = state.spies.get(target)
+            if spies and spies[seat] and removable(state, seat, target):
                 found.append(Action("battle", (card, target)))
     return found
 

@@ -1,7 +1,8 @@
 """The build action [Build, p. 13].
 
 Place up to three armies (in regions you rule) and roads (on borders of regions you rule),
-paying two rupees each as an action cost. Nation Building doubles the number of blocks.
+paying two rupees each as an action cost. Nation Building doubles the number of blocks;
+Civic Improvements (Infrastructure) adds one free block after the build.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.cards import COURT_CARDS, REGIONS
 from engine.rules import card_actions, limits
-from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.abilities import has_ability
+from engine.rules.flow import DONE, Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.tax import ruled_regions
 from engine.state import Frame, State
@@ -18,8 +20,8 @@ BLOCK_PRICE = 2
 MOST_BLOCKS = 3
 
 
-def placements(state: State, seat: int) -> list[Action]:
-    if state.players[seat].rupees < BLOCK_PRICE:
+def placements(state: State, seat: int, *, free: bool = False) -> list[Action]:
+    if not free and state.players[seat].rupees < BLOCK_PRICE:
         return []
     ruled = sorted(ruled_regions(state, seat))
     borders = sorted({b for r in ruled for b in REGIONS[r].borders})  # type: ignore[index]
@@ -33,6 +35,8 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
 def start(state: State, seat: int, card: int) -> None:
     most = MOST_BLOCKS * (2 if has_effect(state, "nation_building", seat) else 1)
     state.note(f"{state.name(seat)} builds with {COURT_CARDS[card].name}")
+    if has_ability(state, seat, "infrastructure"):
+        push(state, "infrastructure", player=seat)  # runs once the build is over
     push(state, "build", player=seat, card=card, remaining=most, taken=0)
 
 
@@ -56,3 +60,24 @@ class BuildDecision(RepeatedDecision):
             f"place up to {frame['remaining']} more block(s) at 2 rupees each: "
             "army REGION, road BORDER, or done"
         )
+
+
+@decision
+class InfrastructureDecision(Decision):
+    """Civic Improvements (Infrastructure): one free block after a build, or none."""
+
+    kind = "infrastructure"
+    section = "Build, p. 13"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        return [*placements(state, seat, free=True), DONE]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        if action != DONE:
+            kind = "army" if action.verb == "army" else "road"
+            state.note(f"{state.name(seat)} places a free block (Infrastructure)")
+            limits.place_block(state, seat, kind, str(action.args[0]))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return "Infrastructure: place one free block (army REGION or road BORDER), or done"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from engine.cards import COALITIONS, EVENT_CARDS
 from engine.rules import loyalty, pieces
+from engine.rules.abilities import has_ability
 from engine.rules.stars import count_stars
 from engine.state import State
 
@@ -71,8 +72,22 @@ def resolve_check(state: State, *, final: bool) -> None:
             state.note(f"{state.name(seat)} scored {points} victory point(s)")
     state.checks_resolved += 1
     expire_effects(state)
+    insurrection(state)
     if final or leader_by(state, EARLY_WIN_LEAD) is not None:
         end_game(state)
+
+
+INSURRECTION_ARMIES = 2
+
+
+def insurrection(state: State) -> None:
+    """Prince Akbar Khan (Insurrection): two Afghan armies in Kabul after each check."""
+    for seat in range(state.num_players):
+        if has_ability(state, seat, "insurrection"):
+            placed = min(INSURRECTION_ARMIES, state.block_supply["afghan"])
+            for _ in range(placed):
+                pieces.add_army(state, "kabul", "afghan")
+            state.note(f"Insurrection: {placed} Afghan army(ies) placed in kabul")
 
 
 def remove_all_blocks(state: State) -> None:

@@ -39,6 +39,10 @@ class Decision:
     def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
         raise NotImplementedError
 
+    def has_options(self, state: State, frame: Frame) -> bool:
+        """Whether anyone has an option; a decision with none lapses."""
+        return any(self.options(state, frame, seat) for seat in self.deciders(state, frame))
+
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         """The answer given for a player who never answers (see docs/decisions.md)."""
         return self.options(state, frame, seat)[0]
@@ -128,11 +132,6 @@ def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
     return None
 
 
-def has_any_option(state: State, frame: Frame) -> bool:
-    spec = DECISIONS[frame["kind"]]
-    return any(spec.options(state, frame, seat) for seat in spec.deciders(state, frame))
-
-
 def run(state: State) -> None:
     """Carry out automatic steps until a player must decide or the game is over."""
     while state.phase != "over" and state.stack:
@@ -141,7 +140,7 @@ def run(state: State) -> None:
         if step is not None:
             step(state, frame)
             continue
-        if not has_any_option(state, frame):
+        if not DECISIONS[frame["kind"]].has_options(state, frame):
             state.stack.pop()  # e.g. a discard owed by a player with no cards left
             continue
         answer = automatic_answer(state, frame)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS
 from engine.rules import limits, loyalty
+from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
 from engine.state import Frame, State
@@ -36,11 +37,14 @@ def bribe_owed(state: State, seat: int, region: str) -> tuple[int | None, int]:
     """(ruler, bribe) for `seat` playing a card of `region` [Play, p. 11].
 
     The bribe is the ruler's tribes in the region; no bribe is owed to oneself, while
-    Disregard for Customs is in force, or by the purchaser of Courtly Manners.
+    Disregard for Customs is in force, by the purchaser of Courtly Manners, or by the
+    owner of Barakzai Sadars (Charismatic Courtiers).
     """
     owner = ruler(state, region)
     if owner is None or owner == seat:
         return None, 0
+    if has_ability(state, seat, "charismatic_courtiers"):
+        return owner, 0
     if loyalty.has_effect(state, "disregard_for_customs"):
         return owner, 0
     if loyalty.has_effect(state, "courtly_manners", seat):

@@ -3,14 +3,18 @@
 The cost is the card's column (doubled while military is favored), paid one rupee (two)
 to each card to its left in the same row; a vacant slot is paid to the card in the other
 row of that column. A card you put a rupee on this turn cannot be bought. The buyer takes
-the rupees on the card. Events are resolved at once and never enter a hand.
+the rupees on the card. Events are resolved at once and never enter a hand. Baluchi
+Smugglers, Ghaem Magham Farahani and Alexander Griboyedov make some cards free.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
 from engine.rules import events, market
+from engine.rules.abilities import has_ability
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 
@@ -18,7 +22,27 @@ def rupees_per_column(state: State) -> int:
     return 2 if state.favored == "military" else 1
 
 
-def purchase_cost(state: State, seat: int, col: int) -> int:
+# Special abilities that make some market cards free to their owner [p. 8].
+FREE_PURCHASES: dict[str, Callable[[int], bool]] = {
+    "herat_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "herat",
+    "persian_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "persia",
+    "russian_influence": lambda card: not is_event(card) and COURT_CARDS[card].patriot == "russian",
+}
+
+
+def free_purchase_rules(state: State, seat: int) -> list[Callable[[int], bool]]:
+    return [
+        applies for ability, applies in FREE_PURCHASES.items() if has_ability(state, seat, ability)
+    ]
+
+
+def is_free(state: State, seat: int, card: int) -> bool:
+    return any(applies(card) for applies in free_purchase_rules(state, seat))
+
+
+def purchase_cost(state: State, seat: int, col: int, card: int | None = None) -> int:
+    if card is not None and is_free(state, seat, card):
+        return 0
     return col * rupees_per_column(state)
 
 
@@ -26,14 +50,14 @@ def purchase_options(state: State, seat: int) -> list[Action]:
     rupees = state.players[seat].rupees
     per = rupees_per_column(state)
     found: list[Action] = []
+    free = free_purchase_rules(state, seat)
     for col in range(MARKET_COLUMNS):
-        if col * per > rupees:
-            break
         for row in range(MARKET_ROWS):
             card = state.market[row][col]
             if card is None or card in state.paid_cards or card == market.PUBLIC_WITHDRAWAL:
                 continue
-            found.append(Action("purchase", (card,)))
+            if col * per <= rupees or any(applies(card) for applies in free):
+                found.append(Action("purchase", (card,)))
     return found
 
 
@@ -46,7 +70,7 @@ def why_not_purchase(state: State, seat: int, card: int) -> str | None:
         return "Public Withdrawal can never be purchased while it is in the market"
     if card in state.paid_cards:
         return "you placed a rupee on that card this turn"
-    cost = purchase_cost(state, seat, where[1])
+    cost = purchase_cost(state, seat, where[1], card)
     if cost > state.players[seat].rupees:
         return f"it costs {cost} rupees and you have {state.players[seat].rupees}"
     return None
@@ -58,7 +82,8 @@ def purchase(state: State, seat: int, card: int) -> None:
     row, col = where
     player = state.players[seat]
     per = rupees_per_column(state)
-    for left in range(col):
+    free = is_free(state, seat, card)
+    for left in range(0 if free else col):
         player.rupees -= per
         if state.market[row][left] is not None:
             market.place_rupee(state, row, left, per)
@@ -73,7 +98,7 @@ def purchase(state: State, seat: int, card: int) -> None:
     state.actions_used += 1
     name = EVENT_CARDS[card].name if is_event(card) else COURT_CARDS[card].name
     state.note(
-        f"{player.name} purchased {name} for {col * per} rupee(s)"
+        f"{player.name} purchased {name} for {0 if free else col * per} rupee(s)"
         + (f" and took the {gained} rupee(s) on it" if gained else "")
     )
     if is_event(card):

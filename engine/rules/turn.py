@@ -10,8 +10,20 @@ from __future__ import annotations
 
 from engine.actions import PASS, Action
 from engine.cards import COURT_CARDS
-from engine.rules import battle, betray, build, card_actions, gift, move, play, purchase, tax
-from engine.rules.flow import Decision, decision, push
+from engine.rules import (
+    battle,
+    betray,
+    build,
+    card_actions,
+    gift,
+    limits,
+    move,
+    play,
+    purchase,
+    tax,
+)
+from engine.rules.abilities import has_ability
+from engine.rules.flow import DONE, Decision, decision, push
 from engine.state import Frame, State
 
 ACTIONS_PER_TURN = 2
@@ -104,6 +116,39 @@ def begin_turn(state: State, seat: int) -> None:
     state.paid_cards = []
     state.placed = {}
     push(state, "turn", player=seat)
+    for ability, region in BLACKMAIL.items():
+        if has_ability(state, seat, ability):
+            push(state, "blackmail", player=seat, region=region)
+
+
+BLACKMAIL = {"blackmail_kandahar": "kandahar", "blackmail_herat": "herat"}
+
+
+@decision
+class BlackmailDecision(Decision):
+    """Blackmail: at the start of the turn, a spy on a spy-free card of the region, or not."""
+
+    kind = "blackmail"
+    section = "Card Precedence and Special Abilities, p. 8"
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        region = frame["region"]
+        free = [
+            c
+            for p in state.players
+            for c in p.court
+            if COURT_CARDS[c].region == region and c not in state.spies
+        ]
+        return [*(Action("spy", (c,)) for c in free), DONE]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        if action != DONE:
+            state.note(f"{state.name(seat)} blackmails ({frame['region']})")
+            limits.place_cylinder(state, seat, "spy", int(action.args[0]))
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return f"Blackmail: place a spy on a {frame['region']} court card with no spies, or done"
 
 
 @decision
@@ -132,6 +177,9 @@ class TurnDecision(Decision):
             begin_card_action(state, seat, action)
         else:
             raise ValueError(f"unknown turn action {action}")
+
+    def has_options(self, state: State, frame: Frame) -> bool:
+        return True  # passing is always possible
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return PASS

@@ -204,14 +204,16 @@ def _card_pairs(args: list[str]) -> list[tuple[Arg, Arg]]:
 
 
 def _march(args: list[str]) -> list[Action]:
-    if len(args) < 3 or args[0].lower() not in ("army", "spy"):
+    if len(args) < 3 or args[0].lower() not in ("army", "tribe", "spy"):
         raise NotationError(
-            "bad-arguments", "march army FROM TO (regions) or march spy FROM TO (cards)"
+            "bad-arguments",
+            "march army FROM TO, march tribe FROM TO (regions) or march spy FROM TO (cards)",
         )
-    if args[0].lower() == "army":
-        _expect("march army", args[1:], 2)
+    piece = args[0].lower()
+    if piece in ("army", "tribe"):
+        _expect(f"march {piece}", args[1:], 2)
         origin = _one_of(args[1], REGION_IDS, "region")
-        return [Action("march", ("army", origin, _one_of(args[2], REGION_IDS, "region")))]
+        return [Action("march", (piece, origin, _one_of(args[2], REGION_IDS, "region")))]
     return [Action("march", ("spy", a, b)) for a, b in _card_pairs(args[1:])]
 
 

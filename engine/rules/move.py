@@ -3,18 +3,20 @@
 One move per rank of the acting card: a loyal army crosses a border into an adjacent
 region where a road of its coalition lies, or a spy steps to the next card of the single
 track formed by all courts (seat order, each court left to right, wrapping round). The
-same piece may move several times. Indian Supplies lets armies move without a road;
-Well-Connected doubles how far each spy step goes; Strange Bedfellows makes court cards of
-the same region adjacent for spies.
+same piece may move several times. Under Nationalism the purchaser's tribes move like
+armies (a tribe leaving its region can trigger the Overthrow Rule). Indian Supplies lets
+armies move without a road; Well-Connected doubles how far each spy step goes; Strange
+Bedfellows makes court cards of the same region adjacent for spies.
 """
 
 from __future__ import annotations
 
 from engine.actions import Action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS
-from engine.rules import card_actions, pieces
+from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.loyalty import has_effect
 from engine.state import Frame, State
 
 
@@ -55,8 +57,25 @@ def army_moves(state: State, seat: int) -> list[Action]:
     return found
 
 
+def tribe_moves(state: State, seat: int) -> list[Action]:
+    """Nationalism: the purchaser's tribes move as though they were armies."""
+    if not has_effect(state, "nationalism", seat):
+        return []
+    coalition = state.players[seat].loyalty
+    roadless = has_ability(state, seat, "indian_supplies")
+    found: list[Action] = []
+    for region, tribes in state.tribes.items():
+        if not tribes[seat]:
+            continue
+        for border in REGIONS[region].borders:  # type: ignore[index]
+            if roadless or (coalition and state.roads[border][coalition]):
+                other = next(r for r in BORDERS[border].regions if r != region)
+                found.append(Action("march", ("tribe", region, other)))
+    return found
+
+
 def moves(state: State, seat: int) -> list[Action]:
-    found = army_moves(state, seat)
+    found = army_moves(state, seat) + tribe_moves(state, seat)
     for card, spies in state.spies.items():
         if spies[seat]:
             found += [
@@ -86,7 +105,11 @@ class MoveDecision(RepeatedDecision):
 
     def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
         piece, origin, destination = action.args
-        if piece == "army":
+        if piece == "tribe":
+            court.remove_tribes(state, seat, str(origin), 1)
+            pieces.add_tribe(state, seat, str(destination))
+            state.note(f"{state.name(seat)} moved a tribe from {origin} to {destination}")
+        elif piece == "army":
             coalition = state.players[seat].loyalty
             assert coalition is not None
             pieces.move_army(state, str(origin), str(destination), coalition)

@@ -21,7 +21,7 @@ from engine.errors import AmbiguousActionError, MoveError, NotationError
 if TYPE_CHECKING:
     from engine.state import State
 
-PIECES = ("army", "road", "tribe", "spy")
+PIECES = ("army", "road", "tribe", "spy", "gift")
 SIDES = ("left", "right")
 VERBS = (
     "purchase", "play", "pass", "tax", "gift", "build", "move", "betray", "battle",
@@ -112,6 +112,9 @@ def _location(piece: str, words: list[str]) -> list[Arg]:
     if piece == "road":
         _expect("take", words, 1)
         return [find_border(words[0])]
+    if piece == "gift":
+        _expect("take", words, 1)
+        return [_count(words[0])]
     return list(find_cards(words))
 
 

@@ -25,4 +25,4 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
 def start(state: State, seat: int, card: int, cost: int) -> None:
     card_actions.pay_action_cost(state, seat, cost)
     state.note(f"{state.name(seat)} bought a gift for {cost} with {COURT_CARDS[card].name}")
-    limits.place_cylinder(state, seat, "gift", GIFT_COSTS.index(cost))
+    limits.place_cylinder(state, seat, "gift", cost)

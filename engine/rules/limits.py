@@ -4,6 +4,7 @@ When a piece must be placed and none of the required kind is left in the supply,
 player takes one from anywhere in play, never one placed this turn, and may convert it
 (an army may become a road, a tribe a spy). When several such pieces could be taken the
 player chooses (the `take` decision); when none can, the placement does not happen.
+Cylinders in play are tribes, spies and gifts (a gift is not on the player board).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS
 from engine.rules import court, pieces
 from engine.rules.flow import Decision, decision, push
-from engine.state import Frame, State
+from engine.state import GIFT_COSTS, Frame, State
 
 BLOCK_KINDS = ("army", "road")
 CYLINDER_KINDS = ("tribe", "spy")
@@ -47,6 +48,10 @@ def cylinder_sources(state: State, seat: int, target: tuple[str, str | int]) -> 
         available = spies[seat] and pieces.movable(state, key, spies[seat]) > 0
         if available and ("spy", card) != target:
             found.append(Action("take", ("spy", card)))
+    for slot, cost in enumerate(GIFT_COSTS):
+        key = pieces.placed_key("gift", cost, seat)
+        if state.players[seat].gifts[slot] and not state.placed.get(key):
+            found.append(Action("take", ("gift", cost)))
     return found
 
 
@@ -87,8 +92,9 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
         state.note(f"{state.name(seat)} placed a tribe in {location}")
     elif kind == "gift":
         state.players[seat].cylinders -= 1
-        state.players[seat].gifts[int(location)] = True
-        state.note(f"{state.name(seat)} placed a gift on their loyalty dial")
+        state.players[seat].gifts[GIFT_COSTS.index(int(location))] = True
+        state.placed[pieces.placed_key("gift", location, seat)] = 1
+        state.note(f"{state.name(seat)} placed a gift worth {location} on their loyalty dial")
     elif any(int(location) in p.court for p in state.players):
         pieces.add_spy(state, seat, int(location))
         state.note(f"{state.name(seat)} placed a spy on {COURT_CARDS[int(location)].name}")
@@ -107,6 +113,9 @@ def take_piece(state: State, seat: int, source: Action, coalition: str | None) -
         pieces.remove_roads(state, str(where), coalition)
     elif kind == "tribe":
         court.remove_tribes(state, seat, str(where), 1)
+    elif kind == "gift":
+        state.players[seat].gifts[GIFT_COSTS.index(int(where))] = False
+        state.players[seat].cylinders += 1
     else:
         pieces.remove_spies(state, seat, int(where))
     state.note(f"{state.name(seat)} took a {kind} from {where} (component limit)")

@@ -1,1 +1,4 @@
-"""pamir's adjudicator service: game repositories, the pipeline, mail, web and the CLI."""
+"""pamir's adjudicator: for now the `pamir` command line and its demo.
+
+The service around the engine (game repositories, the pipeline, mail, web) lives here.
+"""

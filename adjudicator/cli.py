@@ -112,6 +112,8 @@ def cmd_playout(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
+    if not 2 <= args.players <= 5:
+        raise Refused("--players must be 2 to 5")
     demo.run(players=args.players, seed=args.seed)
 
 

@@ -54,7 +54,7 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
             "not-your-decision",
             f"{state.name(seat)} has nothing to decide now; waiting for {waiting}: "
             f"{spec.prompt(state, frame)}",
-            section=spec.section,
+            section=spec.cite(state, frame),
             alternatives=everyone,
         )
     mine = [format_action(a) for a in spec.options(state, frame, seat)]
@@ -62,11 +62,13 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
         return IllegalActionError(
             "wrong-decision",
             f"'{action.verb}' does not answer the decision now: {spec.prompt(state, frame)}",
-            section=spec.section,
+            section=spec.cite(state, frame),
             alternatives=mine,
         )
     code, reason, section = _reason(state, seat, action)
-    return IllegalActionError(code, reason, section=section or spec.section, alternatives=mine)
+    return IllegalActionError(
+        code, reason, section=section or spec.cite(state, frame), alternatives=mine
+    )
 
 
 def _reason(state: State, seat: int, action: Action) -> tuple[str, str, str | None]:

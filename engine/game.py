@@ -15,8 +15,10 @@ from engine.actions import Action
 from engine.errors import IllegalActionError
 from engine.explain import explain_illegal
 from engine.notation import format_action
-from engine.rules.flow import DECISIONS, run
+from engine.rules.flow import DECISIONS, PROCEDURES, run
 from engine.state import State
+
+KNOWN_FRAMES = frozenset(DECISIONS) | frozenset(PROCEDURES)
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,10 @@ def pending(state: State) -> Pending | None:
     frame = state.stack[-1]
     spec = DECISIONS[frame["kind"]]
     return Pending(
-        frame["kind"], tuple(spec.deciders(state, frame)), spec.prompt(state, frame), spec.section
+        frame["kind"],
+        tuple(spec.deciders(state, frame)),
+        spec.prompt(state, frame),
+        spec.cite(state, frame),
     )
 
 
@@ -91,7 +96,13 @@ def apply(state: State, player: str | int, action: Action) -> State:
     """Return the state after `player` takes `action`; raise if it is not legal."""
     seat = player if isinstance(player, int) else state.seat(player)
     if action.verb != "policy" and action not in options_for(state, seat):
-        raise explain_illegal(state, seat, action)
+        try:
+            error = explain_illegal(state, seat, action)
+        except (IndexError, ValueError, TypeError):  # an Action with malformed arguments
+            error = IllegalActionError(
+                "illegal", f"{format_action(action)} is not a legal action now"
+            )
+        raise error
     if action.verb == "policy":
         check_policy(state, action)
     new = state.copy()
@@ -101,6 +112,9 @@ def apply(state: State, player: str | int, action: Action) -> State:
 
 def check_policy(state: State, action: Action) -> None:
     kind = action.args[0] if action.args else None
+    sizes = {"demand": 3, "pay": 2, "clear": 1}
+    if kind not in sizes or len(action.args) != sizes[str(kind)]:
+        raise IllegalActionError("bad-policy", f"unknown policy {format_action(action)}")
     if kind == "demand":
         who, most = action.args[1], action.args[2]
         try:

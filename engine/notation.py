@@ -44,7 +44,11 @@ def _normalize(text: str) -> str:
 def _card_aliases() -> dict[int, list[str]]:
     names = {n: c.name for n, c in COURT_CARDS.items()}
     names.update({n: e.name for n, e in EVENT_CARDS.items()})
-    return {n: [_normalize(part) for part in name.split(" / ")] for n, name in names.items()}
+    # An event is known by its full name and by either half ("Riots in Punjab").
+    return {
+        n: [_normalize(name), *(_normalize(half) for half in name.split(" / ") if " / " in name)]
+        for n, name in names.items()
+    }
 
 
 CARD_ALIASES = _card_aliases()
@@ -55,7 +59,7 @@ def find_cards(words: list[str]) -> list[int]:
     if not words:
         raise NotationError("missing-argument", "a card is missing (give its number or name)")
     text = " ".join(words)
-    if text.isdigit():
+    if _is_number(text):
         number = int(text)
         if number not in CARD_ALIASES:
             raise NotationError("unknown-card", f"there is no card number {number} (1 to 116)")
@@ -91,9 +95,13 @@ def _one_of(word: str, choices: Iterable[str], what: str) -> str:
     return value
 
 
+def _is_number(word: str) -> bool:
+    return re.fullmatch(r"[0-9]{1,9}", word) is not None
+
+
 def _count(word: str) -> int:
-    if not word.isdigit():
-        raise NotationError("bad-argument", f"{word!r} is not a whole number")
+    if not _is_number(word):
+        raise NotationError("bad-argument", f"{word!r} is not a whole number (0 to 999999999)")
     return int(word)
 
 
@@ -126,7 +134,7 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
     if verb in ("purchase", "spy", "discard", "tax", "build", "move"):
         return [Action(verb, (card,)) for card in find_cards(args)]
     if verb == "gift":
-        if not args or not args[-1].isdigit():
+        if not args or not _is_number(args[-1]):
             raise NotationError("bad-arguments", "gift takes a card and a price: gift 12 4")
         return [Action("gift", (card, int(args[-1]))) for card in find_cards(args[:-1])]
     if verb == "betray":
@@ -138,7 +146,7 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         return [Action("battle", pair) for pair in _card_pairs(args)]
     if verb == "collect":
         _expect_some(verb, args)
-        if len(args) == 1 and not args[0].isdigit() and _looks_like_player(args[0]):
+        if len(args) == 1 and not _is_number(args[0]) and _looks_like_player(args[0]):
             found: list[Action] = [Action("collect", (args[0],))]
             with contextlib.suppress(NotationError):
                 found += [Action("collect", (card,)) for card in find_cards(args)]
@@ -267,8 +275,13 @@ def split_line(line: str) -> tuple[str | None, str]:
 
 def read_action(text: str) -> list[Action]:
     """The actions a text may mean, with no position (names may match several cards)."""
+    # Only double quotes group words: an apostrophe is part of a name (Shah's Guard).
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.quotes = '"'
+    lexer.commenters = ""
     try:
-        words = shlex.split(text)
+        words = list(lexer)
     except ValueError as error:
         raise NotationError("syntax", f"cannot read {text!r}: {error}") from None
     if not words:

@@ -146,6 +146,7 @@ def from_dict(data: Any) -> State:
         )
         raise StateError(f"not a valid state: {details}") from None
     _check_shape(doc)
+    _check_keys_and_frames(doc)
     state = State(
         players=[_player(p, len(doc.players)) for p in doc.players],
         rng=int(doc.rng, 16),
@@ -179,7 +180,48 @@ def from_dict(data: Any) -> State:
     problems = violations(state)
     if problems:
         raise StateError("inconsistent state: " + "; ".join(problems))
+    _check_resumable(state)
     return state
+
+
+def _check_keys_and_frames(doc: StateDoc) -> None:
+    """Numeric keys, distinct names, and pending steps the engine knows."""
+    from engine.game import KNOWN_FRAMES
+
+    problems: list[str] = []
+    for key in doc.spies:
+        if not key.isascii() or not key.isdigit():
+            problems.append(f"spies: key {key!r} is not a card number")
+    for p in doc.players:
+        for key in p.policy.demand:
+            if not key.isascii() or not key.isdigit() or int(key) >= len(doc.players):
+                problems.append(f"{p.name}: policy.demand key {key!r} is not a seat number")
+    names = [p.name.lower() for p in doc.players]
+    if len(set(names)) != len(names):
+        problems.append("player names must be different (case is ignored)")
+    for index, frame in enumerate(doc.stack):
+        if frame.get("kind") not in KNOWN_FRAMES:
+            problems.append(f"stack[{index}]: unknown kind {frame.get('kind')!r}")
+    for index, effect in enumerate(doc.effects):
+        if set(effect) != {"id", "card", "player", "until"}:
+            problems.append(f"effects[{index}]: needs exactly id, card, player and until")
+    if doc.phase == "play" and not doc.stack:
+        problems.append("a game in play needs a pending decision on the stack")
+    if problems:
+        raise StateError("not a valid state: " + "; ".join(problems))
+
+
+def _check_resumable(state: State) -> None:
+    """The pending decision must be one the engine can list options for."""
+    from engine.game import legal_seat_actions, pending
+
+    try:
+        pending(state)
+        legal_seat_actions(state)
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as error:
+        raise StateError(
+            f"not a valid state: the pending decision is malformed ({error!r})"
+        ) from None
 
 
 def _player(doc: PlayerDoc, num_players: int) -> Player:

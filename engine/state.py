@@ -120,7 +120,9 @@ class State:
             checks_resolved=self.checks_resolved,
             phase=self.phase,
             winners=self.winners[:],
-            stack=[dict(f) for f in self.stack],
+            stack=[
+                {k: v[:] if isinstance(v, list) else v for k, v in f.items()} for f in self.stack
+            ],
             log=self.log[:],
         )
 

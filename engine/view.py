@@ -14,7 +14,7 @@ from engine.notation import format_action
 from engine.rules import pieces
 from engine.rules.cleanup import court_limit, hand_limit
 from engine.rules.loyalty import influence
-from engine.rules.market import count_dominance_checks_left
+from engine.rules.market import PUBLIC_WITHDRAWAL, count_dominance_checks_left
 from engine.rules.purchase import purchase_cost
 from engine.rules.ruling import ruler
 from engine.rules.stars import count_stars
@@ -89,6 +89,15 @@ def _player_view(state: State, seat: int, mine: bool) -> dict[str, Any]:
         "court_limit": court_limit(state, seat),
         "hand_limit": hand_limit(state, seat),
         "cylinders_in_play": pieces.count_cylinders_in_play(state, seat),
+        "policy": _policy_view(state, seat) if mine else None,
+    }
+
+
+def _policy_view(state: State, seat: int) -> dict[str, Any]:
+    p = state.players[seat]
+    return {
+        "pay": p.policy_pay,
+        "demand": {state.name(payer): most for payer, most in p.policy_demand.items()},
     }
 
 
@@ -106,7 +115,8 @@ def _market_view(state: State, me: int | None) -> list[list[dict[str, Any] | Non
             if card is None:
                 slots.append({"card": None, "rupees": rupees} if rupees else None)
                 continue
-            cost = purchase_cost(state, me if me is not None else state.active, col)
+            buyer = me if me is not None else state.active
+            cost = None if card == PUBLIC_WITHDRAWAL else purchase_cost(state, buyer, col, card)
             slots.append({"card": card, "cost": cost, "rupees": rupees})
         rows.append(slots)
     return rows

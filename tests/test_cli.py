@@ -307,11 +307,6 @@ def test_a_policy_naming_no_player_is_refused(new_state: Path) -> None:
     assert message.startswith("line 2: unknown-player: "), message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: a non-numeric key in 'spies' raises ValueError inside from_dict, so "
-    "the command fails with a traceback (exit 1) instead of refusing the state (exit 2)",
-)
 def test_a_state_with_a_non_numeric_spies_key_is_refused(new_state: Path, tmp_path: Path):
     data = json.loads(new_state.read_text(encoding="utf-8"))
     data["spies"] = {"seven": [0, 0, 0]}

@@ -134,12 +134,6 @@ def test_the_new_state_shares_nothing_that_changes_the_old(walk) -> None:
     assert checked > 50
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="engine bug: State.copy copies stack frames shallowly, so lists inside frames "
-    "(a bribe's 'action', discard_each's 'players') are shared by the input and the result",
-)
 def test_lists_inside_pending_frames_are_not_shared(walk) -> None:
     for state, choices, pick in walk(3, 0):
         if pick < 0 or not has_nested(state):

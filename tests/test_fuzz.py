@@ -106,13 +106,6 @@ def test_illegal_submissions_raise_move_errors_and_change_nothing(walk) -> None:
     assert accepted > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(IndexError, ValueError),
-    reason="engine bug: apply() with a malformed Action (missing or mistyped arguments, "
-    "e.g. Action('purchase', ()) or Action('policy', ('pay',))) raises IndexError or "
-    "ValueError instead of IllegalActionError",
-)
 @pytest.mark.parametrize(
     "action",
     [

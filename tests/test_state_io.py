@@ -251,12 +251,6 @@ def test_a_state_error_is_a_value_error() -> None:
     assert issubclass(engine.StateError, ValueError)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="engine bug: a spies key or a policy key that is not a number raises a bare "
-    "ValueError from int(), not a StateError (the CLI then fails with a traceback)",
-)
 @pytest.mark.parametrize("where", ["spies", "policy"])
 def test_non_numeric_keys_are_refused(first_turn_doc: Doc, where: str) -> None:
     if where == "spies":

@@ -16,6 +16,7 @@ from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
+from engine.rules.words import article
 from engine.state import Frame, State
 
 CITADELS = {"kabul": "citadel_kabul", "transcaspia": "citadel_transcaspia"}
@@ -92,10 +93,10 @@ def remove(state: State, seat: int, site: str | int, action: Action) -> None:
     me = state.name(seat)
     if kind == "army":
         pieces.remove_armies(state, str(site), str(action.args[1]))
-        state.note(f"{me} removed a {action.args[1]} army from {site}")
+        state.note(f"{me} removed {article(str(action.args[1]))} army from {site}")
     elif kind == "road":
         pieces.remove_roads(state, str(action.args[1]), str(action.args[2]))
-        state.note(f"{me} removed a {action.args[2]} road from {action.args[1]}")
+        state.note(f"{me} removed {article(str(action.args[2]))} road from {action.args[1]}")
     elif kind == "tribe":
         victim = state.seat(str(action.args[1]))
         state.note(f"{me} removed a tribe of {state.name(victim)} from {site}")

@@ -14,6 +14,7 @@ from engine.rules import card_actions, court
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
+from engine.rules.words import article
 from engine.state import Frame, State
 
 BETRAY_COST = 2
@@ -74,11 +75,11 @@ class PrizeDecision(Decision):
         if prize != player.loyalty:
             change_loyalty(state, seat, prize)
         player.prizes.append(card)
-        state.note(f"{player.name} took {COURT_CARDS[card].name} as a {prize} prize")
+        state.note(f"{player.name} took {COURT_CARDS[card].name} as {article(prize)} prize")
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return Action("decline")
 
     def prompt(self, state: State, frame: Frame) -> str:
         card = COURT_CARDS[frame["card"]]
-        return f"take {card.name} as a {card.prize} prize (accept) or not (decline)"
+        return f"take {card.name} as {article(str(card.prize))} prize (accept) or not (decline)"

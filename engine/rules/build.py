@@ -51,7 +51,8 @@ class BuildDecision(RepeatedDecision):
         return placements(state, seat)
 
     def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
-        card_actions.pay_action_cost(state, seat, BLOCK_PRICE)
+        paid_before = BLOCK_PRICE * (int(frame["taken"]) - 1)
+        card_actions.pay_action_cost(state, seat, BLOCK_PRICE, already=paid_before)
         kind = "army" if action.verb == "army" else "road"
         limits.place_block(state, seat, kind, str(action.args[0]))
 
@@ -78,6 +79,9 @@ class InfrastructureDecision(Decision):
             kind = "army" if action.verb == "army" else "road"
             state.note(f"{state.name(seat)} places a free block (Infrastructure)")
             limits.place_block(state, seat, kind, str(action.args[0]))
+
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return DONE
 
     def prompt(self, state: State, frame: Frame) -> str:
         return "Infrastructure: place one free block (army REGION or road BORDER), or done"

@@ -46,8 +46,12 @@ def spend(state: State, seat: int, card: int) -> None:
         state.actions_used += 1
 
 
-def pay_action_cost(state: State, seat: int, amount: int) -> None:
-    """Pay rupees to the rightmost market cards, one a card, both rows in turn [p. 12]."""
+def pay_action_cost(state: State, seat: int, amount: int, already: int = 0) -> None:
+    """Pay rupees to the rightmost market cards, one a card, both rows in turn [p. 12].
+
+    `already` rupees of the same action's cost were paid before (a build pays block by
+    block): the payment goes on from the card after the last one paid.
+    """
     player = state.players[seat]
     player.rupees -= amount
     rows = [
@@ -57,9 +61,9 @@ def pay_action_cost(state: State, seat: int, amount: int) -> None:
     # One rupee a card, alternating rows from the right; a row that runs out of cards
     # leaves the rest to the other row.
     slots = [slot for pair in zip_longest(*rows) for slot in pair if slot is not None]
-    for row, col in slots[:amount]:
+    for row, col in slots[already : already + amount]:
         market.place_rupee(state, row, col)
-    excess = max(0, amount - len(slots))
+    excess = amount - len(slots[already : already + amount])
     state.out_of_game += excess
 
 

@@ -81,6 +81,7 @@ def deal(state: State) -> bool:
                 continue
             card = state.deck.pop(0)
             state.market[row][col] = card
+            market.withdraw_public_rupees(state)
             if card in DOMINANCE_CHECKS and len(market.dominance_checks_in_market(state)) > 1:
                 instability(state)
                 return True

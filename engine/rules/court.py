@@ -82,6 +82,14 @@ def remove_tribes(state: State, seat: int, region: str, count: int) -> None:
             discard_from_court(state, seat, card)
 
 
+def move_tribe(state: State, seat: int, origin: str, destination: str) -> None:
+    """A tribe leaves a region for another; leaving the last one overthrows [p. 8]."""
+    pieces.move_tribe(state, seat, origin, destination)
+    if state.tribes[origin][seat] == 0:
+        for card in political_cards(state, seat, origin):
+            discard_from_court(state, seat, card)
+
+
 def discard_from_hand(state: State, seat: int, card: int) -> None:
     state.players[seat].hand.remove(card)
     state.discard.append(card)
@@ -103,6 +111,11 @@ class DiscardDecision(Decision):
 
     kind = "discard"
     section = "Discarding a Card in Your Court, p. 8"
+
+    def cite(self, state: State, frame: Frame) -> str:
+        if frame["reason"] in ("court limit", "hand limit"):
+            return "Cleanup, p. 9"
+        return self.section
 
     def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return [Action("discard", (c,)) for c in discard_choices(state, seat, frame["place"])]

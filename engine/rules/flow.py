@@ -54,6 +54,10 @@ class Decision:
     def prompt(self, state: State, frame: Frame) -> str:
         return self.kind
 
+    def cite(self, state: State, frame: Frame) -> str:
+        """The rulebook section behind this particular decision."""
+        return self.section
+
 
 DONE = Action("done")
 

@@ -13,6 +13,7 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS
 from engine.rules import court, pieces
 from engine.rules.flow import Decision, decision, push
+from engine.rules.words import article
 from engine.state import GIFT_COSTS, Frame, State
 
 BLOCK_KINDS = ("army", "road")
@@ -80,10 +81,10 @@ def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> N
 def _put_block(state: State, seat: int, kind: str, location: str, coalition: str) -> None:
     if kind == "army":
         pieces.add_army(state, location, coalition)
-        state.note(f"{state.name(seat)} placed a {coalition} army in {location}")
+        state.note(f"{state.name(seat)} placed {article(coalition)} army in {location}")
     else:
         pieces.add_road(state, location, coalition)
-        state.note(f"{state.name(seat)} placed a {coalition} road on {location}")
+        state.note(f"{state.name(seat)} placed {article(coalition)} road on {location}")
 
 
 def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
@@ -118,7 +119,7 @@ def take_piece(state: State, seat: int, source: Action, coalition: str | None) -
         state.players[seat].cylinders += 1
     else:
         pieces.remove_spies(state, seat, int(where))
-    state.note(f"{state.name(seat)} took a {kind} from {where} (component limit)")
+    state.note(f"{state.name(seat)} took {article(str(kind))} from {where} (component limit)")
 
 
 @decision
@@ -144,4 +145,5 @@ class TakeDecision(Decision):
             _put_cylinder(state, seat, frame["piece"], frame["location"])
 
     def prompt(self, state: State, frame: Frame) -> str:
-        return f"take a piece from the board to place as a {frame['piece']} at {frame['location']}"
+        piece = article(frame["piece"])
+        return f"take a piece from the board to place as {piece} at {frame['location']}"

@@ -54,6 +54,16 @@ def shift_left(state: State) -> None:
             new_rupees[i] += on_card
         state.market[row] = new_cards
         state.market_rupees[row] = new_rupees
+        withdraw_public_rupees(state)
+
+
+def withdraw_public_rupees(state: State) -> None:
+    """Rupees that come to lie on Public Withdrawal leave the game (card 111)."""
+    for row in range(MARKET_ROWS):
+        for col in range(MARKET_COLUMNS):
+            if state.market[row][col] == PUBLIC_WITHDRAWAL and state.market_rupees[row][col]:
+                state.out_of_game += state.market_rupees[row][col]
+                state.market_rupees[row][col] = 0
 
 
 def dominance_checks_in_market(state: State) -> list[tuple[int, int]]:

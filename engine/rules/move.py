@@ -1,4 +1,4 @@
-"""The move action [Move, p. 13].
+"""The move action [Move, p. 14].
 
 One move per rank of the acting card: a loyal army crosses a border into an adjacent
 region where a road of its coalition lies, or a spy steps to the next card of the single
@@ -17,6 +17,7 @@ from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
+from engine.rules.words import article
 from engine.state import Frame, State
 
 
@@ -98,7 +99,7 @@ class MoveDecision(RepeatedDecision):
     """The next army or spy to move, or stop."""
 
     kind = "move"
-    section = "Move, p. 13"
+    section = "Move, p. 14"
 
     def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return moves(state, seat)
@@ -106,15 +107,14 @@ class MoveDecision(RepeatedDecision):
     def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
         piece, origin, destination = action.args
         if piece == "tribe":
-            court.remove_tribes(state, seat, str(origin), 1)
-            pieces.add_tribe(state, seat, str(destination))
+            court.move_tribe(state, seat, str(origin), str(destination))
             state.note(f"{state.name(seat)} moved a tribe from {origin} to {destination}")
         elif piece == "army":
             coalition = state.players[seat].loyalty
             assert coalition is not None
             pieces.move_army(state, str(origin), str(destination), coalition)
             state.note(
-                f"{state.name(seat)} moved a {coalition} army from {origin} to {destination}"
+                f"{state.name(seat)} moved {article(coalition)} army from {origin} to {destination}"
             )
         else:
             pieces.move_spy(state, seat, int(origin), int(destination))

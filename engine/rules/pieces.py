@@ -21,16 +21,18 @@ def _mark(state: State, key: str) -> None:
     state.placed[key] = state.placed.get(key, 0) + 1
 
 
-def _unmark(state: State, key: str, count: int) -> None:
-    """Pieces leaving a location stop counting as placed there this turn, newest first."""
+def _cap(state: State, key: str, left: int) -> None:
+    """After pieces leave a location, at most `left` of those there were placed this turn.
+
+    Older pieces are taken to leave first: Component Limits may only take those, and for
+    any other removal it makes no difference which of two identical pieces goes.
+    """
     have = state.placed.get(key, 0)
-    if not have:
-        return
-    left = have - count
-    if left > 0:
-        state.placed[key] = left
-    else:
-        del state.placed[key]
+    if have > left:
+        if left > 0:
+            state.placed[key] = left
+        else:
+            del state.placed[key]
 
 
 def add_army(state: State, region: str, coalition: str) -> None:
@@ -48,13 +50,13 @@ def add_road(state: State, border: str, coalition: str) -> None:
 def remove_armies(state: State, region: str, coalition: str, count: int = 1) -> None:
     state.armies[region][coalition] -= count
     state.block_supply[coalition] += count
-    _unmark(state, placed_key("army", region, coalition), count)
+    _cap(state, placed_key("army", region, coalition), state.armies[region][coalition])
 
 
 def remove_roads(state: State, border: str, coalition: str, count: int = 1) -> None:
     state.roads[border][coalition] -= count
     state.block_supply[coalition] += count
-    _unmark(state, placed_key("road", border, coalition), count)
+    _cap(state, placed_key("road", border, coalition), state.roads[border][coalition])
 
 
 def add_tribe(state: State, seat: int, region: str) -> None:
@@ -67,7 +69,7 @@ def drop_tribes(state: State, seat: int, region: str, count: int) -> None:
     """Return tribes to their owner's supply (no overthrow check: see court.remove_tribes)."""
     state.tribes[region][seat] -= count
     state.players[seat].cylinders += count
-    _unmark(state, placed_key("tribe", region, seat), count)
+    _cap(state, placed_key("tribe", region, seat), state.tribes[region][seat])
 
 
 def add_spy(state: State, seat: int, card: int) -> None:
@@ -85,7 +87,7 @@ def remove_spies(state: State, seat: int, card: int, count: int = 1) -> None:
     state.players[seat].cylinders += count
     if not any(spies):
         del state.spies[card]
-    _unmark(state, placed_key("spy", card, seat), count)
+    _cap(state, placed_key("spy", card, seat), spies[seat])
 
 
 def return_all_spies(state: State, card: int) -> None:
@@ -123,10 +125,13 @@ def movable(state: State, key: str, count: int) -> int:
     return count - state.placed.get(key, 0)
 
 
-def _transfer_mark(state: State, old: str, new: str) -> None:
-    """A moved piece keeps its 'placed this turn' status [Component Limits, p. 8]."""
-    if state.placed.get(old, 0) > 0:
-        _unmark(state, old, 1)
+def _transfer_mark(state: State, old: str, new: str, left: int) -> None:
+    """A moved piece keeps its 'placed this turn' status [Component Limits, p. 8].
+
+    The piece that moves is an older one when there is one, as for any removal.
+    """
+    if state.placed.get(old, 0) > left:
+        _cap(state, old, left)
         _mark(state, new)
 
 
@@ -134,7 +139,7 @@ def move_army(state: State, origin: str, destination: str, coalition: str) -> No
     state.armies[origin][coalition] -= 1
     state.armies[destination][coalition] += 1
     old, new = placed_key("army", origin, coalition), placed_key("army", destination, coalition)
-    _transfer_mark(state, old, new)
+    _transfer_mark(state, old, new, state.armies[origin][coalition])
 
 
 def move_spy(state: State, seat: int, origin: int, destination: int) -> None:
@@ -146,4 +151,13 @@ def move_spy(state: State, seat: int, origin: int, destination: int) -> None:
     if target is None:
         target = state.spies[destination] = [0] * state.num_players
     target[seat] += 1
-    _transfer_mark(state, placed_key("spy", origin, seat), placed_key("spy", destination, seat))
+    old, new = placed_key("spy", origin, seat), placed_key("spy", destination, seat)
+    _transfer_mark(state, old, new, spies[seat])
+
+
+def move_tribe(state: State, seat: int, origin: str, destination: str) -> None:
+    """Move a tribe (Nationalism); the Overthrow Rule is the caller's concern."""
+    state.tribes[origin][seat] -= 1
+    state.tribes[destination][seat] += 1
+    old, new = placed_key("tribe", origin, seat), placed_key("tribe", destination, seat)
+    _transfer_mark(state, old, new, state.tribes[origin][seat])

@@ -107,6 +107,9 @@ class BribeDecision(Decision):
     section = "Play, p. 11"
     auto_single = False
 
+    def cite(self, state: State, frame: Frame) -> str:
+        return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
+
     def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return [Action("demand", (n,)) for n in range(int(frame["amount"]) + 1)]
 
@@ -146,6 +149,9 @@ class PayDecision(Decision):
     kind = "pay"
     section = "Play, p. 11"
     auto_single = False
+
+    def cite(self, state: State, frame: Frame) -> str:
+        return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
 
     def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return [Action("pay"), Action("refuse")]
@@ -192,6 +198,12 @@ def resolve_next_icon(state: State, frame: Frame) -> None:
     index = int(frame["index"])
     if index >= len(impacts):
         state.stack.pop()
+        return
+    if card not in state.players[seat].court:
+        # The card itself was discarded (leverage repaid during a loyalty change): its
+        # remaining icons are no longer there to resolve.
+        state.stack.pop()
+        state.note(f"{COURT_CARDS[card].name} left the court: its other icons do nothing")
         return
     frame["index"] = index + 1
     impact = impacts[index]

@@ -15,6 +15,7 @@ import re
 
 from engine.actions import Action
 from engine.cards import COALITIONS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.notation import PIECES, VERBS
 from engine.rng import below, seed_state, shuffle
 from engine.rules.flow import Decision, decision, procedure, push, run
 from engine.rules.turn import begin_turn
@@ -34,7 +35,7 @@ PILES = 6
 PILE_BASE = 5
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
 # Words that name something else in the notation cannot be player names.
-RESERVED_NAMES = {*COALITIONS, *SUITS, *REGION_IDS, "left", "right", "all", "none"}
+RESERVED_NAMES = {*COALITIONS, *SUITS, *REGION_IDS, *VERBS, *PIECES, "left", "right", "all", "none"}
 
 
 def check_player_names(names: list[str]) -> None:

@@ -147,6 +147,9 @@ class BlackmailDecision(Decision):
             state.note(f"{state.name(seat)} blackmails ({frame['region']})")
             limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
+    def default(self, state: State, frame: Frame, seat: int) -> Action:
+        return DONE
+
     def prompt(self, state: State, frame: Frame) -> str:
         return f"Blackmail: place a spy on a {frame['region']} court card with no spies, or done"
 

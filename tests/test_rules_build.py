@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from positions import Position, act, options, waiting_for
 
 from engine.invariants import violations
@@ -51,11 +50,6 @@ def test_build_example_two_armies_cost_four_rupees_paid_to_the_market() -> None:
     assert violations(state) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: each block's two rupees are paid from the rightmost cards again, so "
-    "the rightmost card of each row gets two rupees instead of four cards getting one",
-)
 def test_build_example_four_rupees_one_to_each_of_the_rightmost_cards() -> None:
     """[Build example, p. 13] "This costs a total of four rupees which she pays to the
     market." [Action Costs, p. 12] "rupees equal to the cost should be placed on the
@@ -64,6 +58,21 @@ def test_build_example_four_rupees_one_to_each_of_the_rightmost_cards() -> None:
     state = act(build_example().build(), "Cati", "build 49", "army kabul", "army kabul")
     assert state.players[0].rupees == 0
     assert state.market_rupees == [[0, 0, 0, 0, 1, 1], [0, 0, 0, 0, 1, 1]]
+
+
+def test_build_three_blocks_cost_is_paid_as_one_action_cost() -> None:
+    """[Action Costs, p. 12] "with a single rupee being paid to each card. ... If the market
+    does not contain enough cards to take the spent rupees, any excess rupees are taken out
+    of the game." Six rupees for three blocks, with one card left in each row.
+    """
+    position = build_example(rupees=6).market(
+        [None, None, TOP[2], None, None, None], [None, BOTTOM[1], None, None, None, None]
+    )
+    state = act(position.build(), "Cati", "build 49", "army kabul", "army kabul", "army kabul")
+    assert state.market_rupees == [[0, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 0]]
+    assert state.out_of_game == 4
+    assert state.players[0].rupees == 0
+    assert violations(state) == []
 
 
 def test_build_up_to_three_blocks() -> None:

@@ -77,6 +77,7 @@ def test_bonus_actions_favored_suit_cards_do_not_count_against_two_actions() -> 
     state = with_taxes(cati_and_hope("economic")).court("Cati", KHYBER_PASS).build()
     state = act(state, "Cati", "tax 29", "collect 76", "collect 76")
     assert state.actions_used == 0
+    assert "tax 29" not in options(state, "Cati")
     state = act(state, "Cati", "purchase 75")
     assert waiting_for(state) == ("turn", ["Cati"])
     state = act(state, "Cati", "purchase 84")
@@ -278,6 +279,22 @@ def test_hostage_actions_refusing_the_bribe_means_the_action_did_not_happen() ->
     assert state.market_rupees[0][1] == 2
 
 
+def test_hostage_actions_one_spy_holds_a_card_with_no_other_spy() -> None:
+    """[Hostage Actions, p. 12] "a single enemy player must have more spies on the card than
+    each other player" — one spy against none is enough; the bribe is one rupee.
+    """
+    state = (
+        with_taxes(cati_and_hope())
+        .active("Hope")
+        .court("Hope", KHYBER_PASS)
+        .spies("Cati", KHYBER_PASS, 1)
+        .build()
+    )
+    state = act(state, "Hope", "tax 29")
+    assert waiting_for(state) == ("bribe", ["Cati"])
+    assert options(state, "Cati") == ["demand 0", "demand 1"]
+
+
 @pytest.mark.parametrize(
     ("cati", "hope", "blake"),
     [(1, 1, 0), (2, 0, 2), (1, 2, 0), (0, 1, 1)],
@@ -322,4 +339,4 @@ def test_hostage_actions_special_abilities_are_never_held_hostage() -> None:
     )
     state = act(state, "Hope", "march army kandahar punjab")
     assert state.armies["punjab"]["british"] == 1
-    assert state.players[0].rupees == 4
+    assert [p.rupees for p in state.players] == [4, 4]  # no bribe changed hands

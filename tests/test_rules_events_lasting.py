@@ -12,6 +12,7 @@ from engine.invariants import violations
 NEW_TACTICS = 105  # Military / New Tactics
 NATIONALISM = 110  # Riots in Herat / Nationalism
 NATION_BUILDING = 112  # Riots in Kabul / Nation Building
+CUSTOMS = 107  # Disregard for Customs / Courtly Manners
 DOMINANCE_CHECK = 101
 COMPANY_WEAPONS = 31  # Punjab, military, rank 1: tax, betray
 AKALI_SIKHS = 38  # Punjab, military, rank 2: battle
@@ -159,10 +160,10 @@ def test_nationalism_a_tribe_leaving_its_last_region_triggers_the_overthrow_rule
 # Nation Building
 
 
-def nation_building(rupees: int) -> Position:
+def nation_building(rupees: int, event: int = NATION_BUILDING) -> Position:
     """Cati rules Kabul and holds Kandahari Markets (build)."""
     return (
-        event_in_market(NATION_BUILDING)
+        event_in_market(event)
         .favored("intelligence")
         .court("Cati", KANDAHARI_MARKETS)
         .tribes("Cati", "kabul", 1)
@@ -188,8 +189,46 @@ def test_nation_building_a_build_places_up_to_six_blocks() -> None:
 
 def test_nation_building_without_it_three_blocks() -> None:
     """[Build, p. 13] "Place up to three armies and/or roads"."""
-    state = act(nation_building(14).build(), "Cati", "purchase 76", "build 49")
+    state = act(nation_building(14, TOP[0]).build(), "Cati", "purchase 84", "build 49")
     state = act(state, "Cati", *["army kabul"] * 3)
     assert waiting_for(state) == ("turn", ["Hope"])
     assert state.armies["kabul"]["british"] == 3
     assert state.players[0].rupees == 8
+
+
+# Bribes for hostage actions
+
+
+def hostage(event: int) -> Position:
+    """Hope holds Cati's Khyber Pass hostage with two spies; `event` leftmost in the market."""
+    return (
+        event_in_market(event)
+        .favored("intelligence")
+        .market_rupees(0, 2, 2)
+        .market_rupees(1, 2, 1)
+        .court("Cati", KHYBER_PASS)
+        .spies("Hope", KHYBER_PASS, 2)
+    )
+
+
+def test_courtly_manners_the_purchaser_owes_no_hostage_bribe() -> None:
+    """[Courtly Manners, bottom] "The purchaser may decline to pay any bribe until the next
+    Dominance Check." [Hostage Actions, p. 12] The bribe for a hostage card is such a bribe.
+    """
+    state = act(hostage(CUSTOMS).build(), "Cati", "tax 29")
+    assert waiting_for(state) == ("bribe", ["Hope"])
+    state = act(hostage(CUSTOMS).build(), "Cati", "purchase 107", "tax 29")
+    assert waiting_for(state) == ("tax", ["Cati"])
+    assert state.players[1].rupees == 4
+
+
+def test_disregard_for_customs_no_hostage_bribe_is_owed() -> None:
+    """[Disregard for Customs, top] "No bribes are owed by anyone until the next Dominance
+    Check." The event is discarded from the leftmost column at the end of Hope's turn.
+    """
+    state = hostage(CUSTOMS).active("Hope").build()
+    state = act(state, "Hope", "pass")
+    assert [e["id"] for e in state.effects] == ["disregard_for_customs"]
+    state = act(state, "Cati", "tax 29")
+    assert waiting_for(state) == ("tax", ["Cati"])
+    assert state.players[1].rupees == 4

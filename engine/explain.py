@@ -23,7 +23,7 @@ VERB_DECISIONS: dict[str, tuple[str, ...]] = {
     "refuse": ("pay",),
     "road": ("road", "build", "infrastructure"),
     "army": ("build", "infrastructure"),
-    "spy": ("spy", "blackmail"),
+    "spy": ("spy", "blackmail", "safe_house"),
     "take": ("take",),
     "choose": ("choose",),
     "discard": ("discard", "discard_each"),
@@ -31,7 +31,7 @@ VERB_DECISIONS: dict[str, tuple[str, ...]] = {
     "march": ("move",),
     "remove": ("battle",),
     "accept": ("prize",),
-    "decline": ("prize",),
+    "decline": ("prize", "safe_house"),
     "done": ("tax", "build", "move", "battle", "infrastructure", "blackmail"),
 }
 

@@ -209,10 +209,11 @@ def test_civil_service_reforms() -> None:
 
 def test_safe_house() -> None:
     """[Charles Masson (41), Safe House] "If another player removes one of your spies in a
-    battle, you may move that spy onto this card instead of losing it."
+    battle, you may move that spy onto this card instead of losing it." The owner of the
+    spy decides, though it is not their turn.
     """
 
-    def after_battle(present: bool) -> tuple[dict[int, list[int]], int]:
+    def after_battle(present: bool, answer: str | None) -> tuple[dict[int, list[int]], int]:
         position = (
             cati_and_hope()
             .court("Cati", AKALI_SIKHS)
@@ -221,12 +222,17 @@ def test_safe_house() -> None:
             .spies("Hope", KHYBER_PASS, 1)
         )
         state = act(maybe(position, "Hope", 41, present).build(), "Cati", "battle 38 29")
+        if answer is not None:
+            assert waiting_for(state) == ("safe_house", ["Hope"])
+            assert options(state, "Hope") == ["spy 41", "decline"]
+            state = act(state, "Hope", answer)
         assert waiting_for(state) == ("turn", ["Cati"])
         assert violations(state) == []
         return state.spies, state.players[1].cylinders
 
-    assert after_battle(present=False) == ({KHYBER_PASS: [1, 0]}, 10)
-    assert after_battle(present=True) == ({KHYBER_PASS: [1, 0], 41: [0, 1]}, 9)
+    assert after_battle(present=False, answer=None) == ({KHYBER_PASS: [1, 0]}, 10)
+    assert after_battle(present=True, answer="spy 41") == ({KHYBER_PASS: [1, 0], 41: [0, 1]}, 9)
+    assert after_battle(present=True, answer="decline") == ({KHYBER_PASS: [1, 0]}, 10)
 
 
 def test_charismatic_courtiers() -> None:

@@ -5,7 +5,7 @@ no more than your own armies (in a region) or spies (on a card) there. Never blo
 own coalition, never tribes of players loyal to your coalition; spies always. Roads on the
 borders of the region are at the site. Citadels protect their owner's tribes in their
 region; Nationalism lets the purchaser's tribes fight as armies; Indispensable Advisors
-keeps its owner's spies; Safe House saves a removed spy onto the Safe House card.
+keeps its owner's spies; Safe House lets the owner save a removed spy onto that card.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS, REGION_IDS, REGIONS
 from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
-from engine.rules.flow import RepeatedDecision, decision, push
+from engine.rules.flow import Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.words import article
 from engine.state import Frame, State
@@ -108,14 +108,49 @@ def remove(state: State, seat: int, site: str | int, action: Action) -> None:
         safe_house(state, victim, int(site))
 
 
+def safe_houses(state: State, seat: int, lost_from: int) -> list[int]:
+    return [
+        card
+        for card in state.players[seat].court
+        if card != lost_from
+        and (ability := COURT_CARDS[card].ability) is not None
+        and ability.id == "safe_house"
+    ]
+
+
 def safe_house(state: State, seat: int, lost_from: int) -> None:
-    """Safe House: a spy removed in battle may go onto the owner's Safe House card."""
-    for card in state.players[seat].court:
-        ability = COURT_CARDS[card].ability
-        if ability is not None and ability.id == "safe_house" and card != lost_from:
-            pieces.add_spy(state, seat, card)
-            state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
+    """Safe House: a spy removed in battle may go onto its owner's Safe House card.
+
+    The owner decides (they need not be the active player); the spy is back in their
+    supply meanwhile.
+    """
+    if safe_houses(state, seat, lost_from):
+        push(state, "safe_house", player=seat, lost_from=lost_from)
+
+
+@decision
+class SafeHouseDecision(Decision):
+    """Save a spy removed in battle onto a Safe House card, or let it go."""
+
+    kind = "safe_house"
+    section = "Card Precedence and Special Abilities, p. 8"
+    auto_single = False
+
+    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+        cards = safe_houses(state, seat, int(frame["lost_from"]))
+        return [*(Action("spy", (c,)) for c in cards), Action("decline")]
+
+    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+        state.stack.pop()
+        if action.verb == "decline":
+            state.note(f"{state.name(seat)} let the spy go")
             return
+        card = int(action.args[0])
+        pieces.add_spy(state, seat, card)
+        state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
+
+    def prompt(self, state: State, frame: Frame) -> str:
+        return "Safe House: move your removed spy onto a Safe House card (spy CARD), or decline"
 
 
 @decision

@@ -8,8 +8,10 @@ action while the game is not over) is an error.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 
+from engine.coverage import observe
 from engine.game import legal_seat_actions, step
 from engine.invariants import violations
 from engine.rng import below, next_u64, seed_state
@@ -31,6 +33,7 @@ class PlayoutStats:
     steps: int = 0
     seconds: float = 0.0
     verbs: dict[str, int] = field(default_factory=dict)
+    coverage: Counter[str] | None = None  # filled when coverage is measured
 
     def as_dict(self) -> dict[str, object]:
         seconds = max(self.seconds, 1e-9)
@@ -58,7 +61,10 @@ def play_random_game(
             raise PlayoutError(f"dead end at step {steps} (seed {seed}): nothing to decide")
         rng, pick = below(rng, len(choices))
         seat, action = choices[pick]
+        before = state.copy() if stats is not None and stats.coverage is not None else None
         step(state, seat, action)
+        if before is not None and stats is not None and stats.coverage is not None:
+            observe(before, seat, action, state, stats.coverage)
         steps += 1
         if stats is not None:
             stats.verbs[action.verb] = stats.verbs.get(action.verb, 0) + 1
@@ -77,9 +83,11 @@ def play_random_game(
     return state
 
 
-def playout(num_players: int, games: int, seed: int = 0, *, check: bool = False) -> PlayoutStats:
-    """Play `games` random games and measure them."""
-    stats = PlayoutStats()
+def playout(
+    num_players: int, games: int, seed: int = 0, *, check: bool = False, coverage: bool = False
+) -> PlayoutStats:
+    """Play `games` random games and measure them (and what they used, with `coverage`)."""
+    stats = PlayoutStats(coverage=Counter() if coverage else None)
     started = time.perf_counter()
     for index in range(games):
         play_random_game(num_players, seed * 1_000_003 + index, check=check, stats=stats)

@@ -1,14 +1,24 @@
 """The `pamir` command line (docs/cli.md).
 
+Game repositories:
+    pamir new GAME_DIR --player NAME:EMAIL ... [--seed-file F] [--bare]
+    pamir move GAME_DIR --as PLAYER FILE [--expect N]
+    pamir legal GAME_DIR [--as PLAYER]
+    pamir log GAME_DIR
+    pamir verify GAME_DIR
+    pamir rollback GAME_DIR --to N --reason TEXT
+    pamir hook install GAME_BARE_REPO
+The engine on state files:
     pamir engine new --players alice,bob,carol [--seed N]   full state JSON
     pamir engine legal STATE                                  one `PLAYER: ACTION` a line
     pamir engine apply STATE MOVES                            new state JSON, or exit 2
     pamir engine view STATE [--player NAME]                   view JSON
     pamir engine playout --players N --games G [--seed S]     one JSON line of figures
-    pamir demo                                                a random game, as a log
+    pamir demo                                                a complete game through Git
 
-STATE and MOVES may be `-` for standard input. Exit status: 0 success, 2 refused input
-(a bad move or state; nothing is applied), 1 unexpected failure.
+STATE, MOVES and FILE may be `-` for standard input. Exit status: 0 success, 2 refused
+input (a bad move, state or request; nothing is applied), 3 `verify` found a divergence,
+1 unexpected failure.
 """
 
 from __future__ import annotations
@@ -18,12 +28,22 @@ import json
 import secrets
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import engine
-from adjudicator import demo
+from adjudicator import demo, hooks
+from adjudicator.game import GameError, snapshot
+from adjudicator.gamefile import GameFileError
+from adjudicator.history import format_entry, history
+from adjudicator.outputs import Refusal
+from adjudicator.pipeline import create_game, position, submit
+from adjudicator.repo import GameRepo, RepoError
+from adjudicator.rollback import RollbackRefused, rollback
+from adjudicator.verify import verify
 from engine.playout import PlayoutError, playout
 
 EXIT_REFUSED = 2
+EXIT_DIVERGED = 3
 
 
 class Refused(Exception):
@@ -47,7 +67,7 @@ def _load_state(path: str) -> engine.State:
         raise Refused(f"{path}: {error}") from None
 
 
-def cmd_new(args: argparse.Namespace) -> None:
+def cmd_engine_new(args: argparse.Namespace) -> None:
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     seed = args.seed if args.seed is not None else secrets.randbits(63)
     try:
@@ -114,7 +134,108 @@ def cmd_playout(args: argparse.Namespace) -> None:
 def cmd_demo(args: argparse.Namespace) -> None:
     if not 2 <= args.players <= 5:
         raise Refused("--players must be 2 to 5")
-    demo.run(players=args.players, seed=args.seed)
+    if args.log_only:
+        demo.run(players=args.players, seed=args.seed)
+    else:
+        demo.run_pipeline(players=args.players, seed=args.seed)
+
+
+def _repo(path: str) -> GameRepo:
+    try:
+        return GameRepo(Path(path))
+    except RepoError as error:
+        raise Refused(str(error)) from None
+
+
+def _player_spec(text: str) -> tuple[str, str]:
+    name, sep, email = text.partition(":")
+    if not sep or not name or "@" not in email:
+        raise Refused(f"--player {text!r}: write NAME:EMAIL, e.g. alice:alice@example.org")
+    return name, email
+
+
+def cmd_new(args: argparse.Namespace) -> None:
+    players = [_player_spec(p) for p in args.player]
+    secret = _read(args.seed_file).strip() if args.seed_file else None
+    try:
+        repo = create_game(
+            Path(args.game_dir),
+            players,
+            secret=secret,
+            bare=args.bare,
+            game_id=args.id,
+            turn_hours=args.turn_hours,
+        )
+    except (ValueError, RepoError, FileExistsError, GameFileError) as error:
+        raise Refused(str(error)) from None
+    print(f"created game {snapshot(repo).game.id} in {repo.path}")
+
+
+def cmd_move(args: argparse.Namespace) -> None:
+    repo = _repo(args.game_dir)
+    try:
+        done = submit(repo, args.player, _read(args.file), expected=args.expect)
+    except Refusal as refusal:
+        raise Refused(str(refusal)) from None
+    except GameError as error:
+        raise Refused(str(error)) from None
+    print(f"move {done.number} adjudicated in commit {done.commit[:10]}")
+    print(done.report, end="")
+
+
+def cmd_game_legal(args: argparse.Namespace) -> None:
+    try:
+        state = position(snapshot(_repo(args.game_dir)))
+    except GameError as error:
+        raise Refused(str(error)) from None
+    for player, action in engine.legal_actions(state):
+        if args.player is None or player.lower() == args.player.lower():
+            print(f"{player}: {engine.format_action(action)}")
+
+
+def cmd_log(args: argparse.Namespace) -> None:
+    try:
+        entries = history(_repo(args.game_dir))
+    except GameError as error:
+        raise Refused(str(error)) from None
+    for entry in entries:
+        print(format_entry(entry))
+
+
+def cmd_verify(args: argparse.Namespace) -> None:
+    try:
+        result = verify(_repo(args.game_dir))
+    except GameError as error:
+        raise Refused(str(error)) from None
+    if not result.ok:
+        print(f"divergence: {result.divergence}", file=sys.stderr)
+        raise SystemExit(EXIT_DIVERGED)
+    seed = "secret checked against its commitment" if result.revealed else "seed not revealed yet"
+    print(f"ok: {result.commits} commits, moves up to {result.moves} replayed and match ({seed})")
+
+
+def cmd_rollback(args: argparse.Namespace) -> None:
+    try:
+        commit = rollback(_repo(args.game_dir), args.to, args.reason)
+    except (RollbackRefused, GameError) as error:
+        raise Refused(str(error)) from None
+    print(f"rolled back to move {args.to} in commit {commit[:10]}")
+
+
+def cmd_hook(args: argparse.Namespace) -> None:
+    if args.hook_command == "install":
+        try:
+            for path in hooks.install(Path(args.bare_repo)):
+                print(f"installed {path}")
+        except (GameError, RepoError) as error:
+            raise Refused(str(error)) from None
+        return
+    repo = GameRepo(Path("."))  # git runs hooks inside the bare repository
+    if args.hook_command == "pre-receive":
+        status = hooks.pre_receive(repo, sys.stdin, sys.stderr)
+    else:
+        status = hooks.post_receive(repo, sys.stderr)
+    raise SystemExit(status)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -123,10 +244,60 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
-    demo_cmd = commands.add_parser("demo", help="play a complete random game and print it")
+    demo_cmd = commands.add_parser(
+        "demo", help="play a complete game of random legal moves through the Git pipeline"
+    )
     demo_cmd.add_argument("--players", type=int, default=3, help="2 to 5 (default 3)")
     demo_cmd.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
+    demo_cmd.add_argument(
+        "--log-only", action="store_true", help="print the engine's log only, no repository"
+    )
     demo_cmd.set_defaults(func=cmd_demo)
+
+    new_game = commands.add_parser("new", help="create a game repository")
+    new_game.add_argument("game_dir", help="folder to create (must not exist or be empty)")
+    new_game.add_argument(
+        "--player", action="append", required=True, help="NAME:EMAIL, once per player (2 to 5)"
+    )
+    new_game.add_argument("--seed-file", help="file holding the secret (default: a fresh one)")
+    new_game.add_argument("--bare", action="store_true", help="create a bare repository")
+    new_game.add_argument("--id", help="game id (default: the folder's name)")
+    new_game.add_argument("--turn-hours", type=int, default=48, help="hours per decision")
+    new_game.set_defaults(func=cmd_new)
+
+    move = commands.add_parser("move", help="submit a move file and adjudicate it")
+    move.add_argument("game_dir")
+    move.add_argument("--as", dest="player", required=True, help="the submitting player")
+    move.add_argument("file", help="the move file (one action a line), or -")
+    move.add_argument("--expect", type=int, help="the move number this submission expects")
+    move.set_defaults(func=cmd_move)
+
+    game_legal = commands.add_parser("legal", help="the legal actions now, as PLAYER: ACTION")
+    game_legal.add_argument("game_dir")
+    game_legal.add_argument("--as", dest="player", help="only this player's actions")
+    game_legal.set_defaults(func=cmd_game_legal)
+
+    log = commands.add_parser("log", help="the history of moves")
+    log.add_argument("game_dir")
+    log.set_defaults(func=cmd_log)
+
+    ver = commands.add_parser("verify", help="replay the game and check every commit")
+    ver.add_argument("game_dir")
+    ver.set_defaults(func=cmd_verify)
+
+    back = commands.add_parser("rollback", help="return to the position after a move")
+    back.add_argument("game_dir")
+    back.add_argument("--to", type=int, required=True, help="the move to return to")
+    back.add_argument("--reason", required=True, help="why (recorded in the game)")
+    back.set_defaults(func=cmd_rollback)
+
+    hook = commands.add_parser("hook", help="Git hooks for bare game repositories")
+    hook_sub = hook.add_subparsers(dest="hook_command", required=True)
+    install = hook_sub.add_parser("install", help="install the hooks into a bare repository")
+    install.add_argument("bare_repo")
+    hook_sub.add_parser("pre-receive", help="(run by git) check a push")
+    hook_sub.add_parser("post-receive", help="(run by git) adjudicate a push")
+    hook.set_defaults(func=cmd_hook)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)
@@ -134,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
     new = sub.add_parser("new", help="set up a game and print its full state JSON")
     new.add_argument("--players", required=True, help="comma-separated names, 2 to 5")
     new.add_argument("--seed", type=int, help="random seed (default: a fresh random one)")
-    new.set_defaults(func=cmd_new)
+    new.set_defaults(func=cmd_engine_new)
 
     legal = sub.add_parser("legal", help="list the legal actions as PLAYER: ACTION")
     legal.add_argument("state", help="state JSON file, or - for standard input")

@@ -1,7 +1,20 @@
-"""`pamir demo`: a complete game of random legal moves, printed as a readable log."""
+"""`pamir demo`: a complete game of random legal moves.
+
+By default the game goes through the real pipeline: a game repository is created under
+PAMIR_HOME/games/, and random-legal bots submit every move as a Git commit that the
+adjudicator validates, reports and commits. `--log-only` just prints the engine's log.
+"""
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
+import engine
+from adjudicator.game import snapshot
+from adjudicator.home import games_dir
+from adjudicator.pipeline import create_game, position, submit
+from adjudicator.verify import verify
 from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
 from engine.game import legal_seat_actions, step
 from engine.notation import format_action
@@ -64,3 +77,60 @@ def run(players: int = 3, seed: int = 2026) -> State:
     winners = " and ".join(state.name(s) for s in state.winners)
     print(f"Winner: {winners}")
     return state
+
+
+def fresh_game_dir(seed: int) -> Path:
+    base = games_dir() / f"demo-{seed}"
+    path, n = base, 1
+    while path.exists():
+        n += 1
+        path = base.with_name(f"{base.name}-{n}")
+    return path
+
+
+def bot_submission(state: State, rng: int) -> tuple[int, str, str]:
+    """A random bot's move file: its decisions until someone else must decide."""
+    choices = legal_seat_actions(state)
+    seat = choices[0][0]
+    lines: list[str] = []
+    while state.phase != "over":
+        mine = [a for s, a in legal_seat_actions(state) if s == seat]
+        if not mine:
+            break
+        rng, pick = below(rng, len(mine))
+        action = mine[pick]
+        lines.append(format_action(action))
+        state = engine.apply(state, seat, action)
+    return rng, state.name(seat), "\n".join(lines) + "\n"
+
+
+def run_pipeline(players: int = 3, seed: int = 2026) -> Path:
+    """Play a complete game through the real pipeline: every move file is a Git commit."""
+    path = fresh_game_dir(seed)
+    names = list(NAMES[:players])
+    secret = hashlib.sha256(f"pamir demo {seed} {path.name}".encode()).hexdigest()
+    repo = create_game(path, [(n, f"{n}@example.org") for n in names], secret=secret)
+    print(f"Pax Pamir demo: {players} bots play a complete game through Git (seed {seed})")
+    print(f"game repository: {path}")
+    rng = seed_state(seed)
+    moves = 0
+    while True:
+        state = position(snapshot(repo))
+        if state.phase == "over":
+            break
+        rng, author, text = bot_submission(state, rng)
+        done = submit(repo, author, text)
+        moves += 1
+        summary = "; ".join(text.split("\n")[:-1])
+        print(f"  move {done.number:4d} {author:<6} {summary}")
+    final = view(state)
+    print(f"\nThe game ended after {moves} moves and {state.turn} turns.")
+    for p in final["players"]:
+        print(f"  {p['name']:<6} {p['loyalty']:<8} VP {p['vp']:>2}  rupees {p['rupees']:>2}")
+    print(f"Winner: {' and '.join(final['winners'])}")
+    result = verify(repo)
+    outcome = "ok" if result.ok else result.divergence
+    print(f"pamir verify: {outcome} (secret revealed: {result.revealed})")
+    print(f"\nrepository: {path}\nreports:    {path / 'reports'}")
+    print(f"history:    pamir log {path}")
+    return path

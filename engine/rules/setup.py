@@ -125,7 +125,7 @@ class LoyaltyDecision(Decision):
         state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
 
     def prompt(self, state: State, frame: Frame) -> str:
-        return "choose your starting loyalty"
+        return "choose a starting loyalty"
 
 
 @procedure("start")

@@ -1,0 +1,147 @@
+"""A game as its repository holds it at one commit, and replaying it from its seed.
+
+The repository is the source of truth: `game.toml`, the move files, `rollbacks.toml`.
+Replaying them from the seed gives the full position (the seed comes from the service's
+secret, or from `reveal.toml` once the game is over).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+import tomli_w
+
+import engine
+from adjudicator.gamefile import GAME_FILE, GameFile, parse_game_file
+from adjudicator.moves import (
+    MOVES_DIR,
+    MoveName,
+    Outcome,
+    apply_submission,
+    parse_name,
+    rollback_request,
+)
+from adjudicator.repo import GameRepo
+from adjudicator.seeds import commitment, load_secret, seed_from
+
+STATE_FILE = "state.json"
+ROLLBACKS_FILE = "rollbacks.toml"
+REVEAL_FILE = "reveal.toml"
+REPORTS_DIR = "reports"
+
+
+class GameError(RuntimeError):
+    """The repository cannot be played on: not a game, no secret, inconsistent."""
+
+
+@dataclass
+class Rollbacks:
+    """Rollbacks done (moves undone, with reasons) and the open proposal, if any."""
+
+    done: list[dict[str, Any]] = field(default_factory=list)
+    proposal: dict[str, Any] | None = None
+
+    @property
+    def undone(self) -> set[int]:
+        return {int(n) for r in self.done for n in r["undone"]}
+
+    def dump(self) -> str:
+        data: dict[str, Any] = {"rollback": self.done}
+        if self.proposal is not None:
+            data["proposal"] = self.proposal
+        return tomli_w.dumps(data)
+
+    @classmethod
+    def parse(cls, text: str | None) -> Rollbacks:
+        if not text:
+            return cls()
+        data = tomllib.loads(text)
+        return cls(list(data.get("rollback", [])), data.get("proposal"))
+
+
+@dataclass
+class Snapshot:
+    """The game's files at one commit."""
+
+    repo: GameRepo
+    commit: str | None
+    game: GameFile
+    moves: list[MoveName]
+    rollbacks: Rollbacks
+    adjudicated: int  # the number of the last adjudicated move (0: none yet)
+
+    def text(self, move: MoveName) -> str:
+        return self.repo.read(move.path, self.commit) or ""
+
+    @property
+    def next_number(self) -> int:
+        return max((m.number for m in self.moves), default=0) + 1
+
+    def pending(self) -> list[MoveName]:
+        """Move files not adjudicated yet (pushed, waiting for the adjudicator)."""
+        return [m for m in self.moves if m.number > self.adjudicated]
+
+
+def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
+    at = commit or repo.head()
+    text = repo.read(GAME_FILE, at)
+    if text is None:
+        raise GameError(f"{repo.path} has no {GAME_FILE}: not a game repository")
+    game = parse_game_file(text)
+    moves = sorted(
+        (m for m in map(parse_name, repo.names(MOVES_DIR, at)) if m is not None),
+        key=lambda m: m.number,
+    )
+    state_text = repo.read(STATE_FILE, at)
+    adjudicated = 0
+    if state_text:
+        adjudicated = int(json.loads(state_text).get("move", 0))
+    rollbacks = Rollbacks.parse(repo.read(ROLLBACKS_FILE, at))
+    return Snapshot(repo, at, game, moves, rollbacks, adjudicated)
+
+
+def game_seed(snap: Snapshot) -> int:
+    """The engine seed: from the revealed secret, else from the service's secret."""
+    revealed = snap.repo.read(REVEAL_FILE, snap.commit)
+    secret = tomllib.loads(revealed)["secret"] if revealed else load_secret(snap.game.id)
+    if secret is None:
+        raise GameError(
+            f"the secret seed of game {snap.game.id!r} is not in this service's PAMIR_HOME "
+            "and has not been revealed yet"
+        )
+    if commitment(secret) != snap.game.seed_commitment:
+        raise GameError(f"the secret of game {snap.game.id!r} does not match its commitment")
+    return seed_from(secret)
+
+
+def initial_state(game: GameFile, seed: int) -> engine.State:
+    """The position after setup, with the standing policies of game.toml in force."""
+    state = engine.new_game(game.names, seed)
+    for entry in game.players:
+        for policy in entry.policies:
+            action = engine.read_action(f"policy {policy}")[0]
+            state = engine.apply(state, entry.name, action)
+    state.log = []
+    return state
+
+
+def replay(snap: Snapshot, *, upto: int | None = None) -> tuple[engine.State, dict[int, Outcome]]:
+    """The full position after every effective move (up to move `upto`), and each outcome."""
+    state = initial_state(snap.game, game_seed(snap))
+    outcomes: dict[int, Outcome] = {}
+    undone = snap.rollbacks.undone
+    for move in snap.moves:
+        if upto is not None and move.number > upto:
+            break
+        if move.number in undone:
+            continue
+        text = snap.text(move)
+        if rollback_request(text) is not None:
+            continue
+        outcome = apply_submission(state, move.player, text)
+        outcomes[move.number] = outcome
+        state = outcome.state
+    return state, outcomes

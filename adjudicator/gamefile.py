@@ -1,0 +1,79 @@
+"""`game.toml`: who plays, how, on which engine, and the seed commitment.
+
+Validated by pydantic at the edge (unknown keys refused); written with tomli-w. The
+format is documented in docs/game-repository.md.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import UTC, datetime
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+GAME_FILE = "game.toml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PlayerEntry(_Strict):
+    name: str
+    email: str = Field(pattern=r"^[^@\s]+@[^@\s]+$")
+    language: str = "en"
+    policies: tuple[str, ...] = ()  # standing policies in the notation, e.g. "pay 2"
+
+
+class Deadlines(_Strict):
+    timezone: str = "UTC"
+    turn_hours: int = Field(default=48, ge=1)
+    reminder_hours: int = Field(default=12, ge=0)
+
+
+class GameFile(_Strict):
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    engine_version: str
+    created: str
+    seed_commitment: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
+    players: tuple[PlayerEntry, ...] = Field(min_length=2, max_length=5)
+    deadlines: Deadlines = Deadlines()
+    options: dict[str, str] = {}
+
+    def player(self, name: str) -> PlayerEntry:
+        for entry in self.players:
+            if entry.name.lower() == name.lower():
+                return entry
+        raise KeyError(name)
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.players]
+
+
+class GameFileError(ValueError):
+    """game.toml cannot be read or does not follow the format."""
+
+
+def parse_game_file(text: str) -> GameFile:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise GameFileError(f"{GAME_FILE} is not TOML: {error}") from None
+    try:
+        return GameFile.model_validate(data)
+    except ValidationError as error:
+        details = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
+        )
+        raise GameFileError(f"{GAME_FILE}: {details}") from None
+
+
+def dump_game_file(game: GameFile) -> str:
+    data = game.model_dump(mode="json")
+    return tomli_w.dumps(data)
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -1,0 +1,119 @@
+"""Git hooks for self-hosted bare game repositories (`pamir hook install`).
+
+pre-receive: a push to `main` may only add move files, numbered in sequence from the
+next move, each one legal for its author; otherwise the push is refused and the engine's
+message is printed to the pusher. Other branches are refused too. post-receive: the
+accepted moves are adjudicated, one adjudicator commit each.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import engine
+from adjudicator.game import GameError, replay, snapshot
+from adjudicator.home import home
+from adjudicator.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
+from adjudicator.pipeline import adjudicate_pending
+from adjudicator.repo import REF, ZERO, GameRepo
+
+HOOKS = ("pre-receive", "post-receive")
+
+
+class PushRefused(Exception):
+    """The push breaks a rule of the game repository; the message goes to the pusher."""
+
+
+def install(bare: Path) -> list[Path]:
+    """Write the hooks into a bare game repository; they call this installation."""
+    repo = GameRepo(bare)
+    if not repo.bare:
+        raise GameError(f"{bare} is not a bare repository; players push to a bare one")
+    snapshot(repo)  # refuses a repository that is not a game
+    written: list[Path] = []
+    for name in HOOKS:
+        path = bare / "hooks" / name
+        path.write_text(
+            "#!/bin/sh\n"
+            "# Installed by `pamir hook install`: adjudicates Pax Pamir moves.\n"
+            f"export PAMIR_HOME={shlex.quote(str(home()))}\n"
+            f"exec {shlex.quote(sys.executable)} -m adjudicator.cli hook {name}\n",
+            encoding="utf-8",
+        )
+        path.chmod(0o755)
+        written.append(path)
+    return written
+
+
+def check_push(repo: GameRepo, old: str, new: str) -> int:
+    """Refuse a push that does not only add legal move files; return how many it adds."""
+    if old == ZERO:
+        raise PushRefused("the game branch cannot be created by a push")
+    if new == ZERO:
+        raise PushRefused("the game branch cannot be deleted")
+    changes = repo.repo.git.diff("--name-status", "--no-renames", old, new).splitlines()
+    snap = snapshot(repo, old)
+    added = []
+    for change in changes:
+        status, _, path = change.partition("\t")
+        folder, _, name = path.rpartition("/")
+        move = parse_name(name) if folder == MOVES_DIR else None
+        if status != "A" or move is None:
+            raise PushRefused(
+                f"{path}: a push may only add move files moves/NNNN-PLAYER.txt "
+                "(the adjudicator writes everything else)"
+            )
+        added.append(move)
+    added.sort(key=lambda m: m.number)
+    state, _ = replay(snap)
+    expected = snap.next_number
+    for move in added:
+        if move.number != expected:
+            raise PushRefused(
+                f"{move.path}: the next move is number {expected:04d}; pull and renumber"
+            )
+        expected += 1
+        try:
+            author = snap.game.player(move.player).name
+        except KeyError:
+            raise PushRefused(f"{move.path}: no player is called {move.player!r}") from None
+        text = repo.read(move.path, new) or ""
+        if rollback_request(text) is not None:
+            continue  # checked when adjudicated; refusals are reported in the game
+        try:
+            state = apply_submission(state, author, text).state
+        except engine.MoveError as error:
+            raise PushRefused(f"{move.path}: {error}") from None
+    return len(added)
+
+
+def pre_receive(repo: GameRepo, stdin: TextIO, out: TextIO) -> int:
+    """The pre-receive hook: exit status 0 accepts the whole push, 1 refuses it."""
+    try:
+        for line in stdin:
+            old, new, ref = line.split()
+            if ref != REF:
+                raise PushRefused(f"{ref}: only the main branch of a game can be pushed")
+            count = check_push(repo, old, new)
+            print(f"pamir: {count} move(s) accepted; adjudicating", file=out)
+    except PushRefused as refusal:
+        print(f"pamir: push refused: {refusal}", file=out)
+        return 1
+    except GameError as error:
+        print(f"pamir: push refused: {error}", file=out)
+        return 1
+    return 0
+
+
+def post_receive(repo: GameRepo, out: TextIO) -> int:
+    """The post-receive hook: adjudicate what was pushed, and say where the reports are."""
+    try:
+        for done in adjudicate_pending(repo):
+            print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
+    except GameError as error:
+        print(f"pamir: adjudication failed: {error}", file=out)
+        return 1
+    return 0

@@ -1,0 +1,80 @@
+"""What an adjudication writes: `state.json`, reports, private sections, commit trailers.
+
+Shared by the pipeline and by rollbacks, so that both write the same formats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import engine
+from adjudicator import reports
+from adjudicator.game import Snapshot
+from adjudicator.home import private_dir
+
+
+class Refusal(Exception):
+    """A submission the pipeline refuses; nothing was committed. `code` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+@dataclass
+class Adjudication:
+    number: int
+    commit: str
+    report: str
+
+
+def state_document(
+    game_id: str, number: int, last: dict[str, Any] | None, state: engine.State
+) -> str:
+    """The text of `state.json`: the public view after move `number`."""
+    data = {"game": game_id, "move": number, "last": last, "view": engine.view(state)}
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def sha256_text(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def report_for(
+    snap: Snapshot,
+    number: int,
+    title: str,
+    state: engine.State,
+    happened: list[str],
+    when: datetime,
+) -> str:
+    view = engine.view(state)
+    deadline = None
+    if view["pending"] is not None:
+        deadline = reports.deadline_text(when, snap.game.deadlines.turn_hours)
+    return reports.public_report(snap.game.id, title, view, happened, deadline)
+
+
+def write_private_sections(snap: Snapshot, number: int, state: engine.State) -> None:
+    """Each player's own section, kept in PAMIR_HOME (never in the repository)."""
+    folder = private_dir(snap.game.id)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in snap.game.names:
+        section = reports.private_section(engine.view(state, name), number + 1)
+        (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
+
+
+def trailers(number: int, state_text: str) -> str:
+    return f"\n\nPamir-Move: {number}\nPamir-State: {sha256_text(state_text)}\n"
+
+
+def now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)

@@ -1,0 +1,207 @@
+"""The adjudication pipeline: submission -> engine -> views -> report -> one Git commit.
+
+`submit` adjudicates a move given on the command line: the move file, `state.json` and
+`reports/NNNN.md` land together in one commit, or nothing lands. `adjudicate_pending`
+adjudicates move files that were pushed (checked beforehand by the pre-receive hook) with
+one adjudicator commit each. Every adjudicator commit carries the trailers
+`Pamir-Move: N` and `Pamir-State: sha256:...`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import tomli_w
+
+import engine
+from adjudicator.game import (
+    REPORTS_DIR,
+    REVEAL_FILE,
+    STATE_FILE,
+    GameError,
+    Rollbacks,
+    Snapshot,
+    initial_state,
+    replay,
+    snapshot,
+)
+from adjudicator.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
+from adjudicator.moves import MoveName, Outcome, apply_submission, rollback_request
+from adjudicator.outputs import (
+    Adjudication,
+    Refusal,
+    now,
+    report_for,
+    state_document,
+    trailers,
+    write_private_sections,
+)
+from adjudicator.repo import GameRepo, Person
+from adjudicator.rollback import handle_request
+from adjudicator.seeds import commitment, load_secret, new_secret, seed_from, store_secret
+from engine.rules.setup import check_player_names
+
+ENGINE_VERSION = "0.1.0"
+
+
+def _adjudicated_files(
+    snap: Snapshot, move: MoveName, outcome: Outcome, when: datetime
+) -> tuple[dict[str, bytes | None], str, str]:
+    """The files an adjudicated move changes: state, report, and the reveal at the end."""
+    last = {
+        "number": move.number,
+        "player": move.player,
+        "actions": outcome.actions,
+        "log": outcome.log,
+    }
+    state_text = state_document(snap.game.id, move.number, last, outcome.state)
+    report = report_for(
+        snap, move.number, f"move {move.number} by {move.player}", outcome.state, outcome.log, when
+    )
+    files: dict[str, bytes | None] = {
+        STATE_FILE: state_text.encode(),
+        f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
+    }
+    if outcome.state.phase == "over":
+        secret = load_secret(snap.game.id)
+        if secret is not None:
+            files[REVEAL_FILE] = tomli_w.dumps({"secret": secret}).encode()
+    return files, state_text, report
+
+
+def position(snap: Snapshot) -> engine.State:
+    """The full position after the last adjudicated move."""
+    state, _ = replay(snap, upto=snap.adjudicated)
+    return state
+
+
+def submit(repo: GameRepo, author: str, text: str, *, expected: int | None = None) -> Adjudication:
+    """Adjudicate a move file for `author`: one commit with the move, state and report."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    if snap.pending():
+        raise Refusal("pending", "pushed moves are waiting for the adjudicator; try again shortly")
+    try:
+        entry = snap.game.player(author)
+    except KeyError:
+        raise Refusal("unknown-player", f"no player is called {author!r} in this game") from None
+    number = snap.next_number
+    if expected is not None and expected != number:
+        raise Refusal(
+            "stale" if expected < number else "out-of-order",
+            f"this submission is numbered {expected:04d} but the next move is {number:04d}: "
+            "pull the latest state and submit again",
+        )
+    move = MoveName(number, entry.name)
+    if rollback_request(text) is not None:
+        return handle_request(repo, snap, move, text)
+    state = position(snap)
+    try:
+        outcome = apply_submission(state, entry.name, text)
+    except engine.MoveError as error:
+        raise Refusal(error.code, str(error)) from None
+    when = now()
+    files, state_text, report = _adjudicated_files(snap, move, outcome, when)
+    files[move.path] = text.encode()
+    message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
+    commit = repo.commit(
+        files,
+        message + trailers(number, state_text),
+        parent=snap.commit,
+        author=Person(entry.name, entry.email),
+        when=when,
+    )
+    write_private_sections(snap, number, outcome.state)
+    return Adjudication(number, commit, report)
+
+
+def adjudicate_pending(repo: GameRepo) -> list[Adjudication]:
+    """Adjudicate pushed move files in order, one adjudicator commit each."""
+    done: list[Adjudication] = []
+    while True:
+        snap = snapshot(repo)
+        pending = snap.pending()
+        if not pending:
+            return done
+        move = pending[0]
+        text = snap.text(move)
+        if rollback_request(text) is not None:
+            done.append(handle_request(repo, snap, move, text, pushed=True))
+            continue
+        state = position(snap)
+        try:
+            outcome = apply_submission(state, move.player, text)
+        except engine.MoveError as error:
+            raise GameError(
+                f"pushed move {move.number} cannot be adjudicated ({error}); "
+                "the pre-receive hook should have refused it"
+            ) from None
+        when = now()
+        files, state_text, report = _adjudicated_files(snap, move, outcome, when)
+        message = f"Adjudicate move {move.number} by {move.player}: {'; '.join(outcome.actions)}"
+        commit = repo.commit(
+            files, message + trailers(move.number, state_text), parent=snap.commit, when=when
+        )
+        write_private_sections(snap, move.number, outcome.state)
+        done.append(Adjudication(move.number, commit, report))
+
+
+def create_game(
+    path: Path,
+    players: list[tuple[str, str]],
+    *,
+    secret: str | None = None,
+    bare: bool = False,
+    game_id: str | None = None,
+    policies: dict[str, list[str]] | None = None,
+    turn_hours: int = 48,
+    timezone: str = "UTC",
+) -> GameRepo:
+    """Create a game repository with its first adjudicator commit; keep the secret."""
+    check_player_names([name for name, _ in players])
+    identifier = game_id or path.name.removesuffix(".git")
+    secret = secret or new_secret()
+    entries = tuple(
+        PlayerEntry(name=n, email=e, policies=tuple((policies or {}).get(n, [])))
+        for n, e in players
+    )
+    game = GameFile.model_validate(
+        {
+            "id": identifier,
+            "engine_version": ENGINE_VERSION,
+            "created": now().strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "seed_commitment": commitment(secret),
+            "players": [e.model_dump() for e in entries],
+            "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
+        }
+    )
+    state = initial_state(game, seed_from(secret))
+    repo = GameRepo.init(path, bare=bare)
+    store_secret(identifier, secret)
+    state_text = state_document(identifier, 0, None, state)
+    when = now()
+    snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
+    report = report_for(snap, 0, "a new game", state, state.log, when)
+    files: dict[str, bytes | None] = {
+        GAME_FILE: dump_game_file(game).encode(),
+        STATE_FILE: state_text.encode(),
+        f"{REPORTS_DIR}/0000.md": report.encode(),
+        "README.md": readme(game).encode(),
+    }
+    repo.commit(files, f"New game {identifier}" + trailers(0, state_text), parent=None, when=when)
+    write_private_sections(snap, 0, state)
+    return repo
+
+
+def readme(game: GameFile) -> str:
+    players = ", ".join(game.names)
+    return (
+        f"# Pax Pamir game {game.id}\n\n"
+        f"Players: {players}. Adjudicated by pamir (engine {game.engine_version}).\n\n"
+        "To play, add `moves/NNNN-YOURNAME.txt` (NNNN: the next number) holding your actions,\n"
+        "one a line, in the notation of pamir's docs/notation.md; commit and push it.\n"
+        "`state.json` is the position after the last move; `reports/` has every turn's report.\n"
+        "The deck order is secret until the game ends: then `reveal.toml` holds the secret\n"
+        "whose SHA-256 is `seed_commitment` in game.toml, and `pamir verify` replays the game.\n"
+    )

@@ -1,0 +1,170 @@
+"""Git access for game repositories: reading files at a commit and committing atomically.
+
+Every adjudicator commit is built with plumbing: objects are written first, then the
+branch is moved with a compare-and-swap `git update-ref`. A crash before the ref moves
+leaves only unreferenced objects: the game is exactly as before. A crash after it leaves
+the game exactly after. Non-bare repositories have their working tree brought in line
+with the branch afterwards (and again before each operation), since the service owns it.
+
+Fault injection for tests: with PAMIR_FAULT=before-ref or PAMIR_FAULT=after-ref the
+process exits (status 70) at that point of the next commit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime
+from io import BytesIO
+from pathlib import Path
+
+import git
+from git.objects.commit import Commit
+from gitdb.base import IStream
+
+BRANCH = "main"
+REF = f"refs/heads/{BRANCH}"
+ZERO = "0" * 40
+FILE_MODE = 0o100644
+FAULT_EXIT = 70
+
+
+class RepoError(RuntimeError):
+    """The repository is not a game repository, or it moved under us."""
+
+
+class StaleHead(RepoError):
+    """The branch moved since we read it: someone else committed first."""
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    email: str
+
+    def actor(self) -> git.Actor:
+        return git.Actor(self.name, self.email)
+
+
+ADJUDICATOR = Person("pamir adjudicator", "adjudicator@pamir.invalid")
+
+
+def _git_date(when: datetime | None) -> str | None:
+    """Git's own date format; the report's deadline is computed from this time."""
+    return None if when is None else f"{int(when.timestamp())} +0000"
+
+
+def _fault(point: str) -> None:
+    if os.environ.get("PAMIR_FAULT") == point:
+        os._exit(FAULT_EXIT)
+
+
+class GameRepo:
+    """One game's Git repository, bare or with a working tree."""
+
+    def __init__(self, path: Path | str) -> None:
+        try:
+            self.repo = git.Repo(str(path))
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+            raise RepoError(f"{path} is not a Git repository") from None
+        self.path = Path(path)
+
+    @classmethod
+    def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
+        if path.exists() and any(path.iterdir()):
+            raise RepoError(f"{path} exists and is not empty")
+        path.mkdir(parents=True, exist_ok=True)
+        git.Repo.init(str(path), bare=bare, initial_branch=BRANCH)
+        return cls(path)
+
+    @property
+    def bare(self) -> bool:
+        return bool(self.repo.bare)
+
+    def head(self) -> str | None:
+        """The commit at the tip of the game branch, or None before the first commit."""
+        try:
+            return str(self.repo.git.rev_parse("--verify", "-q", REF))
+        except git.GitCommandError:
+            return None
+
+    def read(self, path: str, commit: str | None = None) -> str | None:
+        """A file's text at a commit (default: the tip), or None when it is absent."""
+        at = commit or self.head()
+        if at is None:
+            return None
+        try:
+            blob = self.repo.commit(at).tree / path
+        except KeyError:
+            return None
+        data: bytes = blob.data_stream.read()
+        return data.decode("utf-8")
+
+    def names(self, folder: str, commit: str | None = None) -> list[str]:
+        """File names directly inside a folder at a commit, sorted."""
+        at = commit or self.head()
+        if at is None:
+            return []
+        try:
+            tree = self.repo.commit(at).tree / folder
+        except KeyError:
+            return []
+        return sorted(item.name for item in tree.blobs)
+
+    def commit(
+        self,
+        changes: dict[str, bytes | None],
+        message: str,
+        *,
+        parent: str | None,
+        author: Person = ADJUDICATOR,
+        when: datetime | None = None,
+    ) -> str:
+        """Commit file changes (None deletes) on top of `parent`, atomically.
+
+        Raises StaleHead when the branch is no longer at `parent`.
+        """
+        # A temporary index built from the parent's tree: the real index is never touched.
+        index = git.IndexFile.from_tree(self.repo, parent) if parent else git.IndexFile(self.repo)
+        if not parent:
+            index.entries.clear()
+        for path, data in changes.items():
+            if data is None:
+                index.entries.pop((path, 0), None)
+                continue
+            stream = self.repo.odb.store(IStream("blob", len(data), BytesIO(data)))
+            entry = git.BaseIndexEntry((FILE_MODE, stream.binsha, 0, path))
+            index.entries[(path, 0)] = git.IndexEntry.from_base(entry)
+        tree = index.write_tree()
+        parents = [self.repo.commit(parent)] if parent else []
+        made = Commit.create_from_tree(
+            self.repo,
+            tree,
+            message,
+            parent_commits=parents,
+            head=False,
+            author=author.actor(),
+            committer=ADJUDICATOR.actor(),
+            author_date=_git_date(when),
+            commit_date=_git_date(when),
+        )
+        _fault("before-ref")
+        try:
+            self.repo.git.update_ref(REF, made.hexsha, parent or ZERO)
+        except git.GitCommandError:
+            raise StaleHead("the game moved on while this move was being adjudicated") from None
+        _fault("after-ref")
+        self.sync_worktree()
+        return str(made.hexsha)
+
+    def sync_worktree(self) -> None:
+        """Make a non-bare repository's files match the branch (the service owns them)."""
+        if not self.bare and self.head() is not None:
+            self.repo.git.reset("--hard", "-q", REF)
+
+    def log(self, path: str | None = None) -> list[Commit]:
+        """Commits of the game branch, oldest first (only those touching `path`, if given)."""
+        if self.head() is None:
+            return []
+        commits = self.repo.iter_commits(REF, paths=path) if path else self.repo.iter_commits(REF)
+        return list(reversed(list(commits)))

@@ -1,0 +1,168 @@
+"""Rollback: back to the position after move N, by new commits, never by rewriting history.
+
+The moves after N stay in the repository and in its history; `rollbacks.toml` lists them
+as undone, with the reason, and replays skip them. Two ways in:
+- `pamir rollback GAME_DIR --to N --reason TEXT`, by whoever runs the service;
+- by consent: a move file holding `rollback N REASON` proposes it, and it takes effect when
+  every other player has submitted a move file holding `agree rollback`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from adjudicator.game import (
+    REPORTS_DIR,
+    ROLLBACKS_FILE,
+    STATE_FILE,
+    Rollbacks,
+    Snapshot,
+    replay,
+    snapshot,
+)
+from adjudicator.moves import MoveName, rollback_request
+from adjudicator.outputs import (
+    Adjudication,
+    Refusal,
+    now,
+    report_for,
+    state_document,
+    trailers,
+    write_private_sections,
+)
+from adjudicator.repo import ADJUDICATOR, GameRepo, Person
+
+
+class RollbackRefused(Exception):
+    """A rollback that cannot be done; nothing was committed. `code` is stable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.args[0]}"
+
+
+def effective_moves(snap: Snapshot) -> list[int]:
+    """Adjudicated move numbers that still count (not undone)."""
+    undone = snap.rollbacks.undone
+    return [m.number for m in snap.moves if m.number <= snap.adjudicated and m.number not in undone]
+
+
+def _check_target(snap: Snapshot, to: int) -> None:
+    if to != 0 and to not in effective_moves(snap):
+        raise RollbackRefused(
+            "bad-rollback", f"move {to} is not an adjudicated move that still counts"
+        )
+    if to >= snap.adjudicated:
+        raise RollbackRefused("bad-rollback", f"the game is already at move {snap.adjudicated}")
+
+
+def _undo(snap: Snapshot, to: int, reason: str, by: str, number: int) -> Rollbacks:
+    undone = [n for n in effective_moves(snap) if n > to]
+    record = {"to": to, "undone": undone, "reason": reason, "by": by, "at": number}
+    done = [*snap.rollbacks.done, record]
+    return Rollbacks(done, None)
+
+
+def _files(
+    snap: Snapshot,
+    number: int,
+    rollbacks: Rollbacks,
+    title: str,
+    happened: list[str],
+    when: datetime,
+) -> tuple[dict[str, bytes | None], str]:
+    after = Snapshot(snap.repo, snap.commit, snap.game, snap.moves, rollbacks, number)
+    state, _ = replay(after, upto=number)
+    state_text = state_document(snap.game.id, number, {"rollback": happened}, state)
+    report = report_for(after, number, title, state, happened, when)
+    write_private_sections(after, number, state)
+    files: dict[str, bytes | None] = {
+        ROLLBACKS_FILE: rollbacks.dump().encode(),
+        STATE_FILE: state_text.encode(),
+        f"{REPORTS_DIR}/{number:04d}.md": report.encode(),
+    }
+    return files, state_text
+
+
+def handle_request(
+    repo: GameRepo, snap: Snapshot, move: MoveName, text: str, *, pushed: bool = False
+) -> Adjudication:
+    """A move file that proposes or agrees to a rollback."""
+    request = rollback_request(text)
+    assert request is not None
+    proposal = snap.rollbacks.proposal
+    names = snap.game.names
+    if request.to is not None:
+        if proposal is not None:
+            raise Refusal("rollback-open", "a rollback proposal is already open")
+        try:
+            _check_target(snap, request.to)
+        except RollbackRefused as error:
+            raise Refusal(error.code, str(error.args[0])) from None
+        proposal = {
+            "to": request.to,
+            "by": move.player,
+            "reason": request.reason,
+            "agreed": [move.player],
+            "move": move.number,
+        }
+    else:
+        if proposal is None:
+            raise Refusal("no-rollback", "there is no rollback proposal to agree to")
+        if move.player not in proposal["agreed"]:
+            proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
+    waiting = [n for n in names if n not in proposal["agreed"]]
+    if waiting:
+        rollbacks = Rollbacks(snap.rollbacks.done, proposal)
+        happened = [
+            f"{proposal['by']} proposes to roll back to move {proposal['to']}: "
+            f"{proposal['reason'] or 'no reason given'}",
+            f"waiting for {', '.join(waiting)} to agree (a move file holding 'agree rollback')",
+        ]
+        title = f"move {move.number}: rollback proposed"
+    else:
+        rollbacks = _undo(
+            snap, int(proposal["to"]), str(proposal["reason"]), "consent", move.number
+        )
+        happened = [
+            f"rolled back to the position after move {proposal['to']} by consent: "
+            f"{proposal['reason'] or 'no reason given'}"
+        ]
+        title = f"move {move.number}: rollback to move {proposal['to']}"
+    when = now()
+    files, state_text = _files(snap, move.number, rollbacks, title, happened, when)
+    entry = snap.game.player(move.player)
+    if not pushed:
+        files[move.path] = text.encode()
+    commit = repo.commit(
+        files,
+        f"Move {move.number} by {move.player}: {happened[0]}" + trailers(move.number, state_text),
+        parent=snap.commit,
+        author=ADJUDICATOR if pushed else Person(entry.name, entry.email),
+        when=when,
+    )
+    report = files[f"{REPORTS_DIR}/{move.number:04d}.md"]
+    assert report is not None
+    return Adjudication(move.number, commit, report.decode())
+
+
+def rollback(repo: GameRepo, to: int, reason: str) -> str:
+    """Return the game to the position after move `to`; return the new commit."""
+    if not reason.strip():
+        raise RollbackRefused("no-reason", "a rollback needs a reason (--reason)")
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    if snap.pending():
+        raise RollbackRefused("pending", "pushed moves are waiting for the adjudicator")
+    _check_target(snap, to)
+    number = snap.adjudicated
+    rollbacks = _undo(snap, to, reason, "adjudicator", number)
+    happened = [f"rolled back to the position after move {to}: {reason}"]
+    when = now()
+    files, _ = _files(snap, number, rollbacks, f"rollback to move {to}", happened, when)
+    del files[f"{REPORTS_DIR}/{number:04d}.md"]  # the report of move N stays as it was
+    message = f"Roll back to move {to}: {reason}\n\nPamir-Rollback: {to}\n"
+    return repo.commit(files, message, parent=snap.commit, when=when)

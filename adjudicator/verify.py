@@ -1,0 +1,123 @@
+"""`pamir verify`: replay the game and check every committed state and report.
+
+Walks the game branch from its first commit. At each commit, `state.json` must be what
+the replay gives after the moves adjudicated by then (with the rollbacks recorded by
+then); each report must be what the replay renders at the commit that adjudicated it, and
+must not have changed since. With `reveal.toml` the secret is checked against the
+commitment; before the reveal only the service holding the secret can verify.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import engine
+from adjudicator.game import REPORTS_DIR, STATE_FILE, Snapshot, game_seed, initial_state, snapshot
+from adjudicator.moves import apply_submission, rollback_request
+from adjudicator.outputs import report_for
+from adjudicator.repo import GameRepo
+
+
+@dataclass
+class Verification:
+    commits: int = 0
+    moves: int = 0
+    revealed: bool = False
+    divergence: str | None = None
+    checked_reports: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.divergence is None
+
+
+class _Replayer:
+    """Replays incrementally while the rollbacks stay the same; from scratch otherwise."""
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.number = 0
+        self.state: engine.State | None = None
+        self.logs: dict[int, list[str]] = {}
+
+    def state_after(self, snap: Snapshot, number: int) -> engine.State:
+        key = snap.rollbacks.dump()
+        if self.state is None or key != self.key or number < self.number:
+            self.key, self.number = key, 0
+            self.state = initial_state(snap.game, game_seed(snap))
+        undone = snap.rollbacks.undone
+        for move in snap.moves:
+            if not self.number < move.number <= number or move.number in undone:
+                continue
+            text = snap.text(move)
+            if rollback_request(text) is not None:
+                continue
+            outcome = apply_submission(self.state, move.player, text)
+            self.state = outcome.state
+            self.logs[move.number] = outcome.log
+        self.number = number
+        return self.state
+
+
+def verify(repo: GameRepo) -> Verification:
+    result = Verification()
+    replayer = _Replayer()
+    commits = repo.log()
+    for commit in commits:
+        snap = snapshot(repo, commit.hexsha)
+        result.commits += 1
+        try:
+            state = replayer.state_after(snap, snap.adjudicated)
+        except engine.MoveError as error:
+            result.divergence = f"commit {commit.hexsha[:10]}: move cannot be replayed: {error}"
+            return result
+        committed = json.loads(repo.read(STATE_FILE, commit.hexsha) or "{}")
+        expected = {"game": snap.game.id, "move": snap.adjudicated, "view": engine.view(state)}
+        found = {key: committed.get(key) for key in expected}
+        if found != expected:
+            where = [k for k in expected if found[k] != expected[k]]
+            result.divergence = (
+                f"commit {commit.hexsha[:10]} ({_text(commit.summary)}): {STATE_FILE} differs "
+                "from the "
+                f"replay after move {snap.adjudicated} in {', '.join(where)}"
+            )
+            return result
+        number = _adjudicated_move(_text(commit.message))
+        if number is not None:
+            path = f"{REPORTS_DIR}/{number:04d}.md"
+            report = repo.read(path, commit.hexsha)
+            happened = replayer.logs.get(number, state.log if number == 0 else None)
+            if happened is not None and report is not None:
+                title = "a new game" if number == 0 else f"move {number} by {_author(snap, number)}"
+                want = report_for(snap, number, title, state, happened, commit.committed_datetime)
+                if report != want:
+                    result.divergence = (
+                        f"commit {commit.hexsha[:10]}: {path} differs from the replay's report"
+                    )
+                    return result
+            if report is not None:
+                result.checked_reports[path] = report
+            result.moves = max(result.moves, number)
+    head = repo.head()
+    for path, text in result.checked_reports.items():
+        if repo.read(path, head) != text:
+            result.divergence = f"{path} was changed after its move was adjudicated"
+            return result
+    result.revealed = repo.read("reveal.toml", head) is not None
+    return result
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def _adjudicated_move(message: str) -> int | None:
+    for line in message.splitlines():
+        if line.startswith("Pamir-Move: "):
+            return int(line.removeprefix("Pamir-Move: ").strip())
+    return None
+
+
+def _author(snap: Snapshot, number: int) -> str:
+    return next(m.player for m in snap.moves if m.number == number)

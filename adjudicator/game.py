@@ -72,9 +72,12 @@ class Snapshot:
     moves: list[MoveName]
     rollbacks: Rollbacks
     adjudicated: int  # the number of the last adjudicated move (0: none yet)
+    _texts: dict[str, str] | None = field(default=None, repr=False)
 
     def text(self, move: MoveName) -> str:
-        return self.repo.read(move.path, self.commit) or ""
+        if self._texts is None:
+            self._texts = self.repo.texts(MOVES_DIR, self.commit)
+        return self._texts.get(move.path.removeprefix(MOVES_DIR + "/"), "")
 
     @property
     def next_number(self) -> int:

@@ -68,6 +68,7 @@ class GameRepo:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
+        self._blobs: dict[str, str] = {}  # blob contents by id: blobs never change
 
     @classmethod
     def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
@@ -99,6 +100,23 @@ class GameRepo:
             return None
         data: bytes = blob.data_stream.read()
         return data.decode("utf-8")
+
+    def texts(self, folder: str, commit: str | None = None) -> dict[str, str]:
+        """Every file directly inside a folder at a commit, by name (blobs read once)."""
+        at = commit or self.head()
+        if at is None:
+            return {}
+        try:
+            tree = self.repo.commit(at).tree / folder
+        except KeyError:
+            return {}
+        found: dict[str, str] = {}
+        for blob in tree.blobs:
+            text = self._blobs.get(blob.hexsha)
+            if text is None:
+                text = self._blobs[blob.hexsha] = blob.data_stream.read().decode("utf-8")
+            found[blob.name] = text
+        return found
 
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""

@@ -42,7 +42,7 @@ from adjudicator.rollback import handle_request
 from adjudicator.seeds import commitment, load_secret, new_secret, seed_from, store_secret
 from engine.rules.setup import check_player_names
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = engine.__version__
 
 
 def _adjudicated_files(

@@ -23,6 +23,8 @@ from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
 from engine.view import view
 
+__version__ = "0.1.0"  # recorded in each game's game.toml; replays need the same rules
+
 __all__ = [
     "Action",
     "AmbiguousActionError",
@@ -31,6 +33,7 @@ __all__ = [
     "NotationError",
     "State",
     "StateError",
+    "__version__",
     "apply",
     "default_action",
     "dumps",

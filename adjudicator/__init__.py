@@ -1,4 +1,6 @@
-"""pamir's adjudicator: for now the `pamir` command line and its demo.
+"""pamir's adjudicator: game repositories, the adjudication pipeline and the CLI.
 
-The service around the engine (game repositories, the pipeline, mail, web) lives here.
+One module per concern: `repo` (Git), `game` (a game at a commit, replay), `moves`,
+`pipeline`, `outputs` and `reports` (what an adjudication writes), `rollback`, `verify`,
+`hooks`, `history`, `cli`, `demo`.
 """

@@ -20,13 +20,14 @@ from adjudicator.home import private_dir
 class Refusal(Exception):
     """A submission the pipeline refuses; nothing was committed. `code` is stable."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, *, text: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.text = text  # the full text when it already names the code (engine errors)
 
     def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
+        return self.text or f"{self.code}: {self.message}"
 
 
 @dataclass

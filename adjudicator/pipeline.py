@@ -100,7 +100,7 @@ def submit(repo: GameRepo, author: str, text: str, *, expected: int | None = Non
     try:
         outcome = apply_submission(state, entry.name, text)
     except engine.MoveError as error:
-        raise Refusal(error.code, str(error)) from None
+        raise Refusal(error.code, error.describe(), text=str(error)) from None
     when = now()
     files, state_text, report = _adjudicated_files(snap, move, outcome, when)
     files[move.path] = text.encode()

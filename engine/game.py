@@ -123,11 +123,8 @@ def check_policy(state: State, action: Action) -> None:
             raise IllegalActionError("unknown-player", f"no player called {who}") from None
         if not isinstance(most, int) or most < 0:
             raise IllegalActionError("bad-argument", "a bribe must be 0 or more")
-    elif kind == "pay":
-        if not isinstance(action.args[1], int) or int(action.args[1]) < 0:
-            raise IllegalActionError("bad-argument", "a bribe must be 0 or more")
-    elif kind != "clear":
-        raise IllegalActionError("bad-argument", f"unknown policy {format_action(action)}")
+    elif kind == "pay" and (not isinstance(action.args[1], int) or int(action.args[1]) < 0):
+        raise IllegalActionError("bad-argument", "a bribe must be 0 or more")
 
 
 def set_policy(state: State, seat: int, action: Action) -> None:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.cards import BORDERS, COALITIONS, REGION_IDS, SUITS
+from engine.cards import BORDERS, COALITIONS, EVENT_CARDS, REGION_IDS, SUITS
 from engine.errors import StateError
 from engine.invariants import violations
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State
@@ -187,6 +187,7 @@ def from_dict(data: Any) -> State:
 def _check_keys_and_frames(doc: StateDoc) -> None:
     """Numeric keys, distinct names, and pending steps the engine knows."""
     from engine.game import KNOWN_FRAMES
+    from engine.rules.setup import check_player_names
 
     problems: list[str] = []
     for key in doc.spies:
@@ -197,14 +198,24 @@ def _check_keys_and_frames(doc: StateDoc) -> None:
             if not key.isascii() or not key.isdigit() or int(key) >= len(doc.players):
                 problems.append(f"{p.name}: policy.demand key {key!r} is not a seat number")
     names = [p.name.lower() for p in doc.players]
-    if len(set(names)) != len(names):
-        problems.append("player names must be different (case is ignored)")
     for index, frame in enumerate(doc.stack):
         if frame.get("kind") not in KNOWN_FRAMES:
             problems.append(f"stack[{index}]: unknown kind {frame.get('kind')!r}")
     for index, effect in enumerate(doc.effects):
         if set(effect) != {"id", "card", "player", "until"}:
             problems.append(f"effects[{index}]: needs exactly id, card, player and until")
+            continue
+        player = effect["player"]
+        if not isinstance(effect["card"], int) or effect["card"] not in EVENT_CARDS:
+            problems.append(f"effects[{index}]: card must be an event card number")
+        if player is not None and (not isinstance(player, int) or not 0 <= player < len(names)):
+            problems.append(f"effects[{index}]: player must be a seat number or null")
+        if effect["until"] != "check":
+            problems.append(f"effects[{index}]: until must be 'check'")
+    try:
+        check_player_names([p.name for p in doc.players])
+    except ValueError as error:
+        problems.append(str(error))
     if doc.phase == "play" and not doc.stack:
         problems.append("a game in play needs a pending decision on the stack")
     if problems:

@@ -87,7 +87,8 @@ def insurrection(state: State) -> None:
             placed = min(INSURRECTION_ARMIES, state.block_supply["afghan"])
             for _ in range(placed):
                 pieces.add_army(state, "kabul", "afghan")
-            state.note(f"Insurrection: {placed} Afghan army(ies) placed in kabul")
+            if placed:
+                state.note(f"Insurrection: {placed} Afghan army(ies) placed in kabul")
 
 
 def remove_all_blocks(state: State) -> None:

@@ -126,5 +126,6 @@ class MoveDecision(RepeatedDecision):
     def prompt(self, state: State, frame: Frame) -> str:
         return (
             f"make up to {frame['remaining']} more move(s): "
-            "march army FROM TO, march spy FROM TO, or done"
+            "march army FROM TO, march spy FROM TO (march tribe FROM TO under Nationalism), "
+            "or done"
         )

@@ -43,15 +43,19 @@ class Rollbacks:
 
     done: list[dict[str, Any]] = field(default_factory=list)
     proposal: dict[str, Any] | None = None
+    refused: list[int] = field(default_factory=list)  # pushed moves refused when adjudicated
 
     @property
     def undone(self) -> set[int]:
-        return {int(n) for r in self.done for n in r["undone"]}
+        """Moves that replays skip: undone by a rollback, or refused."""
+        return {int(n) for r in self.done for n in r["undone"]} | set(self.refused)
 
     def dump(self) -> str:
         data: dict[str, Any] = {"rollback": self.done}
         if self.proposal is not None:
             data["proposal"] = self.proposal
+        if self.refused:
+            data["refused"] = self.refused
         return tomli_w.dumps(data)
 
     @classmethod
@@ -59,7 +63,9 @@ class Rollbacks:
         if not text:
             return cls()
         data = tomllib.loads(text)
-        return cls(list(data.get("rollback", [])), data.get("proposal"))
+        return cls(
+            list(data.get("rollback", [])), data.get("proposal"), list(data.get("refused", []))
+        )
 
 
 @dataclass
@@ -106,9 +112,13 @@ def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
     return Snapshot(repo, at, game, moves, rollbacks, adjudicated)
 
 
-def game_seed(snap: Snapshot) -> int:
-    """The engine seed: from the revealed secret, else from the service's secret."""
-    revealed = snap.repo.read(REVEAL_FILE, snap.commit)
+def game_seed(snap: Snapshot, *, reveal_at: str | None = None) -> int:
+    """The engine seed: from the revealed secret, else from the service's secret.
+
+    The reveal is looked for at `reveal_at` (default: the snapshot's commit); verify looks
+    at the tip, since the secret revealed at the end seeds every earlier position too.
+    """
+    revealed = snap.repo.read(REVEAL_FILE, reveal_at or snap.commit)
     secret = tomllib.loads(revealed)["secret"] if revealed else load_secret(snap.game.id)
     if secret is None:
         raise GameError(
@@ -144,7 +154,13 @@ def replay(snap: Snapshot, *, upto: int | None = None) -> tuple[engine.State, di
         text = snap.text(move)
         if rollback_request(text) is not None:
             continue
-        outcome = apply_submission(state, move.player, text)
+        try:
+            outcome = apply_submission(state, move.player, text)
+        except engine.MoveError as error:
+            raise GameError(
+                f"move {move.number} by {move.player} no longer replays ({error}): the "
+                "repository was edited by hand; `pamir verify` shows where"
+            ) from None
         outcomes[move.number] = outcome
         state = outcome.state
     return state, outcomes

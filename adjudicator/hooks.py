@@ -17,8 +17,10 @@ import engine
 from adjudicator.game import GameError, replay, snapshot
 from adjudicator.home import home
 from adjudicator.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
+from adjudicator.outputs import Refusal
 from adjudicator.pipeline import adjudicate_pending
 from adjudicator.repo import REF, ZERO, GameRepo
+from adjudicator.rollback import plan_request
 
 HOOKS = ("pre-receive", "post-receive")
 
@@ -82,7 +84,11 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
             raise PushRefused(f"{move.path}: no player is called {move.player!r}") from None
         text = repo.read(move.path, new) or ""
         if rollback_request(text) is not None:
-            continue  # checked when adjudicated; refusals are reported in the game
+            try:
+                plan_request(snap, move, text)
+            except Refusal as refusal:
+                raise PushRefused(f"{move.path}: {refusal}") from None
+            continue
         try:
             state = apply_submission(state, author, text).state
         except engine.MoveError as error:

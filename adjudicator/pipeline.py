@@ -18,8 +18,8 @@ import engine
 from adjudicator.game import (
     REPORTS_DIR,
     REVEAL_FILE,
+    ROLLBACKS_FILE,
     STATE_FILE,
-    GameError,
     Rollbacks,
     Snapshot,
     initial_state,
@@ -126,17 +126,16 @@ def adjudicate_pending(repo: GameRepo) -> list[Adjudication]:
             return done
         move = pending[0]
         text = snap.text(move)
-        if rollback_request(text) is not None:
-            done.append(handle_request(repo, snap, move, text, pushed=True))
-            continue
-        state = position(snap)
         try:
-            outcome = apply_submission(state, move.player, text)
-        except engine.MoveError as error:
-            raise GameError(
-                f"pushed move {move.number} cannot be adjudicated ({error}); "
-                "the pre-receive hook should have refused it"
-            ) from None
+            if rollback_request(text) is not None:
+                done.append(handle_request(repo, snap, move, text, pushed=True))
+                continue
+            outcome = apply_submission(position(snap), move.player, text)
+        except (Refusal, engine.MoveError) as error:
+            # Pushed and accepted, yet not playable now: record the refusal so that the
+            # game goes on and the author learns why.
+            done.append(record_refusal(repo, snap, move, str(error)))
+            continue
         when = now()
         files, state_text, report = _adjudicated_files(snap, move, outcome, when)
         message = f"Adjudicate move {move.number} by {move.player}: {'; '.join(outcome.actions)}"
@@ -145,6 +144,29 @@ def adjudicate_pending(repo: GameRepo) -> list[Adjudication]:
         )
         write_private_sections(snap, move.number, outcome.state)
         done.append(Adjudication(move.number, commit, report))
+
+
+def record_refusal(repo: GameRepo, snap: Snapshot, move: MoveName, reason: str) -> Adjudication:
+    """Commit that a pushed move was refused: it stays in the repository, replays skip it."""
+    rollbacks = Rollbacks(
+        snap.rollbacks.done, snap.rollbacks.proposal, [*snap.rollbacks.refused, move.number]
+    )
+    state = position(snap)
+    happened = [f"move {move.number} by {move.player} was refused: {reason}"]
+    last = {"number": move.number, "player": move.player, "refused": reason}
+    state_text = state_document(snap.game.id, move.number, last, state)
+    when = now()
+    report = report_for(snap, move.number, f"move {move.number} refused", state, happened, when)
+    files: dict[str, bytes | None] = {
+        ROLLBACKS_FILE: rollbacks.dump().encode(),
+        STATE_FILE: state_text.encode(),
+        f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
+    }
+    message = f"Refuse move {move.number} by {move.player}: {reason}"
+    commit = repo.commit(
+        files, message + trailers(move.number, state_text), parent=snap.commit, when=when
+    )
+    return Adjudication(move.number, commit, report)
 
 
 def create_game(

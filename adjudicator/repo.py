@@ -20,12 +20,15 @@ from pathlib import Path
 
 import git
 from git.objects.commit import Commit
+from git.objects.fun import tree_to_stream
 from gitdb.base import IStream
 
 BRANCH = "main"
 REF = f"refs/heads/{BRANCH}"
 ZERO = "0" * 40
 FILE_MODE = 0o100644
+TREE_MODE = 0o040000
+EMPTY_TREE = bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 FAULT_EXIT = 70
 
 
@@ -142,18 +145,8 @@ class GameRepo:
 
         Raises StaleHead when the branch is no longer at `parent`.
         """
-        # A temporary index built from the parent's tree: the real index is never touched.
-        index = git.IndexFile.from_tree(self.repo, parent) if parent else git.IndexFile(self.repo)
-        if not parent:
-            index.entries.clear()
-        for path, data in changes.items():
-            if data is None:
-                index.entries.pop((path, 0), None)
-                continue
-            stream = self.repo.odb.store(IStream("blob", len(data), BytesIO(data)))
-            entry = git.BaseIndexEntry((FILE_MODE, stream.binsha, 0, path))
-            index.entries[(path, 0)] = git.IndexEntry.from_base(entry)
-        tree = index.write_tree()
+        base = self.repo.commit(parent).tree if parent else None
+        tree = git.Tree(self.repo, self._write_tree(base, changes))
         parents = [self.repo.commit(parent)] if parent else []
         made = Commit.create_from_tree(
             self.repo,
@@ -174,6 +167,45 @@ class GameRepo:
         _fault("after-ref")
         self.sync_worktree()
         return str(made.hexsha)
+
+    def _store(self, kind: str, data: bytes) -> bytes:
+        return bytes(self.repo.odb.store(IStream(kind, len(data), BytesIO(data))).binsha)
+
+    def _write_tree(self, base: git.Tree | None, changes: dict[str, bytes | None]) -> bytes:
+        """Write the tree of `base` with `changes` applied; return its id.
+
+        Trees are written directly into the object database: no index file is read or
+        written, so bare repositories stay free of one.
+        """
+        entries: dict[str, tuple[bytes, int]] = {}
+        if base is not None:
+            entries = {item.name: (item.binsha, item.mode) for item in base}
+        nested: dict[str, dict[str, bytes | None]] = {}
+        for path, data in changes.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                nested.setdefault(head, {})[rest] = data
+            elif data is None:
+                entries.pop(head, None)
+            else:
+                entries[head] = (self._store("blob", data), FILE_MODE)
+        for name, inner in nested.items():
+            sub = base / name if base is not None and name in entries else None
+            subtree = sub if isinstance(sub, git.Tree) else None
+            binsha = self._write_tree(subtree, inner)
+            if binsha == EMPTY_TREE:
+                entries.pop(name, None)
+            else:
+                entries[name] = (binsha, TREE_MODE)
+        ordered = sorted(
+            ((sha, mode, name) for name, (sha, mode) in entries.items()),
+            key=lambda e: e[2] + ("/" if e[1] == TREE_MODE else ""),
+        )
+        if not ordered:
+            return EMPTY_TREE  # a folder left empty disappears from its parent
+        stream = BytesIO()
+        tree_to_stream(ordered, stream.write)
+        return self._store("tree", stream.getvalue())
 
     def sync_worktree(self) -> None:
         """Make a non-bare repository's files match the branch (the service owns them)."""

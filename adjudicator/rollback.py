@@ -63,7 +63,7 @@ def _undo(snap: Snapshot, to: int, reason: str, by: str, number: int) -> Rollbac
     undone = [n for n in effective_moves(snap) if n > to]
     record = {"to": to, "undone": undone, "reason": reason, "by": by, "at": number}
     done = [*snap.rollbacks.done, record]
-    return Rollbacks(done, None)
+    return Rollbacks(done, None, snap.rollbacks.refused)
 
 
 def _files(
@@ -87,10 +87,12 @@ def _files(
     return files, state_text
 
 
-def handle_request(
-    repo: GameRepo, snap: Snapshot, move: MoveName, text: str, *, pushed: bool = False
-) -> Adjudication:
-    """A move file that proposes or agrees to a rollback."""
+def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, list[str], str]:
+    """What a rollback request does: new rollbacks, what happened, the report's title.
+
+    Raises Refusal when the request cannot be granted (nothing to agree to, a bad move
+    number, a proposal already open).
+    """
     request = rollback_request(text)
     assert request is not None
     proposal = snap.rollbacks.proposal
@@ -116,7 +118,7 @@ def handle_request(
             proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
     waiting = [n for n in names if n not in proposal["agreed"]]
     if waiting:
-        rollbacks = Rollbacks(snap.rollbacks.done, proposal)
+        rollbacks = Rollbacks(snap.rollbacks.done, proposal, snap.rollbacks.refused)
         happened = [
             f"{proposal['by']} proposes to roll back to move {proposal['to']}: "
             f"{proposal['reason'] or 'no reason given'}",
@@ -132,6 +134,14 @@ def handle_request(
             f"{proposal['reason'] or 'no reason given'}"
         ]
         title = f"move {move.number}: rollback to move {proposal['to']}"
+    return rollbacks, happened, title
+
+
+def handle_request(
+    repo: GameRepo, snap: Snapshot, move: MoveName, text: str, *, pushed: bool = False
+) -> Adjudication:
+    """Adjudicate a move file that proposes or agrees to a rollback (or refuse it)."""
+    rollbacks, happened, title = plan_request(snap, move, text)
     when = now()
     files, state_text = _files(snap, move.number, rollbacks, title, happened, when)
     entry = snap.game.player(move.player)

@@ -35,7 +35,9 @@ class Verification:
 class _Replayer:
     """Replays incrementally while the rollbacks stay the same; from scratch otherwise."""
 
-    def __init__(self) -> None:
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.texts: dict[int, str] = {}  # the text each move was replayed with
         self.key: str | None = None
         self.number = 0
         self.state: engine.State | None = None
@@ -45,12 +47,13 @@ class _Replayer:
         key = snap.rollbacks.dump()
         if self.state is None or key != self.key or number < self.number:
             self.key, self.number = key, 0
-            self.state = initial_state(snap.game, game_seed(snap))
+            self.state = initial_state(snap.game, self.seed)
         undone = snap.rollbacks.undone
         for move in snap.moves:
             if not self.number < move.number <= number or move.number in undone:
                 continue
             text = snap.text(move)
+            self.texts[move.number] = text
             if rollback_request(text) is not None:
                 continue
             outcome = apply_submission(self.state, move.player, text)
@@ -61,8 +64,13 @@ class _Replayer:
 
 
 def verify(repo: GameRepo) -> Verification:
+    """Check the whole history; raise GameError when the game cannot be replayed at all
+    (no secret before the reveal, or a revealed secret that does not match)."""
     result = Verification()
-    replayer = _Replayer()
+    head = repo.head()
+    # The secret revealed at the tip seeds every position of the game; checked here
+    # against the commitment before anything is replayed.
+    replayer = _Replayer(game_seed(snapshot(repo), reveal_at=head))
     commits = repo.log()
     for commit in commits:
         snap = snapshot(repo, commit.hexsha)
@@ -99,10 +107,15 @@ def verify(repo: GameRepo) -> Verification:
             if report is not None:
                 result.checked_reports[path] = report
             result.moves = max(result.moves, number)
-    head = repo.head()
     for path, text in result.checked_reports.items():
         if repo.read(path, head) != text:
             result.divergence = f"{path} was changed after its move was adjudicated"
+            return result
+    final = snapshot(repo, head)
+    for move in final.moves:
+        replayed = replayer.texts.get(move.number)
+        if replayed is not None and final.text(move) != replayed:
+            result.divergence = f"{move.path} was changed after it was adjudicated"
             return result
     result.revealed = repo.read("reveal.toml", head) is not None
     return result

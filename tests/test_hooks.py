@@ -1,0 +1,222 @@
+"""Self-hosted games: players clone a bare game repository and push move files.
+
+The pre-receive hook refuses anything but legal, correctly numbered move files on `main`;
+the post-receive hook adjudicates them with adjudicator commits. Real `git clone` and
+`git push` over the local filesystem, hooks installed by the real `pamir hook install`.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from gitgame import (
+    MAIN,
+    changed_files,
+    count_commits,
+    create,
+    decider,
+    full_state,
+    git,
+    head,
+    isolate,
+    next_number,
+    pamir_ok,
+    push,
+    refs,
+    show,
+    state_json,
+    trailer,
+    write_move,
+)
+
+import engine
+from adjudicator import hooks
+from adjudicator.moves import apply_submission
+
+ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Path:
+    """A bare game with the hooks installed (in-process; the CLI path has its own test)."""
+    path = create(tmp_path / "game.git", bare=True)
+    hooks.install(path)
+    return path
+
+
+def clone(bare: Path, name: str) -> Path:
+    target = bare.parent / name
+    git(bare.parent, "clone", "-q", str(bare), str(target))
+    return target
+
+
+def pull(repo: Path) -> None:
+    git(repo, "pull", "-q", "--ff-only", "origin", "main")
+
+
+def author(repo: Path, rev: str = MAIN) -> str:
+    return git(repo, "log", "-1", "--format=%an <%ae>", rev).strip()
+
+
+def test_pushed_moves_from_two_clones_are_adjudicated(tmp_path: Path) -> None:
+    bare = tmp_path / "shared.git"
+    pamir_ok(
+        "new", bare, "--bare", "--player", "alice:a@example.org", "--player", "bob:b@example.org"
+    )
+    installed = pamir_ok("hook", "install", bare)
+    for name in ("pre-receive", "post-receive"):
+        assert f"installed {bare / 'hooks' / name}" in installed
+        assert (bare / "hooks" / name).stat().st_mode & 0o111
+    clones = {"alice": clone(bare, "alice"), "bob": clone(bare, "bob")}
+    rng = random.Random(4)
+    pushed_by = set()
+    for number in (1, 2, 3):
+        player, options = decider(full_state(bare))
+        mine = clones[player]
+        pull(mine)
+        name = write_move(mine, number, player, rng.choice(options) + "\n")
+        pushed = head(mine)
+        done = push(mine)
+        assert done.returncode == 0, done.stderr
+        assert "1 move(s) accepted" in done.stderr
+        assert f"move {number} adjudicated" in done.stderr
+        pushed_by.add(player)
+
+        # The bare repository's main is now an adjudicator commit on top of the push.
+        tip = head(bare)
+        assert tip != pushed
+        assert git(bare, "rev-parse", f"{MAIN}^").strip() == pushed
+        assert author(bare) == ADJUDICATOR
+        assert changed_files(bare) == {"state.json", f"reports/{number:04d}.md"}
+        assert trailer(bare, "Pamir-Move") == str(number)
+        assert state_json(bare)["move"] == number
+        assert show(bare, MAIN, name) == show(mine, "HEAD", name)
+    assert pushed_by == {"alice", "bob"}
+    assert count_commits(bare) == 1 + 2 * 3
+
+    # A player pulling sees the adjudicated state; the service can verify the game.
+    pull(clones["alice"])
+    assert head(clones["alice"]) == head(bare)
+    assert (clones["alice"] / "reports" / "0003.md").exists()
+    assert "ok:" in pamir_ok("verify", bare)
+
+
+def test_an_illegal_push_is_refused_with_the_engine_message(bare: Path) -> None:
+    before = refs(bare)
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    text = "purchase 20\n"
+    with pytest.raises(engine.MoveError) as expected:
+        apply_submission(full_state(bare), player, text)
+    write_move(mine, 1, player, text)
+    done = push(mine)
+    assert done.returncode != 0
+    assert "pre-receive hook declined" in done.stderr
+    assert str(expected.value) in done.stderr
+    assert "wrong-decision" in done.stderr and "[Setup, p. 4]" in done.stderr
+    assert "legal now: " + ", ".join(options) in done.stderr
+    assert refs(bare) == before
+    assert count_commits(bare) == 1
+
+
+def test_a_stale_push_is_refused(bare: Path) -> None:
+    first, options = decider(full_state(bare))
+    second = next(n for n in ("alice", "bob") if n != first)
+    ahead, behind = clone(bare, first), clone(bare, second)
+
+    # Wrong number: the next move is 0001.
+    write_move(ahead, 2, first, options[0] + "\n")
+    done = push(ahead)
+    assert done.returncode != 0
+    assert "the next move is number 0001" in done.stderr
+    git(ahead, "reset", "-q", "--hard", "origin/main")
+
+    write_move(ahead, 1, first, options[0] + "\n")
+    assert push(ahead).returncode == 0
+    adjudicated = refs(bare)
+    assert count_commits(bare) == 3
+
+    # A clone behind the game: Git refuses the non-fast-forward push...
+    _, later = decider(full_state(bare))
+    write_move(behind, 1, second, later[0] + "\n")
+    done = push(behind)
+    assert done.returncode != 0
+    assert "rejected" in done.stderr
+    assert refs(bare) == adjudicated
+    # ...and forcing it past Git is refused by the hook: it would rewrite the game.
+    done = push(behind, "--force", "main")
+    assert done.returncode != 0
+    assert "pre-receive hook declined" in done.stderr
+    assert "a push may only add move files" in done.stderr
+    assert refs(bare) == adjudicated
+
+
+@pytest.mark.parametrize("path", ["state.json", "game.toml"])
+def test_a_push_that_edits_the_adjudicator_files_is_refused(bare: Path, path: str) -> None:
+    before = refs(bare)
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    target = mine / path
+    target.write_text(target.read_text(encoding="utf-8").replace("alice", "mallory"), "utf-8")
+    (mine / "moves").mkdir()
+    (mine / "moves" / f"0001-{player}.txt").write_text(options[0] + "\n", encoding="utf-8")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "-m", "a legal move, and a little extra")
+    done = push(mine)
+    assert done.returncode != 0
+    assert f"{path}: a push may only add move files" in done.stderr
+    assert refs(bare) == before
+
+
+def test_a_push_to_another_branch_is_refused(bare: Path) -> None:
+    before = refs(bare)
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    write_move(mine, 1, player, options[0] + "\n")
+    done = push(mine, "HEAD:refs/heads/side")
+    assert done.returncode != 0
+    assert "only the main branch" in done.stderr
+    assert refs(bare) == before
+    assert "refs/heads/side" not in refs(bare)
+
+
+def test_a_pushed_rollback_request_that_is_refused_does_not_block_the_game(bare: Path) -> None:
+    player, _ = decider(full_state(bare))
+    mine = clone(bare, player)
+    write_move(mine, 1, player, "agree rollback\n")  # there is no proposal to agree to
+    done = push(mine)
+    assert "Traceback" not in done.stderr
+    if done.returncode != 0:  # refused up front: fine too
+        git(mine, "reset", "-q", "--hard", "origin/main")
+    pull(mine)
+    # The game goes on: the next legal move is pushed and adjudicated.
+    number = next_number(bare)
+    player, options = decider(full_state(bare))
+    write_move(mine, number, player, options[0] + "\n")
+    done = push(mine)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert author(bare) == ADJUDICATOR
+    assert state_json(bare)["move"] == number
+
+
+def test_the_bare_repository_stays_sound_after_adjudicating(bare: Path) -> None:
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    write_move(mine, 1, player, options[0] + "\n")
+    assert push(mine).returncode == 0
+    assert state_json(bare)["move"] == 1
+    assert git(bare, "diff-tree", "--no-commit-id", "--name-only", "-r", MAIN).split() == [
+        "reports/0001.md",
+        "state.json",
+    ]
+    git(bare, "fsck", "--no-progress")
+    git(bare, "gc", "--quiet")
+    assert not (bare / "index").exists()

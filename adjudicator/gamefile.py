@@ -33,7 +33,7 @@ class Deadlines(_Strict):
 
 
 class GameFile(_Strict):
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")  # used in reply addresses
     engine_version: str
     created: str
     seed_commitment: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")

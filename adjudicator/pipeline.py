@@ -182,7 +182,7 @@ def create_game(
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret."""
     check_player_names([name for name, _ in players])
-    identifier = game_id or path.name.removesuffix(".git")
+    identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
     secret = secret or new_secret()
     entries = tuple(
         PlayerEntry(name=n, email=e, policies=tuple((policies or {}).get(n, [])))

@@ -1,0 +1,94 @@
+"""Service settings: defaults, then the instance file, then PAMIR_* environment variables.
+
+The instance file is `PAMIR_HOME/pamir.toml` (keys as below, lower case). Every setting can
+be given as an environment variable named `PAMIR_` plus the key in upper case, e.g.
+PAMIR_SMTP_HOST. docs/configuration.md lists them all.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from adjudicator.home import home
+
+INSTANCE_FILE = "pamir.toml"
+
+
+class Settings(BaseModel):
+    """Everything the service can be told; see docs/configuration.md."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    home: Path = Field(default_factory=home)
+    base_url: str = "http://localhost:8000"  # how players reach the web pages
+    # Mail out. With no smtp_host, messages are written as .eml files to the outbox.
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_security: Literal["none", "starttls", "tls"] = "starttls"
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_timeout: float = 10.0
+    mail_from: str = "pamir@localhost"
+    # Mail in: replies go to REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN.
+    reply_local: str = "pamir"
+    reply_domain: str = "localhost"
+    max_inbound_bytes: int = Field(default=1_000_000, ge=1_000)
+    # Webhooks: the shared secrets configured on the forge.
+    github_secret: str | None = None
+    gitea_secret: str | None = None
+    # Scheduler.
+    poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
+    outbox_retry_seconds: int = Field(default=60, ge=1)
+
+    @property
+    def games_dir(self) -> Path:
+        return self.home / "games"
+
+    @property
+    def outbox_dir(self) -> Path:
+        return self.home / "outbox"
+
+
+class SettingsError(ValueError):
+    """The instance file or an environment variable holds a bad setting."""
+
+
+def _from_environment(environ: dict[str, str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key in Settings.model_fields:
+        value = environ.get(f"PAMIR_{key.upper()}")
+        if value is not None and key != "home":
+            found[key] = value
+    return found
+
+
+def load_settings(
+    overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None
+) -> Settings:
+    """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`."""
+    env = dict(os.environ if environ is None else environ)
+    root = Path(env.get("PAMIR_HOME") or ".").resolve()
+    if overrides and "home" in overrides:
+        root = Path(overrides["home"]).resolve()
+    values: dict[str, Any] = {}
+    instance = root / INSTANCE_FILE
+    if instance.exists():
+        try:
+            values.update(tomllib.loads(instance.read_text(encoding="utf-8")))
+        except tomllib.TOMLDecodeError as error:
+            raise SettingsError(f"{instance}: {error}") from None
+    values.update(_from_environment(env))
+    values.update(overrides or {})
+    values["home"] = root
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as error:
+        details = "; ".join(
+            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
+        )
+        raise SettingsError(f"bad setting: {details}") from None

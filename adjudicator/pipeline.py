@@ -37,7 +37,7 @@ from adjudicator.outputs import (
     trailers,
     write_private_sections,
 )
-from adjudicator.repo import GameRepo, Person
+from adjudicator.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.rollback import handle_request
 from adjudicator.seeds import commitment, load_secret, new_secret, seed_from, store_secret
 from engine.rules.setup import check_player_names
@@ -76,8 +76,19 @@ def position(snap: Snapshot) -> engine.State:
     return state
 
 
-def submit(repo: GameRepo, author: str, text: str, *, expected: int | None = None) -> Adjudication:
-    """Adjudicate a move file for `author`: one commit with the move, state and report."""
+def submit(
+    repo: GameRepo,
+    author: str,
+    text: str,
+    *,
+    expected: int | None = None,
+    on_behalf: str | None = None,
+) -> Adjudication:
+    """Adjudicate a move file for `author`: one commit with the move, state and report.
+
+    `on_behalf` is set when the service itself submits for the player (a deadline passed,
+    a stand-in): the commit is then the adjudicator's and says why.
+    """
     repo.sync_worktree()
     snap = snapshot(repo)
     if snap.pending():
@@ -104,13 +115,14 @@ def submit(repo: GameRepo, author: str, text: str, *, expected: int | None = Non
     when = now()
     files, state_text, report = _adjudicated_files(snap, move, outcome, when)
     files[move.path] = text.encode()
-    message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
+    if on_behalf is None:
+        message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
+        by = Person(entry.name, entry.email)
+    else:
+        message = f"Move {number} for {entry.name} ({on_behalf}): {'; '.join(outcome.actions)}"
+        by = ADJUDICATOR
     commit = repo.commit(
-        files,
-        message + trailers(number, state_text),
-        parent=snap.commit,
-        author=Person(entry.name, entry.email),
-        when=when,
+        files, message + trailers(number, state_text), parent=snap.commit, author=by, when=when
     )
     write_private_sections(snap, number, outcome.state)
     return Adjudication(number, commit, report)

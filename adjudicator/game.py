@@ -15,7 +15,7 @@ from typing import Any
 import tomli_w
 
 import engine
-from adjudicator.gamefile import GAME_FILE, GameFile, parse_game_file
+from adjudicator.gamefile import GAME_FILE, GameFile, GameFileError, parse_game_file
 from adjudicator.moves import (
     MOVES_DIR,
     MoveName,
@@ -99,17 +99,29 @@ def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
     text = repo.read(GAME_FILE, at)
     if text is None:
         raise GameError(f"{repo.path} has no {GAME_FILE}: not a game repository")
-    game = parse_game_file(text)
+    try:
+        game = parse_game_file(text)
+    except GameFileError as error:
+        raise GameError(str(error)) from None
     moves = sorted(
         (m for m in map(parse_name, repo.names(MOVES_DIR, at)) if m is not None),
         key=lambda m: m.number,
     )
+    # A move file names its author case-insensitively; the game's spelling is kept.
+    moves = [_canonical(game, m) for m in moves]
     state_text = repo.read(STATE_FILE, at)
     adjudicated = 0
     if state_text:
         adjudicated = int(json.loads(state_text).get("move", 0))
     rollbacks = Rollbacks.parse(repo.read(ROLLBACKS_FILE, at))
     return Snapshot(repo, at, game, moves, rollbacks, adjudicated)
+
+
+def _canonical(game: GameFile, move: MoveName) -> MoveName:
+    try:
+        return MoveName(move.number, game.player(move.player).name, move.file)
+    except KeyError:
+        return move
 
 
 def game_seed(snap: Snapshot, *, reveal_at: str | None = None) -> int:

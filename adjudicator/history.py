@@ -15,13 +15,14 @@ class Entry:
     when: str
     who: str
     what: str
-    undone: bool
+    status: str  # "", "undone" or "refused"
 
 
 def history(repo: GameRepo) -> list[Entry]:
     """Every adjudicated move and rollback, oldest first."""
     snap = snapshot(repo)
-    undone = snap.rollbacks.undone
+    refused = set(snap.rollbacks.refused)
+    undone = snap.rollbacks.undone - refused
     authors = {m.number: m.player for m in snap.moves}
     entries: list[Entry] = []
     for commit in repo.log():
@@ -35,13 +36,14 @@ def history(repo: GameRepo) -> list[Entry]:
             number = int(trailers["Pamir-Move"])
             who = authors.get(number, "adjudicator")
             what = subject.split(": ", 1)[1] if ": " in subject else subject
-            entries.append(Entry(number, when, who, what, number in undone))
+            status = "refused" if number in refused else "undone" if number in undone else ""
+            entries.append(Entry(number, when, who, what, status))
         elif "Pamir-Rollback" in trailers:
-            entries.append(Entry(None, when, "adjudicator", subject, False))
+            entries.append(Entry(None, when, "adjudicator", subject, ""))
     return entries
 
 
 def format_entry(entry: Entry) -> str:
     number = f"{entry.number:04d}" if entry.number is not None else "----"
-    mark = " (undone)" if entry.undone else ""
+    mark = f" ({entry.status})" if entry.status else ""
     return f"{number}  {entry.when}  {entry.who:<12} {entry.what}{mark}"

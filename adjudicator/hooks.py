@@ -13,13 +13,15 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+import git
+
 import engine
 from adjudicator.game import GameError, replay, snapshot
 from adjudicator.home import home
 from adjudicator.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
 from adjudicator.outputs import Refusal
 from adjudicator.pipeline import adjudicate_pending
-from adjudicator.repo import REF, ZERO, GameRepo
+from adjudicator.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.rollback import plan_request
 
 HOOKS = ("pre-receive", "post-receive")
@@ -35,6 +37,8 @@ def install(bare: Path) -> list[Path]:
     if not repo.bare:
         raise GameError(f"{bare} is not a bare repository; players push to a bare one")
     snapshot(repo)  # refuses a repository that is not a game
+    repo.repo.git.config("receive.denyNonFastForwards", "true")
+    repo.repo.git.config("receive.denyDeletes", "true")
     written: list[Path] = []
     for name in HOOKS:
         path = bare / "hooks" / name
@@ -56,6 +60,10 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
         raise PushRefused("the game branch cannot be created by a push")
     if new == ZERO:
         raise PushRefused("the game branch cannot be deleted")
+    try:
+        repo.repo.git.merge_base("--is-ancestor", old, new)
+    except git.GitCommandError:
+        raise PushRefused("history cannot be rewritten: pull, then push on top") from None
     changes = repo.repo.git.diff("--name-status", "--no-renames", old, new).splitlines()
     snap = snapshot(repo, old)
     added = []
@@ -79,9 +87,18 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
             )
         expected += 1
         try:
-            author = snap.game.player(move.player).name
+            entry = snap.game.player(move.player)
         except KeyError:
             raise PushRefused(f"{move.path}: no player is called {move.player!r}") from None
+        author = entry.name
+        adder = repo.repo.git.log(
+            "--diff-filter=A", "--format=%ae", f"{old}..{new}", "--", move.path
+        ).split()
+        if not adder or adder[-1].lower() != entry.email.lower():
+            raise PushRefused(
+                f"{move.path}: a move file must be committed by its player "
+                f"(author email {entry.email}), not {adder[-1] if adder else 'nobody'}"
+            )
         text = repo.read(move.path, new) or ""
         if rollback_request(text) is not None:
             try:
@@ -116,10 +133,15 @@ def pre_receive(repo: GameRepo, stdin: TextIO, out: TextIO) -> int:
 
 def post_receive(repo: GameRepo, out: TextIO) -> int:
     """The post-receive hook: adjudicate what was pushed, and say where the reports are."""
-    try:
-        for done in adjudicate_pending(repo):
-            print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
-    except GameError as error:
-        print(f"pamir: adjudication failed: {error}", file=out)
-        return 1
-    return 0
+    for _ in range(3):  # another adjudication may land first: then look again
+        try:
+            for done in adjudicate_pending(repo):
+                print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
+            return 0
+        except StaleHead:
+            continue
+        except GameError as error:
+            print(f"pamir: adjudication failed: {error}", file=out)
+            return 1
+    print("pamir: the game kept moving; adjudication will resume on the next push", file=out)
+    return 1

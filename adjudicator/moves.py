@@ -17,7 +17,7 @@ from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
 
 MOVES_DIR = "moves"
-NAME = re.compile(r"^(\d{4})-([A-Za-z][A-Za-z0-9_.-]{0,31})\.txt$")
+NAME = re.compile(r"^(\d{4,})-([A-Za-z][A-Za-z0-9_.-]{0,31})\.txt$")
 ROLLBACK = re.compile(r"^rollback\s+(\d+)\s*(.*)$", re.IGNORECASE)
 AGREE = re.compile(r"^agree\s+rollback$", re.IGNORECASE)
 
@@ -26,10 +26,11 @@ AGREE = re.compile(r"^agree\s+rollback$", re.IGNORECASE)
 class MoveName:
     number: int
     player: str
+    file: str | None = None  # the name as found in the repository, if it differs
 
     @property
     def path(self) -> str:
-        return f"{MOVES_DIR}/{self.number:04d}-{self.player}.txt"
+        return f"{MOVES_DIR}/{self.file or f'{self.number:04d}-{self.player}.txt'}"
 
 
 def parse_name(name: str) -> MoveName | None:
@@ -37,7 +38,7 @@ def parse_name(name: str) -> MoveName | None:
     match = NAME.match(name)
     if not match:
         return None
-    return MoveName(int(match.group(1)), match.group(2))
+    return MoveName(int(match.group(1)), match.group(2), name)
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,9 @@ def write_private_sections(snap: Snapshot, number: int, state: engine.State) -> 
     """Each player's own section, kept in PAMIR_HOME (never in the repository)."""
     folder = private_dir(snap.game.id)
     folder.mkdir(parents=True, exist_ok=True)
+    upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
     for name in snap.game.names:
-        section = reports.private_section(engine.view(state, name), number + 1)
+        section = reports.private_section(engine.view(state, name), upcoming)
         (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
 
 

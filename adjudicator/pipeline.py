@@ -39,7 +39,14 @@ from adjudicator.outputs import (
 )
 from adjudicator.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.rollback import handle_request
-from adjudicator.seeds import commitment, load_secret, new_secret, seed_from, store_secret
+from adjudicator.seeds import (
+    commitment,
+    load_secret,
+    new_secret,
+    secret_path,
+    seed_from,
+    store_secret,
+)
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -105,9 +112,13 @@ def submit(
             "pull the latest state and submit again",
         )
     move = MoveName(number, entry.name)
+    if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
+        raise Refusal("game-over", "the game is over and its secret revealed")
     if rollback_request(text) is not None:
         return handle_request(repo, snap, move, text)
     state = position(snap)
+    if state.phase == "over":
+        raise Refusal("game-over", "the game is over; no move can be submitted")
     try:
         outcome = apply_submission(state, entry.name, text)
     except engine.MoveError as error:
@@ -178,6 +189,7 @@ def record_refusal(repo: GameRepo, snap: Snapshot, move: MoveName, reason: str) 
     commit = repo.commit(
         files, message + trailers(move.number, state_text), parent=snap.commit, when=when
     )
+    write_private_sections(snap, move.number, state)
     return Adjudication(move.number, commit, report)
 
 
@@ -195,6 +207,8 @@ def create_game(
     """Create a game repository with its first adjudicator commit; keep the secret."""
     check_player_names([name for name, _ in players])
     identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
+    if secret is not None and not secret.strip():
+        raise ValueError("the given secret is empty")
     secret = secret or new_secret()
     entries = tuple(
         PlayerEntry(name=n, email=e, policies=tuple((policies or {}).get(n, [])))
@@ -211,7 +225,14 @@ def create_game(
         }
     )
     state = initial_state(game, seed_from(secret))
+    if secret_path(identifier).exists():
+        raise FileExistsError(f"this service already has a game {identifier!r}; choose --id")
+    if not secret.isascii() or not secret:
+        raise ValueError("the secret must be non-empty ASCII text")
     repo = GameRepo.init(path, bare=bare)
+    if bare:  # history is never rewritten: refuse forced pushes and deletions
+        repo.repo.git.config("receive.denyNonFastForwards", "true")
+        repo.repo.git.config("receive.denyDeletes", "true")
     store_secret(identifier, secret)
     state_text = state_document(identifier, 0, None, state)
     when = now()

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from adjudicator.game import (
     REPORTS_DIR,
+    REVEAL_FILE,
     ROLLBACKS_FILE,
     STATE_FILE,
     Rollbacks,
@@ -51,12 +52,17 @@ def effective_moves(snap: Snapshot) -> list[int]:
 
 
 def _check_target(snap: Snapshot, to: int) -> None:
+    if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
+        raise RollbackRefused("game-over", "the game is over and its secret revealed")
     if to != 0 and to not in effective_moves(snap):
         raise RollbackRefused(
             "bad-rollback", f"move {to} is not an adjudicated move that still counts"
         )
-    if to >= snap.adjudicated:
-        raise RollbackRefused("bad-rollback", f"the game is already at move {snap.adjudicated}")
+    latest = max(effective_moves(snap), default=0)
+    if to >= latest:
+        raise RollbackRefused(
+            "bad-rollback", f"the game is already at the position after move {latest}"
+        )
 
 
 def _undo(snap: Snapshot, to: int, reason: str, by: str, number: int) -> Rollbacks:

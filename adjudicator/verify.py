@@ -13,7 +13,16 @@ import json
 from dataclasses import dataclass, field
 
 import engine
-from adjudicator.game import REPORTS_DIR, STATE_FILE, Snapshot, game_seed, initial_state, snapshot
+from adjudicator.game import (
+    REPORTS_DIR,
+    REVEAL_FILE,
+    STATE_FILE,
+    GameError,
+    Snapshot,
+    game_seed,
+    initial_state,
+    snapshot,
+)
 from adjudicator.moves import apply_submission, rollback_request
 from adjudicator.outputs import report_for
 from adjudicator.repo import GameRepo
@@ -70,7 +79,14 @@ def verify(repo: GameRepo) -> Verification:
     head = repo.head()
     # The secret revealed at the tip seeds every position of the game; checked here
     # against the commitment before anything is replayed.
-    replayer = _Replayer(game_seed(snapshot(repo), reveal_at=head))
+    try:
+        seed = game_seed(snapshot(repo), reveal_at=head)
+    except GameError as error:
+        if repo.read(REVEAL_FILE, head) is None:
+            raise  # no secret at all: this service cannot verify before the reveal
+        result.divergence = f"reveal.toml: {error}"
+        return result
+    replayer = _Replayer(seed)
     commits = repo.log()
     for commit in commits:
         snap = snapshot(repo, commit.hexsha)

@@ -15,6 +15,7 @@ import random
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -225,13 +226,26 @@ def copy_game(source: Path, source_home: Path, target: Path) -> Path:
     return target
 
 
-def write_move(clone: Path, number: int, player: str, text: str) -> str:
-    """Add and commit a move file in a player's clone; return its path in the repository."""
+def player_email(clone: Path, player: str) -> str:
+    """The email game.toml gives a player (the author a pushed move file needs)."""
+    game = tomllib.loads((clone / "game.toml").read_text(encoding="utf-8"))
+    for entry in game["players"]:
+        if entry["name"].lower() == player.lower():
+            return str(entry["email"])
+    return GIT_IDENTITY["GIT_AUTHOR_EMAIL"]
+
+
+def write_move(
+    clone: Path, number: int, player: str, text: str, *, email: str | None = None
+) -> str:
+    """Add and commit a move file in a player's clone (authored by that player, unless
+    `email` says otherwise); return its path in the repository."""
     name = f"moves/{number:04d}-{player}.txt"
     (clone / "moves").mkdir(exist_ok=True)
     (clone / name).write_text(text, encoding="utf-8")
     git(clone, "add", name)
-    git(clone, "commit", "-q", "-m", f"{player}: move {number}")
+    author = f"{player} <{email or player_email(clone, player)}>"
+    git(clone, "commit", "-q", "--author", author, "-m", f"{player}: move {number}")
     return name
 
 

@@ -154,7 +154,7 @@ def test_a_stale_push_is_refused(bare: Path) -> None:
     done = push(behind, "--force", "main")
     assert done.returncode != 0
     assert "pre-receive hook declined" in done.stderr
-    assert "a push may only add move files" in done.stderr
+    assert "history cannot be rewritten" in done.stderr
     assert refs(bare) == adjudicated
 
 
@@ -220,3 +220,28 @@ def test_the_bare_repository_stays_sound_after_adjudicating(bare: Path) -> None:
     git(bare, "fsck", "--no-progress")
     git(bare, "gc", "--quiet")
     assert not (bare / "index").exists()
+
+
+def test_a_move_file_committed_by_someone_else_is_refused(bare: Path) -> None:
+    """A move file names its author; the commit adding it must carry that player's email."""
+    player, options = decider(full_state(bare))
+    mine = clone(bare, "someone")
+    before = refs(bare)
+    write_move(mine, 1, player, options[0] + "\n", email="intruder@example.org")
+    done = push(mine)
+    assert done.returncode != 0
+    assert "must be committed by its player" in done.stderr
+    assert refs(bare) == before
+
+
+def test_history_cannot_be_rewritten_by_a_forced_push(bare: Path) -> None:
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    write_move(mine, 1, player, options[0] + "\n")
+    assert push(mine).returncode == 0
+    before = refs(bare)
+    git(mine, "reset", "-q", "--hard", "HEAD~1")  # drop the move, then push over it
+    write_move(mine, 2, player, "pass\n")
+    done = push(mine, "--force", "main")
+    assert done.returncode != 0
+    assert refs(bare) == before

@@ -1,0 +1,476 @@
+"""Mail in: a player's reply becomes a move file, adjudicated like any other.
+
+`handle_message` takes one RFC 5322 message (as an MTA pipe delivers it to
+`pamir inbound-email`) and
+1. ignores it, with a log line and no change, when it is too large, malformed, automatic
+   (an auto-reply or a bounce), addressed to no valid reply address
+   (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc, Delivered-To and
+   X-Original-To), or not from the address game.toml has for that player;
+2. reads the text (text/plain, else the HTML as text) and keeps only the reply: quoted
+   lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
+   quoted originals and the footers mobile mail apps add are dropped;
+3. submits the remaining lines as the player's move through `pipeline.submit`, holding the
+   game's lock;
+4. queues the report for every player (`mailout.notify`) and a confirmation for the author,
+   or the refusal for the author (`mailout.notify_refusal`), then attempts delivery.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import re
+import sys
+from dataclasses import dataclass, field
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from email.utils import getaddresses
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Literal
+
+from adjudicator import mailout, tokens
+from adjudicator.config import Settings, SettingsError, load_settings
+from adjudicator.game import GameError, snapshot
+from adjudicator.gamefile import GameFileError
+from adjudicator.outputs import Refusal
+from adjudicator.pipeline import submit
+from adjudicator.repo import GameRepo, RepoError
+from adjudicator.service import game_lock, open_game
+
+log = logging.getLogger(__name__)
+
+RECIPIENT_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")
+EXIT_IGNORED = 2
+EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the message and tries again later
+
+Status = Literal["accepted", "refused", "ignored"]
+
+
+@dataclass
+class InboundResult:
+    """What became of an inbound message."""
+
+    status: Status
+    reason: str
+    game: str | None = None
+    player: str | None = None
+    number: int | None = None  # the adjudicated move, when accepted
+    messages: list[Path] = field(default_factory=list)  # outbox files queued in answer
+    duplicate: bool = False  # ignored because this Message-ID was handled before
+
+    @property
+    def exit_status(self) -> int:
+        """0 when handled (accepted, refused with a reply, or handled before), else 2."""
+        return 0 if self.status != "ignored" or self.duplicate else EXIT_IGNORED
+
+
+# -- reading the text ----------------------------------------------------------------------
+
+
+class _HTMLText(HTMLParser):
+    """HTML to plain text: block elements break lines, blockquotes become `> ` lines."""
+
+    BLOCKS = frozenset(
+        [
+            "p",
+            "div",
+            "br",
+            "li",
+            "tr",
+            "h1",
+            "h2",
+            "h3",
+            "h4",
+            "h5",
+            "h6",
+            "pre",
+            "table",
+            "ul",
+            "ol",
+            "blockquote",
+            "hr",
+            "section",
+        ]
+    )
+    HIDDEN = frozenset(("head", "style", "script", "title"))
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.depth = 0  # blockquote nesting
+        self.hidden = 0
+
+    def _break(self) -> None:
+        text = "".join(self.current).strip()
+        self.current = []
+        if text or (self.lines and self.lines[-1]):
+            self.lines.append(("> " * self.depth) + text if text else "")
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.HIDDEN:
+            self.hidden += 1
+        elif tag in self.BLOCKS:
+            self._break()
+            if tag == "blockquote":
+                self.depth += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self.BLOCKS:
+            self._break()
+            if tag == "blockquote":
+                self.depth = max(0, self.depth - 1)
+
+    def handle_data(self, data: str) -> None:
+        if not self.hidden:
+            self.current.append(re.sub(r"\s+", " ", data))
+
+    def text(self) -> str:
+        self._break()
+        return "\n".join(self.lines)
+
+
+def html_to_text(html: str) -> str:
+    parser = _HTMLText()
+    parser.feed(html)
+    parser.close()
+    return parser.text()
+
+
+def body_text(message: EmailMessage) -> str | None:
+    """The message's text: its text/plain body, else its HTML body as text, else None."""
+    part = message.get_body(preferencelist=("plain",))
+    if part is not None:
+        return str(part.get_content())
+    part = message.get_body(preferencelist=("html",))
+    if part is not None:
+        return html_to_text(str(part.get_content()))
+    return None
+
+
+FOOTER = re.compile(
+    r"^("
+    r"sent (from|with|via) \S.*"  # Sent from my iPhone / Sent with Proton Mail ...
+    r"|get outlook for \S.*|download outlook for \S.*"
+    r"|envoyé de mon \S.*|envoyé depuis \S.*|von meinem \S.* gesendet\.?"
+    r"|enviado desde mi \S.*|enviado do meu \S.*|inviato da\b.*"
+    r"|verzonden (vanaf|met) \S.*|verstuurd vanaf \S.*"
+    r")$",
+    re.IGNORECASE,
+)
+SEPARATOR = re.compile(
+    r"^(-{2,}\s*(original message|forwarded message|message d'origine|ursprüngliche nachricht)"
+    r"\s*-{2,}|_{10,}|begin forwarded message:|-{5,})$",
+    re.IGNORECASE,
+)
+ATTRIBUTION_START = re.compile(r"^(on|le|am|el|il|op|em|den|w dniu)\s", re.IGNORECASE)
+ATTRIBUTION_END = re.compile(
+    r"(wrote|writes|a écrit|schrieb|escribió|ha scritto|scrisse|schreef|escreveu|skrev|"
+    r"napisał)\s*:\s*$",
+    re.IGNORECASE,
+)
+HEADER_BLOCK = re.compile(r"^(from|sent|date|to|subject|cc|de|von|envoyé|gesendet):\s", re.I)
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+
+
+def _attribution(lines: list[str], index: int) -> int:
+    """How many lines from `index` form an "On DATE, NAME wrote:" line (0: none)."""
+    first = lines[index].strip()
+    if ATTRIBUTION_END.search(first) and (ATTRIBUTION_START.match(first) or "@" in first):
+        return 1
+    if not ATTRIBUTION_START.match(first):
+        return 0
+    for span in (2, 3):
+        chunk = [line.strip() for line in lines[index : index + span]]
+        if len(chunk) < span or not all(chunk):
+            return 0
+        if ATTRIBUTION_END.search(" ".join(chunk)):
+            return span
+    return 0
+
+
+def _header_block(lines: list[str], index: int) -> bool:
+    """An Outlook-style quoted original: `From: ...` followed by `Sent:`/`To:`/...."""
+    if not re.match(r"^(from|de|von):\s", lines[index].strip(), re.IGNORECASE):
+        return False
+    following = [line.strip() for line in lines[index + 1 : index + 5]]
+    return sum(1 for line in following if HEADER_BLOCK.match(line)) >= 2
+
+
+def _tidy(line: str) -> str:
+    """A reply line as a move line: no list bullet, no backticks around it."""
+    line = line.translate(INVISIBLE).replace("\xa0", " ").strip()
+    line = re.sub(r"^[-*•]\s+", "", line)
+    if len(line) >= 2 and line.startswith("`") and line.endswith("`"):
+        line = line.strip("`").strip()
+    return line
+
+
+def reply_lines(text: str) -> list[str]:
+    """The lines a player wrote: without quoted text, attribution lines, signatures,
+    quoted or forwarded originals and mobile footers; blank lines at both ends dropped."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        raw = lines[index].translate(INVISIBLE)
+        stripped = raw.replace("\xa0", " ").strip()
+        if raw.rstrip("\n") == "-- " or stripped == "--":
+            break  # the signature and all below it
+        if FOOTER.match(stripped) or SEPARATOR.match(stripped) or _header_block(lines, index):
+            break
+        span = _attribution(lines, index)
+        if span:
+            index += span
+            continue
+        if stripped.startswith(">"):
+            index += 1
+            continue
+        kept.append(_tidy(raw))
+        index += 1
+    while kept and not kept[-1]:
+        kept.pop()
+    while kept and not kept[0]:
+        kept.pop(0)
+    return kept
+
+
+# -- checking who wrote ----------------------------------------------------------------------
+
+
+def _addresses(message: Message, names: tuple[str, ...]) -> list[str]:
+    values: list[str] = []
+    for name in names:
+        values.extend(str(v) for v in message.get_all(name, []))
+    return [address for _, address in getaddresses(values) if address]
+
+
+def _automatic(message: Message) -> str | None:
+    """Why the message looks automatic (and must not be answered), or None."""
+    auto = str(message.get("Auto-Submitted", "no")).strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto}"
+    precedence = str(message.get("Precedence", "")).strip().lower()
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {precedence}"
+    for header in ("X-Autoreply", "X-Autorespond"):
+        if header in message:
+            return f"{header} present"
+    content = str(message.get_content_type())
+    if content == "multipart/report":
+        return "a delivery report"
+    return None
+
+
+def _seen_path(settings: Settings, game_id: str, message_id: str) -> Path:
+    digest = hashlib.sha256(message_id.strip().encode("utf-8", "replace")).hexdigest()[:40]
+    return settings.home / "mail" / "inbound" / game_id / digest
+
+
+def _ignore(reason: str, **details: str | None) -> InboundResult:
+    log.warning("inbound mail ignored: %s", reason)
+    return InboundResult("ignored", reason, details.get("game"), details.get("player"))
+
+
+def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) -> InboundResult:
+    """Handle one inbound email (see the module's docstring); never raises for bad mail."""
+    if len(raw) > settings.max_inbound_bytes:
+        return _ignore(
+            f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})"
+        )
+    try:
+        message = BytesParser(policy=policy.default).parsebytes(raw)
+        assert isinstance(message, EmailMessage)
+        senders = _addresses(message, ("From",))
+        recipients = _addresses(message, RECIPIENT_HEADERS)
+        automatic = _automatic(message)
+        for header in ("Message-ID", "Subject"):  # headers are parsed when first read
+            str(message.get(header, ""))
+    except Exception as error:  # the email package raises many kinds on broken headers
+        return _ignore(f"malformed message ({type(error).__name__}: {error})")
+    if not message.keys():
+        return _ignore("malformed message (no headers could be read)")
+    if len(senders) != 1:
+        return _ignore(f"malformed message: {len(senders)} From addresses")
+    sender = senders[0]
+
+    found: tuple[str, str] | None = None
+    candidates = [a for a in recipients if tokens.ADDRESS.match(a.strip().lower())]
+    for address in candidates:
+        found = tokens.read_address(settings, address)
+        if found is not None:
+            break
+    if found is None:
+        if candidates:
+            return _ignore(f"invalid reply token in {candidates[0]} (from {sender})")
+        return _ignore(f"no reply address among the recipients (from {sender})")
+    game_id, player = found
+    if automatic is not None:
+        return _ignore(f"automatic message ({automatic}) from {sender}", game=game_id)
+
+    try:
+        repo = open_game(settings, game_id)
+    except (GameError, RepoError) as error:
+        return _ignore(f"reply address for an unknown game: {error}", game=game_id)
+    try:
+        return _handle(settings, repo, message, game_id, player, sender, deliver_now)
+    finally:
+        repo.repo.close()
+
+
+def _handle(
+    settings: Settings,
+    repo: GameRepo,
+    message: EmailMessage,
+    game_id: str,
+    player: str,
+    sender: str,
+    deliver_now: bool,
+) -> InboundResult:
+    message_id = str(message.get("Message-ID", "")).strip() or None
+    subject = str(message.get("Subject", "")).strip() or None
+    try:
+        entry = snapshot(repo).game.player(player)
+    except (GameError, GameFileError, KeyError) as error:
+        return _ignore(f"reply address for an unknown player: {error}", game=game_id)
+    if sender.lower() != entry.email.lower():
+        return _ignore(
+            f"sender {sender} is not the address game {game_id} has for {entry.name}",
+            game=game_id,
+            player=entry.name,
+        )
+
+    try:
+        text = body_text(message)
+    except Exception as error:  # undecodable content, unknown charset
+        return _ignore(f"malformed body ({type(error).__name__}: {error})", game=game_id)
+    if text is None:
+        return _ignore("no text/plain or text/html part", game=game_id, player=entry.name)
+    lines = reply_lines(text)
+    move_text = "\n".join(lines) + "\n" if lines else ""
+
+    with game_lock(settings, game_id):
+        seen = _seen_path(settings, game_id, message_id) if message_id else None
+        if seen is not None and seen.exists():
+            log.info("inbound mail %s from %s was handled before", message_id, sender)
+            result = InboundResult(
+                "ignored", f"message {message_id} was handled before", game_id, entry.name
+            )
+            result.duplicate = True
+            return result
+        try:
+            done = submit(repo, entry.name, move_text)
+        except (Refusal, GameError) as error:
+            _mark_seen(seen)
+            reason = str(error)
+            log.info(
+                "move by %s in %s (mail %s) refused: %s", entry.name, game_id, message_id, reason
+            )
+            path = mailout.notify_refusal(
+                settings,
+                repo,
+                entry.name,
+                move_text,
+                reason,
+                in_reply_to=message_id,
+                subject=subject,
+                deliver_now=False,
+            )
+            result = InboundResult("refused", reason, game_id, entry.name, messages=[path])
+        else:
+            _mark_seen(seen)
+            log.info(
+                "move %d by %s in %s (mail %s) adjudicated in commit %s",
+                done.number,
+                entry.name,
+                game_id,
+                message_id,
+                done.commit[:10],
+            )
+            paths = mailout.notify(settings, repo, [done], deliver_now=False)
+            paths.append(
+                mailout.notify_confirmation(
+                    settings,
+                    repo,
+                    entry.name,
+                    move_text,
+                    done,
+                    in_reply_to=message_id,
+                    subject=subject,
+                    deliver_now=False,
+                )
+            )
+            result = InboundResult(
+                "accepted",
+                f"move {done.number} adjudicated",
+                game_id,
+                entry.name,
+                done.number,
+                paths,
+            )
+    if deliver_now:
+        mailout.deliver(settings)
+    return result
+
+
+def _mark_seen(seen: Path | None) -> None:
+    if seen is not None:
+        seen.parent.mkdir(parents=True, exist_ok=True)
+        seen.touch()
+
+
+# -- the command line ------------------------------------------------------------------------
+
+
+def cmd_inbound_email(args: argparse.Namespace) -> None:
+    """Read one message on standard input; exit 0 handled, 2 ignored, 75 try again later."""
+    logging.basicConfig(level=logging.INFO, format="pamir inbound-email: %(message)s")
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"pamir inbound-email: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_TEMPFAIL) from None
+    raw = sys.stdin.buffer.read(settings.max_inbound_bytes + 1)
+    if len(raw) > settings.max_inbound_bytes:
+        sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway
+    try:
+        result = handle_message(settings, raw)
+    except Exception:
+        log.exception("unexpected failure; the message is left to the MTA to retry")
+        raise SystemExit(EXIT_TEMPFAIL) from None
+    if result.exit_status == 0:
+        print(f"{result.status}: {result.reason}")
+    else:
+        print(f"pamir inbound-email: message ignored: {result.reason}", file=sys.stderr)
+    raise SystemExit(result.exit_status)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir inbound-email` (one message on standard input, for an MTA pipe)."""
+    command = commands.add_parser(
+        "inbound-email",
+        help="handle one inbound email on standard input (for an MTA pipe)",
+        description="Read one RFC 5322 message on standard input and play the move in it. "
+        "Exit status: 0 handled (accepted, or refused with a reply), 2 ignored as invalid "
+        "(the reason on standard error), 75 a temporary failure (the MTA retries later).",
+    )
+    command.set_defaults(func=cmd_inbound_email)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m adjudicator.mailin` runs `pamir inbound-email`."""
+    parser = argparse.ArgumentParser(prog="pamir")
+    commands = parser.add_subparsers(dest="command", required=True)
+    register(commands)
+    args = parser.parse_args(argv if argv is not None else ["inbound-email"])
+    args.func(args)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

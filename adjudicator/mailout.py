@@ -1,0 +1,673 @@
+"""Mail out: turn reports to every player, refusals and confirmations to a move's author.
+
+Every message is first written to the outbox, `PAMIR_HOME/outbox/pending/*.eml` (a temporary
+file renamed into place, so a file there is always complete), and only then sent over SMTP
+by `deliver`. A message the server accepted moves to `outbox/sent/`. One the server (or the
+network) did not take stays pending with a retry time in `NAME.eml.retry.json` beside it;
+the wait doubles after each failure, from `outbox_retry_seconds` up to `MAX_RETRY_SECONDS`.
+With no `smtp_host` configured, pending messages move to `outbox/written/` and the log says
+where they are. docs/email.md describes it all for players and operators.
+
+Messages of one game form one thread per player: the first message a player gets (usually
+the report of move 0) is the thread's root; every later one carries `References: ROOT
+PREVIOUS` and `In-Reply-To: PREVIOUS`, and keeps the subject. The thread state is kept in
+`PAMIR_HOME/mail/threads/GAME.json`, never in the game repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import logging
+import os
+import re
+import secrets
+import smtplib
+import ssl
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from email.utils import formataddr, formatdate, getaddresses, parseaddr
+from pathlib import Path
+from typing import Any
+
+import markdown
+
+from adjudicator import tokens
+from adjudicator.config import Settings, SettingsError, load_settings
+from adjudicator.game import STATE_FILE, snapshot
+from adjudicator.gamefile import GameFile
+from adjudicator.home import private_dir
+from adjudicator.outputs import Adjudication
+from adjudicator.repo import GameRepo
+from adjudicator.service import open_game
+
+log = logging.getLogger(__name__)
+
+PENDING = "pending"
+SENT = "sent"
+WRITTEN = "written"
+RETRY_SUFFIX = ".retry.json"
+MAX_RETRY_SECONDS = 6 * 3600
+MARKDOWN_EXTENSIONS = ["tables", "fenced_code"]
+PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
+
+
+# -- composing -----------------------------------------------------------------------------
+
+
+def subject_for(game_id: str) -> str:
+    """The subject of every report of a game: one subject keeps each player's thread whole
+    in mail clients that group by subject as well as by References."""
+    return f"Pax Pamir game {game_id}"
+
+
+def message_domain(settings: Settings) -> str:
+    address = parseaddr(settings.mail_from)[1]
+    domain = address.rpartition("@")[2]
+    return domain or settings.reply_domain
+
+
+def make_message_id(settings: Settings, game_id: str, number: int, player: str) -> str:
+    """`<GAME.NNNN.PLAYER.RANDOM@DOMAIN>`: unique, and telling what the message is about."""
+    return (
+        f"<{game_id}.{number:04d}.{player.lower()}.{secrets.token_hex(8)}"
+        f"@{message_domain(settings)}>"
+    )
+
+
+def render_html(markdown_text: str) -> str:
+    """The HTML alternative: the Markdown rendered, with tables, in a minimal page.
+
+    Raw HTML in the Markdown is shown as text, never passed through: reports quote what
+    players wrote (a rollback's reason, a refused line), which must not become markup.
+    """
+    converter = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS)
+    converter.preprocessors.deregister("html_block")
+    converter.inlinePatterns.deregister("html")
+    body = converter.convert(markdown_text)
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
+        "<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
+        "padding:2px 6px}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+def player_email(settings: Settings, game_id: str, player: str) -> tuple[str, str]:
+    """The player's name as game.toml spells it, and their email address."""
+    repo = open_game(settings, game_id)
+    try:
+        entry = snapshot(repo).game.player(player)
+    finally:
+        repo.repo.close()
+    return entry.name, entry.email
+
+
+def compose(
+    settings: Settings,
+    game_id: str,
+    player: str,
+    subject: str,
+    markdown_text: str,
+    *,
+    thread_root: str,
+    in_reply_to: str | None,
+    number: int = 0,
+    message_id: str | None = None,
+    to: str | None = None,
+) -> EmailMessage:
+    """One message to one player: the Markdown as text/plain, its HTML as text/html.
+
+    `thread_root` is the Message-ID of the player's first message in this game (pass the
+    new message's own `message_id` to start the thread); `in_reply_to` the message this one
+    follows (default: the root). `to` is the player's address (default: from game.toml).
+    """
+    name = player
+    if to is None:
+        name, to = player_email(settings, game_id, player)
+    own = message_id or make_message_id(settings, game_id, number, player)
+    message = EmailMessage()
+    message["From"] = settings.mail_from
+    message["To"] = formataddr((name, to))
+    message["Reply-To"] = tokens.reply_address(settings, game_id, player.lower())
+    message["Subject"] = subject
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = own
+    if thread_root != own:
+        parent = in_reply_to or thread_root
+        message["In-Reply-To"] = parent
+        chain = [thread_root] if parent == thread_root else [thread_root, parent]
+        message["References"] = " ".join(chain)
+    # RFC 3834: automatic messages; well-behaved auto-responders do not answer them.
+    message["Auto-Submitted"] = "auto-generated"
+    message["X-Pamir-Game"] = game_id
+    message["X-Pamir-Player"] = player.lower()
+    message["X-Pamir-Move"] = str(number)
+    message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
+    message.add_alternative(render_html(markdown_text), subtype="html", cte="quoted-printable")
+    return message
+
+
+# -- the outbox ----------------------------------------------------------------------------
+
+
+def outbox(settings: Settings, folder: str) -> Path:
+    path = settings.outbox_dir / folder
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def messages_in(settings: Settings, folder: str) -> list[Path]:
+    """The .eml files of an outbox folder, oldest first (names start with the time)."""
+    path = settings.outbox_dir / folder
+    if not path.is_dir():
+        return []
+    return sorted(p for p in path.glob("*.eml") if not p.name.startswith("."))
+
+
+def _retry_file(path: Path) -> Path:
+    return path.with_name(path.name + RETRY_SUFFIX)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write a temporary file beside `path`, flush it to disk, rename it into place."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        with suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def queue(settings: Settings, message: EmailMessage) -> Path:
+    """Write a message to outbox/pending (atomically); return its path."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    game = str(message.get("X-Pamir-Game", "pamir"))
+    player = str(message.get("X-Pamir-Player", "someone"))
+    number = int(str(message.get("X-Pamir-Move", "0")))
+    name = f"{stamp}-{game}-{number:04d}-{player}-{secrets.token_hex(4)}.eml"
+    path = outbox(settings, PENDING) / name
+    _write_atomically(path, message.as_bytes())
+    return path
+
+
+# -- threads -------------------------------------------------------------------------------
+
+
+def _threads_dir(settings: Settings) -> Path:
+    path = settings.home / "mail" / "threads"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@contextmanager
+def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, str]]]:
+    """The game's thread state ({player: {"root": ID, "last": ID}}), locked; saved after."""
+    folder = _threads_dir(settings)
+    path = folder / f"{game_id}.json"
+    with open(folder / f"{game_id}.lock", "w", encoding="ascii") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            state: dict[str, dict[str, str]] = {}
+            if path.exists():
+                state = json.loads(path.read_text(encoding="utf-8"))
+            yield state
+            _write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
+    """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
+    path = _threads_dir(settings) / f"{game_id}.json"
+    if not path.exists():
+        return {}
+    data: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8"))
+    return dict(data.get(player.lower(), {}))
+
+
+# -- what each player reads ----------------------------------------------------------------
+
+
+def private_section(settings: Settings, game_id: str, number: int, player: str) -> str | None:
+    """The player's private section after move `number` (or the latest one before it: a
+    refused pushed move writes none), from PAMIR_HOME/private/GAME/NNNN-PLAYER.md."""
+    for folder in dict.fromkeys([settings.home / "private" / game_id, private_dir(game_id)]):
+        if not folder.is_dir():
+            continue
+        best: tuple[int, Path] | None = None
+        for path in folder.iterdir():
+            match = PRIVATE_NAME.match(path.name)
+            if not match or match.group(2).lower() != player.lower():
+                continue
+            found = int(match.group(1))
+            if found <= number and (best is None or found > best[0]):
+                best = (found, path)
+        if best is not None:
+            return best[1].read_text(encoding="utf-8")
+    return None
+
+
+def _waiting_for(repo: GameRepo, commit: str) -> list[str]:
+    text = repo.read(STATE_FILE, commit)
+    if not text:
+        return []
+    pending = json.loads(text).get("view", {}).get("pending")
+    return [str(p).lower() for p in (pending or {}).get("players", [])]
+
+
+def how_to_reply(settings: Settings, game_id: str, player: str, decides: bool) -> str:
+    address = tokens.reply_address(settings, game_id, player.lower())
+    if decides:
+        first = (
+            "It is your decision. Reply to this message with your actions, one a line, in "
+            "the game's notation (for example `purchase 43`, or any of the legal actions "
+            "listed above)."
+        )
+    else:
+        first = (
+            "You have nothing to decide now; you will get a message when you do. You may "
+            "still reply with a rollback request (`rollback N REASON`, or `agree rollback`)."
+        )
+    return (
+        "## Playing by email\n\n"
+        f"{first} Quoted lines (starting with `>`), the line saying who wrote the quoted "
+        "message, and everything from your signature (`-- `) down are ignored.\n\n"
+        f"Your reply address, {address}, carries a token that identifies you in this game: "
+        "keep it to yourself (whoever can write to it from your address plays for you). "
+        "Replies are accepted only from the address the game has for you.\n"
+    )
+
+
+def player_message(
+    settings: Settings, game: GameFile, repo: GameRepo, result: Adjudication, player: str
+) -> str:
+    """The report, the player's own private section (no one else's), how to reply."""
+    parts = [result.report.rstrip("\n")]
+    section = private_section(settings, game.id, result.number, player)
+    if section:
+        parts.append(section.rstrip("\n"))
+    decides = player.lower() in _waiting_for(repo, result.commit)
+    parts.append(how_to_reply(settings, game.id, player, decides).rstrip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+# -- sending out ---------------------------------------------------------------------------
+
+
+def notify(
+    settings: Settings,
+    repo: GameRepo,
+    results: list[Adjudication],
+    *,
+    deliver_now: bool = True,
+) -> list[Path]:
+    """Queue one message per adjudication and player (the public report, that player's
+    private section, how to reply), in order; then attempt delivery. Returns the files."""
+    written: list[Path] = []
+    for result in results:
+        game = snapshot(repo, result.commit).game
+        with _threads(settings, game.id) as threads:
+            for entry in game.players:
+                key = entry.name.lower()
+                own = make_message_id(settings, game.id, result.number, key)
+                thread = threads.get(key, {})
+                root = thread.get("root", own)
+                message = compose(
+                    settings,
+                    game.id,
+                    entry.name,
+                    subject_for(game.id),
+                    player_message(settings, game, repo, result, entry.name),
+                    thread_root=root,
+                    in_reply_to=thread.get("last"),
+                    number=result.number,
+                    message_id=own,
+                    to=entry.email,
+                )
+                written.append(queue(settings, message))
+                threads[key] = {"root": root, "last": own}
+    if deliver_now and written:
+        deliver(settings)
+    return written
+
+
+def _reply_headers(
+    settings: Settings, game_id: str, player: str, in_reply_to: str | None, subject: str | None
+) -> tuple[str, str, str | None]:
+    """Subject, thread root and parent for an answer to a player's own message."""
+    thread = thread_of(settings, game_id, player)
+    subject = subject or subject_for(game_id)
+    if not subject.lower().startswith("re:"):
+        subject = f"Re: {subject}"
+    root = thread.get("root") or in_reply_to
+    return subject, root or "", in_reply_to
+
+
+def _answer(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    markdown_text: str,
+    number: int,
+    in_reply_to: str | None,
+    subject: str | None,
+    deliver_now: bool,
+) -> Path:
+    game = snapshot(repo).game
+    entry = game.player(player)
+    subject, root, parent = _reply_headers(settings, game.id, entry.name, in_reply_to, subject)
+    own = make_message_id(settings, game.id, number, entry.name)
+    message = compose(
+        settings,
+        game.id,
+        entry.name,
+        subject,
+        markdown_text,
+        thread_root=root or own,
+        in_reply_to=parent,
+        number=number,
+        message_id=own,
+        to=entry.email,
+    )
+    path = queue(settings, message)
+    if deliver_now:
+        deliver(settings)
+    return path
+
+
+def _numbered(text: str) -> str:
+    lines = text.splitlines() or [""]
+    return "\n".join(f"{n:>3}  {line}" for n, line in enumerate(lines, start=1))
+
+
+def notify_refusal(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    submitted_text: str,
+    message: str,
+    *,
+    in_reply_to: str | None = None,
+    subject: str | None = None,
+    deliver_now: bool = True,
+) -> Path:
+    """Tell the author of a move that it was refused: the refusal line by line (as the
+    engine words it: `line N: CODE: message ... legal now: ...`), what was read, and
+    their private section as it stands."""
+    snap = snapshot(repo)
+    entry = snap.game.player(player)
+    refusal = "\n".join(f"    {line}" for line in message.splitlines())
+    parts = [
+        f"# {snap.game.id}: your move was not accepted",
+        "Nothing was changed in the game. The adjudicator says:",
+        refusal,
+        "Your move as it was read from your message (line numbers as counted above):",
+        "```text\n" + _numbered(submitted_text) + "\n```",
+        "Reply to this message with the corrected move: your actions, one a line.",
+    ]
+    section = private_section(settings, snap.game.id, snap.adjudicated, entry.name)
+    if section:
+        parts.append(section.rstrip("\n"))
+    text = "\n\n".join(parts) + "\n"
+    return _answer(
+        settings, repo, entry.name, text, snap.next_number, in_reply_to, subject, deliver_now
+    )
+
+
+def notify_confirmation(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    submitted_text: str,
+    result: Adjudication,
+    *,
+    in_reply_to: str | None = None,
+    subject: str | None = None,
+    deliver_now: bool = True,
+) -> Path:
+    """Tell the author of a move that it was accepted (the report follows separately)."""
+    game = snapshot(repo, result.commit).game
+    entry = game.player(player)
+    text = (
+        f"# {game.id}: move {result.number} accepted\n\n"
+        f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
+        "Every player gets the report in the game's thread.\n\n"
+        "Your move as it was read from your message:\n\n"
+        "```text\n" + _numbered(submitted_text) + "\n```\n"
+    )
+    return _answer(
+        settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now
+    )
+
+
+# -- delivery ------------------------------------------------------------------------------
+
+
+@dataclass
+class DeliveryReport:
+    """What one `deliver` run did with the pending messages."""
+
+    sent: list[Path] = field(default_factory=list)  # accepted by the server (now in sent/)
+    written: list[Path] = field(default_factory=list)  # no SMTP configured (now in written/)
+    deferred: list[Path] = field(default_factory=list)  # failed now; retried later
+    waiting: list[Path] = field(default_factory=list)  # not due yet
+    errors: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"sent {len(self.sent)}, written {len(self.written)}, "
+            f"deferred {len(self.deferred)}, waiting {len(self.waiting)}"
+        )
+
+
+def retry_info(path: Path) -> dict[str, Any]:
+    """A pending message's retry record: attempts, next_attempt (ISO time), last_error."""
+    meta = _retry_file(path)
+    if not meta.exists():
+        return {}
+    data: dict[str, Any] = json.loads(meta.read_text(encoding="utf-8"))
+    return data
+
+
+def retry_delay(settings: Settings, attempts: int) -> int:
+    """Seconds to wait after the `attempts`-th failure: doubling, capped."""
+    return int(min(settings.outbox_retry_seconds * 2 ** max(attempts - 1, 0), MAX_RETRY_SECONDS))
+
+
+def _due(path: Path, now: datetime, force: bool) -> bool:
+    if force:
+        return True
+    when = retry_info(path).get("next_attempt")
+    return when is None or datetime.fromisoformat(when) <= now
+
+
+def _defer(settings: Settings, path: Path, error: str, now: datetime) -> None:
+    attempts = int(retry_info(path).get("attempts", 0)) + 1
+    later = now + timedelta(seconds=retry_delay(settings, attempts))
+    record = {"attempts": attempts, "next_attempt": later.isoformat(), "last_error": error}
+    _write_atomically(_retry_file(path), (json.dumps(record, indent=2) + "\n").encode())
+    log.warning(
+        "mail %s not delivered (attempt %d: %s); next attempt at %s",
+        path.name,
+        attempts,
+        error,
+        later.isoformat(),
+    )
+
+
+def _move(settings: Settings, path: Path, folder: str) -> Path:
+    target = outbox(settings, folder) / path.name
+    os.replace(path, target)
+    with suppress(FileNotFoundError):
+        _retry_file(path).unlink()
+    return target
+
+
+def ssl_context() -> ssl.SSLContext:
+    """The system's trusted certificates (SSL_CERT_FILE / SSL_CERT_DIR are honoured)."""
+    return ssl.create_default_context()
+
+
+def connect(settings: Settings) -> smtplib.SMTP:
+    """An SMTP session as configured: plain, STARTTLS or TLS, logged in if a user is set."""
+    assert settings.smtp_host is not None
+    host, port, timeout = settings.smtp_host, settings.smtp_port, settings.smtp_timeout
+    smtp: smtplib.SMTP
+    if settings.smtp_security == "tls":
+        smtp = smtplib.SMTP_SSL(host, port, timeout=timeout, context=ssl_context())
+    else:
+        smtp = smtplib.SMTP(host, port, timeout=timeout)
+    try:
+        if settings.smtp_security == "starttls":
+            smtp.ehlo()
+            smtp.starttls(context=ssl_context())
+            smtp.ehlo()
+        if settings.smtp_user:
+            smtp.login(settings.smtp_user, settings.smtp_password or "")
+    except BaseException:
+        with suppress(Exception):
+            smtp.close()
+        raise
+    return smtp
+
+
+def _envelope(settings: Settings, data: bytes) -> tuple[str, list[str]]:
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    recipients = [a for _, a in getaddresses([str(v) for v in headers.get_all("To", [])]) if a]
+    return parseaddr(settings.mail_from)[1] or settings.mail_from, recipients
+
+
+def _crlf(data: bytes) -> bytes:
+    """SMTP's line endings (smtplib sends bytes as they are; .eml files use newlines)."""
+    return re.sub(rb"\r?\n", b"\r\n", data)
+
+
+@contextmanager
+def _delivery_lock(settings: Settings) -> Iterator[None]:
+    """One delivery run at a time (across processes), so nothing is sent twice."""
+    folder = outbox(settings, PENDING).parent
+    with open(folder / ".deliver.lock", "w", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def deliver(
+    settings: Settings, now: datetime | None = None, *, force: bool = False
+) -> DeliveryReport:
+    """Send the pending messages that are due (all of them with `force`); move each one the
+    server accepted to outbox/sent. With no smtp_host, move them all to outbox/written and
+    log where they are."""
+    now = now or datetime.now(UTC)
+    report = DeliveryReport()
+    with _delivery_lock(settings):
+        pending = messages_in(settings, PENDING)
+        if not pending:
+            return report
+        if settings.smtp_host is None:
+            for path in pending:
+                target = _move(settings, path, WRITTEN)
+                report.written.append(target)
+                log.info("no smtp_host configured: mail written to %s", target)
+            return report
+        due = [p for p in pending if _due(p, now, force)]
+        report.waiting = [p for p in pending if p not in due]
+        if not due:
+            return report
+        try:
+            smtp = connect(settings)
+        except (OSError, smtplib.SMTPException) as error:
+            reason = f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {error}"
+            report.errors.append(reason)
+            for path in due:
+                _defer(settings, path, reason, now)
+                report.deferred.append(path)
+            return report
+        try:
+            for index, path in enumerate(due):
+                data = path.read_bytes()
+                sender, recipients = _envelope(settings, data)
+                try:
+                    smtp.sendmail(sender, recipients, _crlf(data))
+                except (
+                    smtplib.SMTPRecipientsRefused,
+                    smtplib.SMTPSenderRefused,
+                    smtplib.SMTPDataError,
+                ) as error:
+                    # This message only: the session goes on with the next one.
+                    report.errors.append(f"{path.name}: {error}")
+                    _defer(settings, path, str(error), now)
+                    report.deferred.append(path)
+                    with suppress(OSError, smtplib.SMTPException):
+                        smtp.rset()
+                    continue
+                except (OSError, smtplib.SMTPException) as error:
+                    # The session broke: this and the remaining messages wait.
+                    report.errors.append(f"{path.name}: {error}")
+                    for rest in due[index:]:
+                        _defer(settings, rest, f"session lost: {error}", now)
+                        report.deferred.append(rest)
+                    break
+                target = _move(settings, path, SENT)
+                report.sent.append(target)
+                log.info("mail %s sent to %s", target.name, ", ".join(recipients))
+        finally:
+            with suppress(OSError, smtplib.SMTPException):
+                smtp.quit()
+    return report
+
+
+# -- the command line ----------------------------------------------------------------------
+
+
+def cmd_outbox(args: argparse.Namespace) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(2) from None
+    if args.send:
+        report = deliver(settings, force=True)
+        print(f"delivery: {report.summary()}")
+        for problem in report.errors:
+            print(f"  error: {problem}")
+    pending = messages_in(settings, PENDING)
+    print(f"outbox: {settings.outbox_dir}")
+    print(f"  pending {len(pending)}")
+    for path in pending:
+        info = retry_info(path)
+        if info:
+            print(
+                f"    {path.name}: {info['attempts']} failed attempt(s), next at "
+                f"{info['next_attempt']} ({info['last_error']})"
+            )
+    print(f"  sent    {len(messages_in(settings, SENT))}")
+    print(f"  written {len(messages_in(settings, WRITTEN))}")
+    if not settings.smtp_host:
+        print("  (no smtp_host configured: messages are written as .eml files, not sent)")
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir outbox [--send]` to the `pamir` command line's subparsers."""
+    command = commands.add_parser(
+        "outbox", help="show the mail outbox (pending, sent, written); --send delivers now"
+    )
+    command.add_argument(
+        "--send", action="store_true", help="deliver the pending messages now (retries too)"
+    )
+    command.set_defaults(func=cmd_outbox)

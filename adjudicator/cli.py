@@ -9,11 +9,11 @@ Game repositories:
     pamir rollback GAME_DIR --to N --reason TEXT
     pamir hook install GAME_BARE_REPO
 The engine on state files:
-    pamir engine new --players alice,bob,carol [--seed N]   full state JSON
+    pamir engine new --players alice,bob,carol [--seed N] [--wakhan]  full state JSON
     pamir engine legal STATE                                  one `PLAYER: ACTION` a line
     pamir engine apply STATE MOVES                            new state JSON, or exit 2
     pamir engine view STATE [--player NAME]                   view JSON
-    pamir engine playout --players N --games G [--seed S]     one JSON line of figures
+    pamir engine playout --players N --games G [--seed S] [--wakhan]  one JSON line
     pamir demo                                                a complete game through Git
 
 STATE, MOVES and FILE may be `-` for standard input. Exit status: 0 success, 2 refused
@@ -70,8 +70,13 @@ def _load_state(path: str) -> engine.State:
 def cmd_engine_new(args: argparse.Namespace) -> None:
     players = [p.strip() for p in args.players.split(",") if p.strip()]
     seed = args.seed if args.seed is not None else secrets.randbits(63)
+    options: dict[str, object] = {}
+    if args.wakhan:
+        options["wakhan"] = True
+    if args.wakhan_backs is not None:
+        options["wakhan_backs"] = args.wakhan_backs
     try:
-        state = engine.new_game(players, seed)
+        state = engine.new_game(players, seed, options)
     except ValueError as error:
         raise Refused(str(error)) from None
     sys.stdout.write(engine.dumps(state))
@@ -119,12 +124,16 @@ def cmd_view(args: argparse.Namespace) -> None:
 
 
 def cmd_playout(args: argparse.Namespace) -> None:
-    if not 2 <= args.players <= 5:
+    if args.wakhan and not 1 <= args.players <= 2:
+        raise Refused("--players must be 1 or 2 with --wakhan (the human players)")
+    if not args.wakhan and not 2 <= args.players <= 5:
         raise Refused("--players must be 2 to 5")
     if args.games < 1:
         raise Refused("--games must be at least 1")
     try:
-        stats = playout(args.players, args.games, args.seed, check=not args.fast)
+        stats = playout(
+            args.players, args.games, args.seed, check=not args.fast, wakhan=args.wakhan
+        )
     except PlayoutError as error:
         print(f"invariant broken: {error}", file=sys.stderr)
         raise SystemExit(1) from None
@@ -305,6 +314,14 @@ def build_parser() -> argparse.ArgumentParser:
     new = sub.add_parser("new", help="set up a game and print its full state JSON")
     new.add_argument("--players", required=True, help="comma-separated names, 2 to 5")
     new.add_argument("--seed", type=int, help="random seed (default: a fresh random one)")
+    new.add_argument(
+        "--wakhan", action="store_true", help="add Wakhan, the automated opponent (1-2 humans)"
+    )
+    new.add_argument(
+        "--wakhan-backs",
+        choices=("standard", "alternative"),
+        help="pairing of the AI cards' fronts and backs (with --wakhan; default standard)",
+    )
     new.set_defaults(func=cmd_engine_new)
 
     legal = sub.add_parser("legal", help="list the legal actions as PLAYER: ACTION")
@@ -322,11 +339,16 @@ def build_parser() -> argparse.ArgumentParser:
     view.set_defaults(func=cmd_view)
 
     play = sub.add_parser("playout", help="play random games to the end and measure them")
-    play.add_argument("--players", type=int, required=True, help="2 to 5")
+    play.add_argument(
+        "--players", type=int, required=True, help="2 to 5; with --wakhan, 1 or 2 humans"
+    )
     play.add_argument("--games", type=int, required=True, help="how many games")
     play.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     play.add_argument(
         "--fast", action="store_true", help="skip the invariant checks after every step"
+    )
+    play.add_argument(
+        "--wakhan", action="store_true", help="random humans against Wakhan, the automated opponent"
     )
     play.set_defaults(func=cmd_playout)
     return parser

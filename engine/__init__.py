@@ -8,6 +8,7 @@
 The same seed and the same actions give byte-identical JSON (`dumps`).
 """
 
+from engine import standin
 from engine.actions import Action
 from engine.errors import (
     AmbiguousActionError,
@@ -46,6 +47,7 @@ __all__ = [
     "parse_line",
     "pending",
     "read_action",
+    "standin",
     "to_dict",
     "view",
 ]

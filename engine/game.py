@@ -95,6 +95,12 @@ def step(state: State, seat: int, action: Action) -> None:
 def apply(state: State, player: str | int, action: Action) -> State:
     """Return the state after `player` takes `action`; raise if it is not legal."""
     seat = player if isinstance(player, int) else state.seat(player)
+    if state.is_wakhan(seat):
+        raise IllegalActionError(
+            "not-your-decision",
+            f"{state.name(seat)} is played by the engine: no one acts or sets policies for her",
+            section="Playing with Wakhan, p. 16",
+        )
     if action.verb != "policy" and action not in options_for(state, seat):
         try:
             error = explain_illegal(state, seat, action)

@@ -3,14 +3,15 @@
 36 coalition blocks (12 a coalition) and 11 cylinders a player (the VP marker and 10
 others) are always somewhere; every one of the 116 cards is in exactly one place; the
 36 rupees are with the players, on the market, in the bank or out of the game (the bank
-may go below zero: the rulebook sets no hard limit on coins).
+may go below zero: the rulebook sets no hard limit on coins). With Wakhan, each of the 24
+AI cards is once in the AI deck or the AI discard pile; her pieces are a player's pieces.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS
+from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS
 from engine.state import (
     BLOCKS_PER_COALITION,
     CYLINDERS_ON_BOARD,
@@ -81,8 +82,32 @@ def violations(state: State) -> list[str]:
     ] + [n for t in state.tribes.values() for n in t if n < 0]
     if negative or any(n < 0 for s in state.spies.values() for n in s):
         problems.append("a negative piece count")
+    problems += wakhan_violations(state)
     rupees = sum(p.rupees for p in state.players) + sum(map(sum, state.market_rupees))
     total = rupees + state.bank + state.out_of_game
     if total != TOTAL_RUPEES:
         problems.append(f"rupees: {total} accounted for, not {TOTAL_RUPEES}")
+    return problems
+
+
+def wakhan_violations(state: State) -> list[str]:
+    """Wakhan's 24 AI cards are each once in the AI deck or the AI discard pile."""
+    w = state.wakhan
+    if w is None:
+        return []
+    problems: list[str] = []
+    if not 0 <= w.seat < state.num_players:
+        return [f"wakhan seat {w.seat} is not a seat"]
+    cards = Counter(w.deck + w.discard)
+    twice = sorted(card for card, count in cards.items() if count > 1)
+    if twice:
+        problems.append(f"AI cards in two places: {twice}")
+    missing = sorted(set(WAKHAN_CARDS) - set(cards))
+    if missing:
+        problems.append(f"AI cards missing: {missing}")
+    unknown = sorted(set(cards) - set(WAKHAN_CARDS))
+    if unknown:
+        problems.append(f"unknown AI cards: {unknown}")
+    if w.backs not in ("standard", "alternative"):
+        problems.append(f"AI card backs {w.backs!r}: standard or alternative")
     return problems

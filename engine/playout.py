@@ -2,7 +2,8 @@
 
 Used by the `pamir engine playout` command, the fuzz tests and the benchmark. With
 `check=True` the conservation laws are checked after every step and a dead end (no legal
-action while the game is not over) is an error.
+action while the game is not over) is an error. With `wakhan=True`, `num_players` random
+humans (1 or 2) play against Wakhan, whose turns the engine plays by itself.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class PlayoutStats:
     seconds: float = 0.0
     verbs: dict[str, int] = field(default_factory=dict)
     coverage: Counter[str] | None = None  # filled when coverage is measured
+    wins: Counter[str] = field(default_factory=Counter)  # winners by name (shared wins too)
 
     def as_dict(self) -> dict[str, object]:
         seconds = max(self.seconds, 1e-9)
@@ -48,12 +50,18 @@ class PlayoutStats:
 
 
 def play_random_game(
-    num_players: int, seed: int, *, check: bool = False, stats: PlayoutStats | None = None
+    num_players: int,
+    seed: int,
+    *,
+    check: bool = False,
+    stats: PlayoutStats | None = None,
+    wakhan: bool = False,
 ) -> State:
     """Play one game to the end with random legal actions drawn from `seed`."""
     rng = seed_state(seed)
     rng, game_seed = next_u64(rng)
-    state = new_game(list(NAMES[:num_players]), game_seed)
+    options = {"wakhan": True} if wakhan else None
+    state = new_game(list(NAMES[:num_players]), game_seed, options)
     steps = 0
     while state.phase != "over":
         choices = legal_seat_actions(state)
@@ -80,16 +88,28 @@ def play_random_game(
         stats.games += 1
         stats.steps += steps
         stats.finished += state.phase == "over"
+        stats.wins.update(state.name(seat) for seat in state.winners)
     return state
 
 
 def playout(
-    num_players: int, games: int, seed: int = 0, *, check: bool = False, coverage: bool = False
+    num_players: int,
+    games: int,
+    seed: int = 0,
+    *,
+    check: bool = False,
+    coverage: bool = False,
+    wakhan: bool = False,
 ) -> PlayoutStats:
-    """Play `games` random games and measure them (and what they used, with `coverage`)."""
+    """Play `games` random games and measure them (and what they used, with `coverage`).
+
+    With `wakhan`, `num_players` is the number of human players (1 or 2) against Wakhan.
+    """
     stats = PlayoutStats(coverage=Counter() if coverage else None)
     started = time.perf_counter()
     for index in range(games):
-        play_random_game(num_players, seed * 1_000_003 + index, check=check, stats=stats)
+        play_random_game(
+            num_players, seed * 1_000_003 + index, check=check, stats=stats, wakhan=wakhan
+        )
     stats.seconds = time.perf_counter() - started
     return stats

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine.cards import BORDERS, COALITIONS, EVENT_CARDS, REGION_IDS, SUITS
 from engine.errors import StateError
 from engine.invariants import violations
-from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
 
 FORMAT = "pamir-state/1"
 
@@ -50,9 +50,14 @@ def to_dict(state: State) -> dict[str, Any]:
         "tribes": state.tribes,
         "spies": {str(card): spies for card, spies in state.spies.items()},
         "effects": state.effects,
+        **({"wakhan": _wakhan_dict(state.wakhan)} if state.wakhan is not None else {}),
         "stack": state.stack,
         "log": state.log,
     }
+
+
+def _wakhan_dict(w: WakhanState) -> dict[str, Any]:
+    return {"seat": w.seat, "backs": w.backs, "deck": w.deck, "discard": w.discard}
 
 
 def _player_dict(p: Player) -> dict[str, Any]:
@@ -105,6 +110,13 @@ class MarketDoc(_Strict):
     rupees: list[list[int]] = Field(min_length=MARKET_ROWS, max_length=MARKET_ROWS)
 
 
+class WakhanDoc(_Strict):
+    seat: int = Field(ge=0)
+    backs: Literal["standard", "alternative"]
+    deck: list[int]
+    discard: list[int]
+
+
 class StateDoc(_Strict):
     format: Literal["pamir-state/1"]
     seed: int
@@ -132,6 +144,7 @@ class StateDoc(_Strict):
     tribes: dict[str, list[int]]
     spies: dict[str, list[int]]
     effects: list[dict[str, Any]]
+    wakhan: WakhanDoc | None = None
     stack: list[dict[str, Any]]
     log: list[str] = []
 
@@ -176,18 +189,41 @@ def from_dict(data: Any) -> State:
         winners=doc.winners,
         stack=doc.stack,
         log=doc.log,
+        wakhan=_wakhan(doc.wakhan),
     )
     problems = violations(state)
     if problems:
         raise StateError("inconsistent state: " + "; ".join(problems))
+    _check_pragmatic_loyalty(state)
     _check_resumable(state)
     return state
+
+
+def _wakhan(doc: WakhanDoc | None) -> WakhanState | None:
+    if doc is None:
+        return None
+    return WakhanState(seat=doc.seat, deck=doc.deck, discard=doc.discard, backs=doc.backs)
+
+
+def _check_pragmatic_loyalty(state: State) -> None:
+    """Wakhan's loyalty must be her pragmatic loyalty once she has drawn an AI card."""
+    from engine.rules.wakhan_deck import pragmatic_loyalty
+
+    if state.wakhan is None or not state.wakhan.discard:
+        return
+    seat = state.wakhan.seat
+    expected = pragmatic_loyalty(state)
+    if state.players[seat].loyalty != expected:
+        raise StateError(
+            f"not a valid state: {state.name(seat)}'s loyalty must be her pragmatic loyalty, "
+            f"{expected}"
+        )
 
 
 def _check_keys_and_frames(doc: StateDoc) -> None:
     """Numeric keys, distinct names, and pending steps the engine knows."""
     from engine.game import KNOWN_FRAMES
-    from engine.rules.setup import check_player_names
+    from engine.rules.setup import WAKHAN, check_player_names
 
     problems: list[str] = []
     for key in doc.spies:
@@ -212,10 +248,14 @@ def _check_keys_and_frames(doc: StateDoc) -> None:
             problems.append(f"effects[{index}]: player must be a seat number or null")
         if effect["until"] != "check":
             problems.append(f"effects[{index}]: until must be 'check'")
+    wakhan = doc.wakhan.seat if doc.wakhan is not None else None
+    humans = [p.name for seat, p in enumerate(doc.players) if seat != wakhan]
     try:
-        check_player_names([p.name for p in doc.players])
+        check_player_names(humans, wakhan=wakhan is not None)
     except ValueError as error:
         problems.append(str(error))
+    if wakhan is not None and wakhan < len(doc.players) and doc.players[wakhan].name != WAKHAN:
+        problems.append(f"wakhan.seat: player {wakhan} must be called {WAKHAN!r}")
     if doc.phase == "play" and not doc.stack:
         problems.append("a game in play needs a pending decision on the stack")
     if problems:
@@ -271,6 +311,8 @@ def _check_shape(doc: StateDoc) -> None:
         problems.append("each market row has 6 slots")
     if doc.active >= n:
         problems.append("active must be a seat number")
+    if doc.wakhan is not None and doc.wakhan.seat >= n:
+        problems.append("wakhan.seat must be a seat number")
     if doc.phase != "setup" and any(p.loyalty is None for p in doc.players):
         problems.append("every player needs a loyalty once play has begun")
     if doc.favored not in SUITS:

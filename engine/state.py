@@ -60,6 +60,24 @@ class Player:
 
 
 @dataclass(slots=True)
+class WakhanState:
+    """Wakhan's own components when she plays [Playing with Wakhan, p. 16].
+
+    `deck` is the AI draw deck, top card first (secret, like the deck); `discard` is the AI
+    discard pile, oldest first: its last card is the face-up AI card read on her turn.
+    `backs` says which front/back pairing of the AI cards is used (docs/rules.md).
+    """
+
+    seat: int
+    deck: list[int] = field(default_factory=list)
+    discard: list[int] = field(default_factory=list)
+    backs: str = "standard"  # standard | alternative
+
+    def copy(self) -> WakhanState:
+        return WakhanState(self.seat, self.deck[:], self.discard[:], self.backs)
+
+
+@dataclass(slots=True)
 class State:
     """A complete game position, including the secret deck order and the generator state."""
 
@@ -91,6 +109,7 @@ class State:
     winners: list[int] = field(default_factory=list)
     stack: list[Frame] = field(default_factory=list)  # pending steps, top last
     log: list[str] = field(default_factory=list)  # what the last action did
+    wakhan: WakhanState | None = None  # the automated opponent, when she plays
 
     def copy(self) -> State:
         return State(
@@ -124,11 +143,16 @@ class State:
                 {k: v[:] if isinstance(v, list) else v for k, v in f.items()} for f in self.stack
             ],
             log=self.log[:],
+            wakhan=self.wakhan.copy() if self.wakhan is not None else None,
         )
 
     @property
     def num_players(self) -> int:
         return len(self.players)
+
+    def is_wakhan(self, seat: int) -> bool:
+        """Whether `seat` is Wakhan, the automated opponent."""
+        return self.wakhan is not None and self.wakhan.seat == seat
 
     def seat(self, name: str) -> int:
         """The seat index of the player called `name` (case-insensitive)."""

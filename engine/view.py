@@ -1,14 +1,16 @@
 """Views: what one player (or the public) may see. A view never changes the state.
 
 The deck order, the cards set aside at setup and the generator state are never shown;
-other players' hands are shown as counts. Players are named, not numbered.
+other players' hands are shown as counts. Players are named, not numbered. With Wakhan,
+the AI deck's order is hidden too: only the counts, the face-up AI card and the back of
+the AI deck's top card (printed face up) are shown.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import COURT_CARDS, REGION_IDS
+from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS
 from engine.game import options_for, pending
 from engine.notation import format_action
 from engine.rules import pieces
@@ -18,6 +20,7 @@ from engine.rules.market import PUBLIC_WITHDRAWAL, count_dominance_checks_left
 from engine.rules.purchase import purchase_cost
 from engine.rules.ruling import ruler
 from engine.rules.stars import count_stars
+from engine.rules.wakhan_deck import face_up, next_back, pragmatic_loyalty
 from engine.state import State
 
 STAR_SUITS = ("economic", "military", "political", "intelligence")
@@ -65,7 +68,32 @@ def view(state: State, player: str | None = None) -> dict[str, Any]:
             "section": decision.section,
         },
         "options": [format_action(a) for a in options_for(state, me)] if me is not None else [],
+        **({"wakhan": _wakhan_view(state)} if state.wakhan is not None else {}),
         "log": state.log,
+    }
+
+
+def _wakhan_view(state: State) -> dict[str, Any]:
+    """Wakhan's AI cards as the table shows them: counts, the face-up card, the next back.
+
+    The AI deck's order stays secret; the back of its top card is printed face up, and the
+    arrows of the face-up card read it.
+    """
+    w = state.wakhan
+    assert w is not None
+    number = face_up(state)
+    back = next_back(state)
+    return {
+        "player": state.name(w.seat),
+        "backs": w.backs,
+        "ai_deck_size": len(w.deck),
+        "ai_discard_size": len(w.discard),
+        "ai_card": None
+        if number is None
+        else {"number": number, **WAKHAN_CARDS[number].front.model_dump(mode="json")},
+        "next_back": back.model_dump(mode="json") if back is not None else None,
+        "pragmatic_loyalty": pragmatic_loyalty(state),
+        "influence": {c: influence(state, w.seat, c) for c in COALITIONS},
     }
 
 

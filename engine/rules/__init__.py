@@ -13,4 +13,5 @@ from engine.rules import (  # noqa: F401  (imported for their registrations)
     purchase,
     setup,
     turn,
+    wakhan,
 )

@@ -62,6 +62,10 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
     state.bank += paid
     missing = LEVERAGE_REPAYMENT - paid
     state.note(f"{player.name} repaid {paid} rupee(s) of leverage on {COURT_CARDS[card].name}")
+    if missing and state.is_wakhan(seat):
+        # Wakhan discards nothing for leverage she cannot repay [Playing with Wakhan, p. 16].
+        state.note(f"{player.name} discards no card for the {missing} rupee(s) she is short")
+        return
     if missing and (player.hand or player.court):
         push(state, "discard", player=seat, place="any", count=missing, reason="leverage")
 

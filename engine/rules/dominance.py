@@ -54,10 +54,11 @@ def resolve_check(state: State, *, final: bool) -> None:
     factor = 2 if final else 1
     coalition = dominant_coalition(state)
     if coalition is not None:
+        # Wakhan is loyal to every coalition [Playing with Wakhan, p. 18].
         loyal = {
-            s: loyalty.influence(state, s)
+            s: loyalty.influence(state, s, coalition)
             for s, p in enumerate(state.players)
-            if p.loyalty == coalition
+            if p.loyalty == coalition or state.is_wakhan(s)
         }
         awards = share_points(loyal, SUCCESS_POINTS, factor)
         state.note(f"Dominance Check: the {coalition} coalition is dominant")

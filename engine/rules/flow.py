@@ -8,8 +8,9 @@ border must be chosen. The top frame is always the one being worked on.
 
 Each decision is named, says who decides (one player, or several at once), lists the
 legal options, and has a default used when the deciding player never answers. A decision
-left with no option at all lapses (a card owed by a player who has no cards left). Standing
-policies and forced single options are answered automatically by `run`.
+left with no option at all lapses (a card owed by a player who has no cards left). Wakhan's
+decisions (an automated player's), standing policies and forced single options are
+answered automatically by `run`.
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ class RepeatedDecision(Decision):
 
 DECISIONS: dict[str, Decision] = {}
 PROCEDURES: dict[str, Callable[[State, Frame], None]] = {}
+# Automated players (Wakhan): given the frame on top, the answer of an automated decider.
+Automaton = Callable[[State, Frame], tuple[int, Action] | None]
+AUTOMATA: list[Automaton] = []
 
 
 def decision(cls: type[Decision]) -> type[Decision]:
@@ -116,6 +120,12 @@ def procedure(
     return register
 
 
+def automaton(fn: Automaton) -> Automaton:
+    """Decorator: register an automated player's way of answering decisions."""
+    AUTOMATA.append(fn)
+    return fn
+
+
 def push(state: State, kind: str, **fields: object) -> None:
     frame: Frame = {"kind": kind}
     frame.update(fields)
@@ -123,8 +133,16 @@ def push(state: State, kind: str, **fields: object) -> None:
 
 
 def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
-    """The answer the engine gives by itself: a standing policy or a forced choice."""
+    """The answer the engine gives by itself, if any.
+
+    In order: an automated player's (Wakhan's), a standing policy's, a forced choice.
+    """
     spec = DECISIONS[frame["kind"]]
+    if state.wakhan is not None:
+        for answer_for in AUTOMATA:
+            found = answer_for(state, frame)
+            if found is not None:
+                return found
     answer = spec.by_policy(state, frame)
     if answer is not None:
         return answer

@@ -20,17 +20,20 @@ def has_effect(state: State, effect: str, seat: int | None = None) -> bool:
     return False
 
 
-def influence(state: State, seat: int) -> int:
+def influence(state: State, seat: int, coalition: str | None = None) -> int:
     """The player's influence in their coalition [Loyalty and Influence, p. 7].
 
     Events change it: Rumor (patriots count nothing), Embarrassment of Riches (gifts count
-    nothing) and Koh-i-noor Recovered (each gift counts one more).
+    nothing) and Koh-i-noor Recovered (each gift counts one more). Wakhan is loyal to every
+    coalition: her influence in `coalition` counts its patriots and prizes, and all her
+    gifts [Playing with Wakhan, pp. 16, 18]; without `coalition`, a player's own loyalty.
     """
     player = state.players[seat]
-    patriots = sum(1 for c in player.court if COURT_CARDS[c].patriot == player.loyalty)
+    coalition = coalition or player.loyalty
+    patriots = sum(1 for c in player.court if COURT_CARDS[c].patriot == coalition)
     if has_effect(state, "rumor", seat):
         patriots = 0
-    prizes = sum(1 for c in player.prizes if COURT_CARDS[c].prize == player.loyalty)
+    prizes = sum(1 for c in player.prizes if COURT_CARDS[c].prize == coalition)
     gifts = sum(player.gifts)
     if has_effect(state, "embarrassment_of_riches"):
         gifts = 0
@@ -40,8 +43,15 @@ def influence(state: State, seat: int) -> int:
 
 
 def change_loyalty(state: State, seat: int, coalition: str) -> None:
-    """Turn the dial to `coalition`, losing gifts, prizes and patriots of the old one."""
+    """Turn the dial to `coalition`, losing gifts, prizes and patriots of the old one.
+
+    Wakhan has no loyalty dial: she keeps patriots and prizes of every coalition. A human's
+    change can change her pragmatic loyalty [Playing with Wakhan: General Rules, p. 16].
+    """
     player = state.players[seat]
+    if state.is_wakhan(seat):
+        state.note(f"{player.name} is loyal to every coalition: her loyalty does not change")
+        return
     old = player.loyalty
     state.note(f"{player.name} changed loyalty from {old} to {coalition}")
     returned = sum(player.gifts)
@@ -50,5 +60,9 @@ def change_loyalty(state: State, seat: int, coalition: str) -> None:
     state.discard.extend(player.prizes)
     player.prizes = []
     player.loyalty = coalition
+    if state.wakhan is not None:
+        from engine.rules.wakhan_deck import sync_pragmatic_loyalty
+
+        sync_pragmatic_loyalty(state)
     for card in [c for c in player.court if COURT_CARDS[c].patriot not in (None, coalition)]:
         court.discard_from_court(state, seat, card)

@@ -46,7 +46,8 @@ def spy_destinations(state: State, seat: int, card: int) -> list[int]:
 def army_moves(state: State, seat: int) -> list[Action]:
     coalition = state.players[seat].loyalty
     assert coalition is not None
-    roadless = has_ability(state, seat, "indian_supplies")
+    # Wakhan moves armies without roads [Playing with Wakhan: Move, p. 18].
+    roadless = has_ability(state, seat, "indian_supplies") or state.is_wakhan(seat)
     found: list[Action] = []
     for region, counts in state.armies.items():
         if not counts[coalition]:
@@ -76,6 +77,8 @@ def tribe_moves(state: State, seat: int) -> list[Action]:
 
 
 def moves(state: State, seat: int) -> list[Action]:
+    if state.is_wakhan(seat):
+        return army_moves(state, seat)  # she only moves armies [p. 18]
     found = army_moves(state, seat) + tribe_moves(state, seat)
     for card, spies in state.spies.items():
         if spies[seat]:

@@ -11,7 +11,13 @@ from engine.state import State
 
 
 def count_ruling_pieces(state: State, region: str, seat: int) -> int:
-    """Tribes of `seat` in the region plus armies loyal to them."""
+    """Tribes of `seat` in the region plus armies loyal to them.
+
+    Wakhan counts her tribes and only the most numerous armies of a single coalition there
+    [Playing with Wakhan: General Rules, p. 16].
+    """
+    if state.is_wakhan(seat):
+        return state.tribes[region][seat] + max(state.armies[region].values())
     loyalty = state.players[seat].loyalty
     armies = state.armies[region][loyalty] if loyalty else 0
     return state.tribes[region][seat] + armies

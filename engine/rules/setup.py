@@ -7,14 +7,28 @@ stacked with the leftmost on top, so the Dominance Check piles are at the bottom
 market is dealt column by column, top row first. Each player takes 4 rupees; the favored
 suit is political; starting loyalty is chosen in seat order from a random player, and the
 last to choose takes the first turn.
+
+With Wakhan [Playing with Wakhan: Setting Up, p. 16] one or two humans play against the
+automated opponent: she counts as a player for the size of the deck, her 24 AI cards are
+shuffled into an AI deck, she sits so that she plays right after the last human to choose a
+loyalty, and she takes the first turn.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from engine.actions import Action
-from engine.cards import COALITIONS, COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.cards import (
+    COALITIONS,
+    COURT_CARDS,
+    DOMINANCE_CHECKS,
+    EVENT_CARDS,
+    REGION_IDS,
+    SUITS,
+    WAKHAN_CARDS,
+)
 from engine.notation import PIECES, VERBS
 from engine.rng import below, seed_state, shuffle
 from engine.rules.flow import Decision, decision, procedure, push, run
@@ -27,19 +41,45 @@ from engine.state import (
     Frame,
     Player,
     State,
+    WakhanState,
     empty_board,
 )
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
+MIN_HUMANS_WITH_WAKHAN, MAX_HUMANS_WITH_WAKHAN = 1, 2
+WAKHAN = "wakhan"  # the automated opponent's player name
+BACKS = ("standard", "alternative")  # the two front/back pairings of the AI cards
 PILES = 6
 PILE_BASE = 5
 NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
 # Words that name something else in the notation cannot be player names.
-RESERVED_NAMES = {*COALITIONS, *SUITS, *REGION_IDS, *VERBS, *PIECES, "left", "right", "all", "none"}
+# "wakhan" is the automated opponent's name.
+RESERVED_NAMES = {
+    *COALITIONS,
+    *SUITS,
+    *REGION_IDS,
+    *VERBS,
+    *PIECES,
+    "left",
+    "right",
+    "all",
+    "none",
+    WAKHAN,
+}
 
 
-def check_player_names(names: list[str]) -> None:
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+def check_player_names(names: list[str], *, wakhan: bool = False) -> None:
+    """Refuse a wrong number of players or a name that cannot be used.
+
+    With `wakhan`, `names` are the human players only (one or two).
+    """
+    if wakhan:
+        if not MIN_HUMANS_WITH_WAKHAN <= len(names) <= MAX_HUMANS_WITH_WAKHAN:
+            raise ValueError(
+                f"Wakhan plays against {MIN_HUMANS_WITH_WAKHAN} or {MAX_HUMANS_WITH_WAKHAN} "
+                f"human players, not {len(names)}"
+            )
+    elif not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise ValueError(
             f"Pax Pamir is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}"
         )
@@ -78,9 +118,36 @@ def build_deck(rng: int, num_players: int) -> tuple[int, list[int], list[int]]:
     return rng, deck, sorted(removed)
 
 
-def new_game(players: list[str], seed: int) -> State:
-    """A new game waiting for the first player's choice of loyalty."""
-    check_player_names(players)
+OPTIONS = {"wakhan": (False, True), "wakhan_backs": BACKS}
+
+
+def read_options(options: Mapping[str, object] | None) -> tuple[bool, str]:
+    """(with Wakhan, AI card pairing) from the options of `new_game`; refuse unknown ones."""
+    given = dict(options or {})
+    for key, value in given.items():
+        if key not in OPTIONS:
+            raise ValueError(f"unknown option {key!r}; options are: {', '.join(OPTIONS)}")
+        if value not in OPTIONS[key]:
+            allowed = ", ".join(repr(v) for v in OPTIONS[key])
+            raise ValueError(f"option {key!r} must be one of {allowed}, not {value!r}")
+    wakhan = bool(given.get("wakhan", False))
+    backs = str(given.get("wakhan_backs", "standard"))
+    if "wakhan_backs" in given and not wakhan:
+        raise ValueError("option 'wakhan_backs' needs the option 'wakhan'")
+    return wakhan, backs
+
+
+def new_game(players: list[str], seed: int, options: Mapping[str, object] | None = None) -> State:
+    """A new game waiting for the first player's choice of loyalty.
+
+    Options: `{"wakhan": True}` adds Wakhan, the automated opponent, to one or two human
+    players; `{"wakhan_backs": "alternative"}` uses the other pairing of the AI cards'
+    fronts and backs (docs/rules.md).
+    """
+    wakhan, backs = read_options(options)
+    check_player_names(players, wakhan=wakhan)
+    if wakhan:
+        return new_wakhan_game(players, seed, backs)
     n = len(players)
     rng, deck, removed = build_deck(seed_state(seed), n)
     market: list[list[int | None]] = [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)]
@@ -105,6 +172,48 @@ def new_game(players: list[str], seed: int) -> State:
     for seat in reversed(order):
         push(state, "loyalty", player=seat)
     state.note(f"{players[first]} chooses loyalty first; {players[order[-1]]} will play first")
+    run(state)
+    return state
+
+
+def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
+    """A game of one or two humans against Wakhan [Setting Up, p. 16].
+
+    Wakhan counts for the deck size. The humans choose loyalty in turn from a random one;
+    Wakhan's seat comes right after the last to choose, so that she plays right after them,
+    and she takes the first turn. The AI deck is shuffled with the game's generator.
+    """
+    n = len(humans) + 1
+    rng, deck, removed = build_deck(seed_state(seed), n)
+    market: list[list[int | None]] = [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)]
+    for col in range(MARKET_COLUMNS):
+        for row in range(MARKET_ROWS):
+            market[row][col] = deck.pop(0)
+    rng, first = below(rng, len(humans))
+    choosers = [humans[(first + i) % len(humans)] for i in range(len(humans))]
+    names = humans[:]
+    names.insert(humans.index(choosers[-1]) + 1, WAKHAN)
+    ai_deck = sorted(WAKHAN_CARDS)
+    rng = shuffle(rng, ai_deck)
+    seat = names.index(WAKHAN)
+    state = State(
+        players=[Player(name) for name in names],
+        rng=rng,
+        seed=seed,
+        deck=deck,
+        market=market,
+        market_rupees=[[0] * MARKET_COLUMNS for _ in range(MARKET_ROWS)],
+        removed=removed,
+        bank=TOTAL_RUPEES - STARTING_RUPEES * n,
+        wakhan=WakhanState(seat=seat, deck=ai_deck, backs=backs),
+        **empty_board(n),
+    )
+    push(state, "start", player=seat)
+    for name in reversed(choosers):
+        push(state, "loyalty", player=names.index(name))
+    state.note(
+        f"{choosers[0]} chooses loyalty first; wakhan sits after {choosers[-1]} and will play first"
+    )
     run(state)
     return state
 

@@ -115,7 +115,11 @@ def begin_turn(state: State, seat: int) -> None:
     state.used_cards = []
     state.paid_cards = []
     state.placed = {}
-    push(state, "turn", player=seat)
+    if state.is_wakhan(seat):
+        # Wakhan's turn needs no one: a procedure plays it (engine/rules/wakhan.py).
+        push(state, "wakhan_turn", player=seat, step="draw")
+    else:
+        push(state, "turn", player=seat)
     for ability, region in BLACKMAIL.items():
         if has_ability(state, seat, ability):
             push(state, "blackmail", player=seat, region=region)

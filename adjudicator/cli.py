@@ -8,6 +8,9 @@ Game repositories:
     pamir verify GAME_DIR
     pamir rollback GAME_DIR --to N --reason TEXT
     pamir hook install GAME_BARE_REPO
+Play by email:
+    pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
+    pamir outbox [--send]                   messages waiting, sent; send now
 The engine on state files:
     pamir engine new --players alice,bob,carol [--seed N] [--wakhan]  full state JSON
     pamir engine legal STATE                                  one `PLAYER: ACTION` a line
@@ -31,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engine
-from adjudicator import demo, hooks
+from adjudicator import demo, hooks, mailin, mailout
 from adjudicator.game import GameError, snapshot
 from adjudicator.gamefile import GameFileError
 from adjudicator.history import format_entry, history
@@ -141,12 +144,16 @@ def cmd_playout(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
-    if not 2 <= args.players <= 5:
+    if args.wakhan and not 1 <= args.players <= 2:
+        raise Refused("--players must be 1 or 2 with --wakhan (the bots Wakhan plays)")
+    if not args.wakhan and not 2 <= args.players <= 5:
         raise Refused("--players must be 2 to 5")
     if args.log_only:
+        if args.wakhan:
+            raise Refused("--log-only does not play Wakhan; leave one of them out")
         demo.run(players=args.players, seed=args.seed)
     else:
-        demo.run_pipeline(players=args.players, seed=args.seed)
+        demo.run_pipeline(players=args.players, seed=args.seed, wakhan=args.wakhan)
 
 
 def _repo(path: str) -> GameRepo:
@@ -174,6 +181,7 @@ def cmd_new(args: argparse.Namespace) -> None:
             bare=args.bare,
             game_id=args.id,
             turn_hours=args.turn_hours,
+            wakhan=args.wakhan,
         )
     except (ValueError, RepoError, FileExistsError, GameFileError) as error:
         raise Refused(str(error)) from None
@@ -261,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd.add_argument(
         "--log-only", action="store_true", help="print the engine's log only, no repository"
     )
+    demo_cmd.add_argument(
+        "--wakhan", action="store_true", help="the bots (1 or 2) play against Wakhan"
+    )
     demo_cmd.set_defaults(func=cmd_demo)
 
     new_game = commands.add_parser("new", help="create a game repository")
@@ -272,6 +283,9 @@ def build_parser() -> argparse.ArgumentParser:
     new_game.add_argument("--bare", action="store_true", help="create a bare repository")
     new_game.add_argument("--id", help="game id (default: the folder's name)")
     new_game.add_argument("--turn-hours", type=int, default=48, help="hours per decision")
+    new_game.add_argument(
+        "--wakhan", action="store_true", help="Wakhan, the automated opponent, joins 1-2 players"
+    )
     new_game.set_defaults(func=cmd_new)
 
     move = commands.add_parser("move", help="submit a move file and adjudicate it")
@@ -307,6 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
     hook_sub.add_parser("pre-receive", help="(run by git) check a push")
     hook_sub.add_parser("post-receive", help="(run by git) adjudicate a push")
     hook.set_defaults(func=cmd_hook)
+
+    mailout.register(commands)
+    mailin.register(commands)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)

@@ -104,13 +104,15 @@ def bot_submission(state: State, rng: int) -> tuple[int, str, str]:
     return rng, state.name(seat), "\n".join(lines) + "\n"
 
 
-def run_pipeline(players: int = 3, seed: int = 2026) -> Path:
+def run_pipeline(players: int = 3, seed: int = 2026, *, wakhan: bool = False) -> Path:
     """Play a complete game through the real pipeline: every move file is a Git commit."""
     path = fresh_game_dir(seed)
     names = list(NAMES[:players])
     secret = hashlib.sha256(f"pamir demo {seed} {path.name}".encode()).hexdigest()
-    repo = create_game(path, [(n, f"{n}@example.org") for n in names], secret=secret)
-    print(f"Pax Pamir demo: {players} bots play a complete game through Git (seed {seed})")
+    people = [(n, f"{n}@example.org") for n in names]
+    repo = create_game(path, people, secret=secret, wakhan=wakhan)
+    against = " against Wakhan" if wakhan else ""
+    print(f"Pax Pamir demo: {players} bots play a complete game{against} through Git (seed {seed})")
     print(f"game repository: {path}")
     rng = seed_state(seed)
     moves = 0

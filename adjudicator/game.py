@@ -144,7 +144,11 @@ def game_seed(snap: Snapshot, *, reveal_at: str | None = None) -> int:
 
 def initial_state(game: GameFile, seed: int) -> engine.State:
     """The position after setup, with the standing policies of game.toml in force."""
-    state = engine.new_game(game.names, seed)
+    options: dict[str, object] = {"wakhan": True} if game.wakhan else {}
+    backs = game.options.get("wakhan_backs")
+    if backs is not None:
+        options["wakhan_backs"] = backs
+    state = engine.new_game(game.names, seed, options)
     for entry in game.players:
         for policy in entry.policies:
             action = engine.read_action(f"policy {policy}")[0]

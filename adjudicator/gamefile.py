@@ -37,8 +37,9 @@ class GameFile(_Strict):
     engine_version: str
     created: str
     seed_commitment: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
-    players: tuple[PlayerEntry, ...] = Field(min_length=2, max_length=5)
+    players: tuple[PlayerEntry, ...] = Field(min_length=1, max_length=5)
     deadlines: Deadlines = Deadlines()
+    wakhan: bool = False  # Wakhan, the automated opponent, takes a seat (1 or 2 players)
     options: dict[str, str] = {}
 
     def player(self, name: str) -> PlayerEntry:

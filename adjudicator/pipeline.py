@@ -203,9 +203,10 @@ def create_game(
     policies: dict[str, list[str]] | None = None,
     turn_hours: int = 48,
     timezone: str = "UTC",
+    wakhan: bool = False,
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret."""
-    check_player_names([name for name, _ in players])
+    check_player_names([name for name, _ in players], wakhan=wakhan)
     identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
     if secret is not None and not secret.strip():
         raise ValueError("the given secret is empty")
@@ -222,6 +223,7 @@ def create_game(
             "seed_commitment": commitment(secret),
             "players": [e.model_dump() for e in entries],
             "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
+            "wakhan": wakhan,
         }
     )
     state = initial_state(game, seed_from(secret))

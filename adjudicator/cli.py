@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import engine
-from adjudicator import demo, hooks, mailin, mailout
+from adjudicator import demo, hooks, mailin, mailout, scheduler
 from adjudicator.game import GameError, snapshot
 from adjudicator.gamefile import GameFileError
 from adjudicator.history import format_entry, history
@@ -324,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     mailout.register(commands)
     mailin.register(commands)
+    scheduler.register(commands)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)

@@ -1,0 +1,174 @@
+"""Reminders: a message to each player who must decide, `reminder_hours` before the deadline.
+
+When the mail module provides `remind(settings, repo, players, deadline)`, it writes the
+messages; otherwise a plain message is composed here and written to the outbox
+(`PAMIR_HOME/outbox/pending/*.eml`, a temporary file renamed into place), where the mail
+module's `deliver` picks it up. A reminder is sent once per decision and deadline: the key
+of the last one sent for each game is kept in `PAMIR_HOME/scheduler/reminded/GAME`, never
+in the game repository (a reminder changes no deadline).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from contextlib import suppress
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr, make_msgid
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from adjudicator import tokens
+from adjudicator.clock import Waiting, default_lines, waiting
+from adjudicator.config import Settings
+from adjudicator.deadlines import local_text, zone
+from adjudicator.game import GameError, snapshot
+from adjudicator.pipeline import position
+from adjudicator.repo import GameRepo
+
+log = logging.getLogger(__name__)
+
+PENDING = "pending"
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """A module of the service that may not be there yet (mail, forges), or None."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name == name:
+            return None
+        raise
+
+
+def accepts(function: Callable[..., Any], *args: Any) -> bool:
+    """Whether `function` can be called with these positional arguments."""
+    try:
+        inspect.signature(function).bind(*args)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def reminder_key(pending: Waiting) -> str:
+    """One reminder per decision and deadline (a pause that moves it earns another)."""
+    clock = pending.clock
+    return f"{pending.move} {clock.started.isoformat()} {clock.deadline.isoformat()}"
+
+
+def _marker(settings: Settings, game_id: str) -> Path:
+    return settings.home / "scheduler" / "reminded" / game_id
+
+
+def already_reminded(settings: Settings, pending: Waiting) -> bool:
+    path = _marker(settings, pending.game_id)
+    return path.exists() and path.read_text(encoding="utf-8").strip() == reminder_key(pending)
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        with suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def _defaults_text(repo: GameRepo, player: str) -> str | None:
+    """What the adjudicator will play for `player` at the deadline, or None if unknown."""
+    try:
+        state = position(snapshot(repo))
+        lines = default_lines(state, state.seat(player))
+    except (GameError, KeyError):
+        return None
+    return "; ".join(lines) or None
+
+
+def compose_reminder(
+    settings: Settings, repo: GameRepo, pending: Waiting, player: str, now: datetime
+) -> EmailMessage:
+    """A plain-text reminder to one player who must decide."""
+    game = snapshot(repo).game
+    entry = game.player(player)
+    tz = zone(pending.timezone)
+    due = local_text(pending.clock.deadline, tz)
+    utc = pending.clock.deadline.strftime("%Y-%m-%d %H:%M UTC")
+    left = pending.clock.deadline - now
+    hours = max(0, round(left.total_seconds() / 3600))
+    default = _defaults_text(repo, entry.name)
+    lines = [
+        f"Game {game.id}: the game is waiting for you ({pending.prompt}).",
+        "",
+        f"Your deadline: {due} ({utc}), about {hours} hours from now.",
+    ]
+    if default:
+        lines.append(
+            f"If no move of yours arrives by then, the adjudicator plays the default for you: "
+            f"{default}."
+        )
+    lines += [
+        "",
+        f"Reply to this message with your actions (one a line), or submit move "
+        f"{pending.move + 1:04d} to the game repository.",
+        "Away? Any player may pause the clock: `pamir pause` (see docs/scheduler.md).",
+    ]
+    message = EmailMessage()
+    message["From"] = settings.mail_from
+    message["To"] = formataddr((entry.name, entry.email))
+    message["Reply-To"] = tokens.reply_address(settings, game.id, entry.name.lower())
+    message["Subject"] = f"[{game.id}] Reminder: your decision is due by {due}"
+    message["Date"] = format_datetime(now.astimezone(UTC), usegmt=True)
+    message["Message-ID"] = make_msgid("reminder", domain=settings.reply_domain)
+    message["Auto-Submitted"] = "auto-generated"
+    message["X-Pamir-Game"] = game.id
+    message["X-Pamir-Player"] = entry.name.lower()
+    message["X-Pamir-Move"] = str(pending.move)
+    message.set_content("\n".join(lines) + "\n")
+    return message
+
+
+def write_to_outbox(settings: Settings, message: EmailMessage, now: datetime) -> Path:
+    """Write a message to outbox/pending atomically; return its path."""
+    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%f")
+    game = str(message.get("X-Pamir-Game", "pamir"))
+    player = str(message.get("X-Pamir-Player", "someone"))
+    number = int(str(message.get("X-Pamir-Move", "0")))
+    name = f"{stamp}-{game}-{number:04d}-{player}-reminder-{secrets.token_hex(4)}.eml"
+    path = settings.outbox_dir / PENDING / name
+    _write_atomically(path, message.as_bytes())
+    return path
+
+
+def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[str]:
+    """Remind the players who must decide, if the reminder is due and not sent yet; return
+    their names. The caller holds the game's lock."""
+    pending = waiting(repo)
+    if pending is None or not pending.clock.is_reminder_due(now):
+        return []
+    if already_reminded(settings, pending):
+        return []
+    names = {n.lower() for n in snapshot(repo).game.names}
+    players = [p for p in pending.players if p.lower() in names]  # not an automated seat
+    mailout = optional_module("adjudicator.mailout")
+    remind = getattr(mailout, "remind", None)
+    if remind is not None and accepts(remind, settings, repo, players, pending.clock.deadline):
+        remind(settings, repo, players, pending.clock.deadline)
+    else:
+        for player in players:
+            path = write_to_outbox(
+                settings, compose_reminder(settings, repo, pending, player, now), now
+            )
+            log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
+    _write_atomically(_marker(settings, pending.game_id), (reminder_key(pending) + "\n").encode())
+    return players

@@ -1,0 +1,531 @@
+"""The scheduler process, `pamir scheduler` (docs/scheduler.md): deadlines, reminders,
+polls of forge-hosted games, outbox retries.
+
+The game repositories are the source of truth: on start, the jobs are built from them
+(for each game waiting for a decision, a deadline job and, unless already sent, a reminder
+job), and every job looks at the repository again when it runs, so a job made stale by a
+move adjudicated elsewhere (a web worker, a push, an email) only ever fires early, finds
+nothing to do and reschedules itself. Every game job refreshes its game's jobs when it is
+done, and the poll job refreshes every game's, which brings in games created meanwhile.
+
+The scheduler runs in its own process so that web workers never run a job twice; a lock
+file refuses a second scheduler on the same PAMIR_HOME, and every change to a game is made
+under the game's lock (`service.game_lock`) after checking the repository again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import logging
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped, unused-ignore]
+from apscheduler.schedulers.background import (  # type: ignore[import-untyped, unused-ignore]
+    BackgroundScheduler,
+)
+from apscheduler.triggers.date import DateTrigger  # type: ignore[import-untyped, unused-ignore]
+from apscheduler.triggers.interval import (  # type: ignore[import-untyped, unused-ignore]
+    IntervalTrigger,
+)
+
+from adjudicator.clock import apply_timeouts, record_pause, waiting
+from adjudicator.config import Settings, SettingsError, load_settings
+from adjudicator.deadlines import DeadlineError, PauseRefused, local_text, zone
+from adjudicator.game import GameError, snapshot
+from adjudicator.gamefile import GameFileError
+from adjudicator.outputs import Adjudication
+from adjudicator.reminders import already_reminded, optional_module, send_reminders
+from adjudicator.repo import GameRepo, RepoError
+from adjudicator.service import game_lock, list_games, open_game
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+POLL_JOB = "poll"
+OUTBOX_JOB = "outbox"
+RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
+LOCK_FILE = "scheduler.lock"
+GAME_ERRORS = (GameError, GameFileError, RepoError, DeadlineError, ValueError, OSError)
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def deadline_job_id(game_id: str) -> str:
+    return f"deadline:{game_id}"
+
+
+def reminder_job_id(game_id: str) -> str:
+    return f"reminder:{game_id}"
+
+
+# -- building and refreshing the jobs ------------------------------------------------------
+
+
+class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
+    """A BackgroundScheduler that knows its clock, and whose jobs stop editing the job list
+    once it is shutting down (APScheduler 3 holds its job store lock while it waits for
+    running jobs to finish: a job editing jobs then would wait forever)."""
+
+    def __init__(self, clock: Clock) -> None:
+        super().__init__(
+            timezone=UTC,
+            job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 3},
+        )
+        self.pamir_clock = clock
+        self.pamir_lock = threading.RLock()
+        self.pamir_stopping = False
+
+    def shutdown(self, wait: bool = True) -> None:
+        with self.pamir_lock:  # no job is editing its jobs past this point
+            self.pamir_stopping = True
+        super().shutdown(wait)
+
+    def remove_job(self, job_id: str, jobstore: str | None = None) -> None:
+        # A shutdown that begins while the scheduler thread is starting a date job makes
+        # its removal of the job look among the jobs of a stopped scheduler, in vain.
+        try:
+            super().remove_job(job_id, jobstore)
+        except JobLookupError:
+            if not self.pamir_stopping:
+                raise
+
+
+def build_scheduler(settings: Settings, clock: Clock | None = None) -> BackgroundScheduler:
+    """A scheduler (not started) whose jobs are built from the game repositories.
+
+    `clock` gives the current time (default: the real one); tests inject another. Jobs
+    run when the clock shows their time, assuming it runs at the real clock's pace.
+    """
+    scheduler = GameScheduler(clock or utc_now)
+    refresh_all(scheduler, settings)
+    scheduler.add_job(
+        poll,
+        IntervalTrigger(minutes=settings.poll_minutes, timezone=UTC),
+        args=[scheduler, settings],
+        id=POLL_JOB,
+        name="poll forge-hosted games, refresh every game's jobs",
+        replace_existing=True,
+    )
+    if getattr(optional_module("adjudicator.mailout"), "deliver", None) is not None:
+        scheduler.add_job(
+            retry_outbox,
+            IntervalTrigger(seconds=settings.outbox_retry_seconds, timezone=UTC),
+            args=[settings],
+            id=OUTBOX_JOB,
+            name="deliver the outbox",
+            replace_existing=True,
+        )
+    return scheduler
+
+
+def _clock(scheduler: BackgroundScheduler) -> Clock:
+    found: Clock = getattr(scheduler, "pamir_clock", utc_now)
+    return found
+
+
+@contextmanager
+def _editing(scheduler: BackgroundScheduler) -> Iterator[bool]:
+    """Hold the scheduler's edit lock; yield whether jobs may be edited (not stopping)."""
+    lock = getattr(scheduler, "pamir_lock", None)
+    if lock is None:
+        yield True
+        return
+    with lock:
+        yield not getattr(scheduler, "pamir_stopping", False)
+
+
+def _real_time(scheduler: BackgroundScheduler, when: datetime) -> datetime:
+    """The real time at which the scheduler's clock will show `when`."""
+    offset = timedelta(seconds=round((_clock(scheduler)() - utc_now()).total_seconds()))
+    return max(when - offset, utc_now())
+
+
+def _put(
+    scheduler: BackgroundScheduler,
+    job_id: str,
+    function: Callable[..., None],
+    when: datetime,
+    args: list[Any],
+    name: str,
+) -> None:
+    trigger = DateTrigger(run_date=_real_time(scheduler, when), timezone=UTC)
+    if not scheduler.running:
+        _drop(scheduler, job_id)  # pending jobs are not replaced by id until the start
+    scheduler.add_job(function, trigger, args=args, id=job_id, name=name, replace_existing=True)
+
+
+def _drop(scheduler: BackgroundScheduler, job_id: str) -> None:
+    with suppress(JobLookupError):
+        scheduler.remove_job(job_id)
+
+
+def refresh_game(
+    scheduler: BackgroundScheduler,
+    settings: Settings,
+    game_id: str,
+    *,
+    earliest: datetime | None = None,
+) -> None:
+    """Replace the game's deadline and reminder jobs by those its repository calls for
+    now (none when the game waits for nobody). `earliest`: no job before this time."""
+    now = _clock(scheduler)()
+    try:
+        repo = open_game(settings, game_id)
+        try:
+            pending = waiting(repo)
+        finally:
+            repo.repo.close()
+    except GAME_ERRORS as error:
+        log.warning("game %s: no deadline can be set: %s", game_id, error)
+        pending = None
+    with _editing(scheduler) as editable:
+        if not editable:
+            return
+        if pending is None:
+            _drop(scheduler, deadline_job_id(game_id))
+            _drop(scheduler, reminder_job_id(game_id))
+            return
+        due = pending.clock.deadline
+        when = due
+        if pending.pushed and when <= now:
+            when = now + RETRY  # the pushed moves are adjudicated first
+        if earliest is not None:
+            when = max(when, earliest)
+        label = f"deadline of {game_id} (move {pending.move + 1}): {due.isoformat()}"
+        _put(
+            scheduler,
+            deadline_job_id(game_id),
+            deadline_job,
+            when,
+            [scheduler, settings, game_id],
+            label,
+        )
+        remind = pending.clock.reminder
+        if remind is None or now >= due or already_reminded(settings, pending):
+            _drop(scheduler, reminder_job_id(game_id))
+            return
+        label = f"reminder of {game_id} (move {pending.move + 1}): {remind.isoformat()}"
+        if earliest is not None:
+            remind = max(remind, earliest)
+        _put(
+            scheduler,
+            reminder_job_id(game_id),
+            reminder_job,
+            remind,
+            [scheduler, settings, game_id],
+            label,
+        )
+
+
+def refresh_all(scheduler: BackgroundScheduler, settings: Settings) -> list[str]:
+    """Refresh every game's jobs; drop the jobs of games that are gone. Returns the ids."""
+    games = list_games(settings)
+    ids = [game_id for game_id, _ in games]
+    for _, repo in games:
+        repo.repo.close()
+    for game_id in ids:
+        refresh_game(scheduler, settings, game_id)
+    with _editing(scheduler) as editable:
+        if not editable:
+            return ids
+        for job in scheduler.get_jobs():
+            kind, _, game_id = str(job.id).partition(":")
+            if kind in ("deadline", "reminder") and game_id not in ids:
+                _drop(scheduler, job.id)
+    return ids
+
+
+# -- what the jobs do ------------------------------------------------------------------------
+
+
+def _remote_update(settings: Settings, repo: GameRepo) -> None:
+    """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
+    remote = optional_module("adjudicator.remote")
+    if remote is None or not hasattr(remote, "update") or not remote.is_remote(repo):
+        return
+    done = remote.update(repo)
+    announce = getattr(remote, "announce", None)
+    if announce is not None:
+        announce(settings, repo, done)
+
+
+def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> None:
+    """Tell the players about the adjudications (by mail, if the mail module is there)."""
+    for result in results:
+        log.info(
+            "%s: move %d played by default, commit %s",
+            repo.path.name,
+            result.number,
+            result.commit[:10],
+        )
+    mailout = optional_module("adjudicator.mailout")
+    if mailout is None or not results:
+        return
+    try:
+        mailout.notify(settings, repo, results)
+    except Exception:  # the moves are committed; a mail failure must not undo that
+        log.exception("notifying the players of %s failed", repo.path.name)
+
+
+def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
+    """Under the game's lock: if the pending decision's deadline has passed at `now`,
+    submit its defaults (adjudicator commits) and report them. For a forge-hosted game
+    whose deadline has passed, the forge is fetched first (an answer pushed in time wins)
+    and pushed to after."""
+    with game_lock(settings, game_id):
+        repo = open_game(settings, game_id)
+        try:
+            pending = waiting(repo)
+            if pending is None or not pending.clock.is_due(now):
+                return []  # by the service's copy; a forge only ever adds answers
+            _remote_update(settings, repo)
+            results = apply_timeouts(repo, now)
+            if results:
+                report(settings, repo, results)
+                _remote_update(settings, repo)  # a forge that fails now gets them next poll
+            return results
+        finally:
+            repo.repo.close()
+
+
+def run_reminder(settings: Settings, game_id: str, now: datetime) -> list[str]:
+    """Under the game's lock: send the reminder if it is due and not sent yet."""
+    with game_lock(settings, game_id):
+        repo = open_game(settings, game_id)
+        try:
+            players = send_reminders(settings, repo, now)
+        finally:
+            repo.repo.close()
+    if players:
+        retry_outbox(settings)
+    return players
+
+
+def _game_job(
+    scheduler: BackgroundScheduler,
+    settings: Settings,
+    game_id: str,
+    work: Callable[[Settings, str, datetime], list[Any]],
+) -> None:
+    clock = _clock(scheduler)
+    earliest = None
+    try:
+        if not work(settings, game_id, clock()):
+            earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
+    except Exception:
+        log.exception("game %s: %s failed", game_id, getattr(work, "__name__", "a job"))
+        earliest = clock() + RETRY
+    finally:
+        refresh_game(scheduler, settings, game_id, earliest=earliest)
+
+
+def deadline_job(scheduler: BackgroundScheduler, settings: Settings, game_id: str) -> None:
+    """The deadline job of a game: apply the defaults if due, then refresh the game's jobs."""
+    _game_job(scheduler, settings, game_id, run_deadline)
+
+
+def reminder_job(scheduler: BackgroundScheduler, settings: Settings, game_id: str) -> None:
+    """The reminder job of a game: remind if due, then refresh the game's jobs."""
+    _game_job(scheduler, settings, game_id, run_reminder)
+
+
+def poll_remote(settings: Settings) -> list[str]:
+    """Bring every forge-hosted game up to date with its forge (for forges that send no
+    webhooks); return the ids polled. Does nothing without the forge module."""
+    remote = optional_module("adjudicator.remote")
+    sync = getattr(remote, "sync_game", None)
+    if remote is None or sync is None:
+        return []
+    polled: list[str] = []
+    for game_id, repo in list_games(settings):
+        try:
+            hosted = bool(remote.is_remote(repo))
+        finally:
+            repo.repo.close()
+        if not hosted:
+            continue
+        try:
+            sync(settings, game_id)
+            polled.append(game_id)
+        except Exception:  # one unreachable forge must not stop the others
+            log.exception("polling game %s failed", game_id)
+    return polled
+
+
+def poll(scheduler: BackgroundScheduler, settings: Settings) -> None:
+    """The poll job: forge-hosted games first, then every game's jobs afresh."""
+    try:
+        poll_remote(settings)
+    finally:
+        refresh_all(scheduler, settings)
+
+
+def retry_outbox(settings: Settings) -> None:
+    """The outbox job: deliver the messages that are due (if the mail module is there)."""
+    deliver = getattr(optional_module("adjudicator.mailout"), "deliver", None)
+    if deliver is None:
+        return
+    try:
+        deliver(settings)
+    except Exception:
+        log.exception("delivering the outbox failed")
+
+
+@dataclass
+class Round:
+    """What one `run_once` did."""
+
+    polled: list[str] = field(default_factory=list)
+    reminded: dict[str, list[str]] = field(default_factory=dict)
+    timed_out: dict[str, list[Adjudication]] = field(default_factory=dict)
+
+
+def run_once(settings: Settings, now: datetime | None = None) -> Round:
+    """Every job once, now: poll, remind and time out what is due, deliver (for cron)."""
+    done = Round(polled=poll_remote(settings))
+    games = list_games(settings)
+    for _, repo in games:
+        repo.repo.close()
+    for game_id, _ in games:
+        moment = now or utc_now()
+        try:
+            if players := run_reminder(settings, game_id, moment):
+                done.reminded[game_id] = players
+            if results := run_deadline(settings, game_id, moment):
+                done.timed_out[game_id] = results
+        except GAME_ERRORS as error:
+            log.warning("game %s: %s", game_id, error)
+    retry_outbox(settings)
+    return done
+
+
+# -- the process ------------------------------------------------------------------------------
+
+
+class SchedulerRunning(RuntimeError):
+    """Another scheduler process holds this PAMIR_HOME."""
+
+
+@contextmanager
+def _only_scheduler(settings: Settings) -> Iterator[None]:
+    folder = settings.home / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_FILE, "w", encoding="ascii") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SchedulerRunning(
+                f"a scheduler is already running on {settings.home} (it holds {folder / LOCK_FILE})"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def run_forever(settings: Settings, stop: threading.Event | None = None) -> None:
+    """Run the scheduler until SIGTERM or SIGINT (or until `stop` is set)."""
+    stop = stop or threading.Event()
+    with _only_scheduler(settings):
+        scheduler = build_scheduler(settings)
+        scheduler.start()
+        log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))
+        previous: dict[signal.Signals, Any] = {}
+        if threading.current_thread() is threading.main_thread():
+
+            def on_signal(number: int, frame: FrameType | None) -> None:
+                stop.set()
+
+            for which in (signal.SIGTERM, signal.SIGINT):
+                previous[which] = signal.signal(which, on_signal)
+        try:
+            stop.wait()
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            scheduler.shutdown(wait=True)
+            log.info("scheduler stopped")
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def _refused(message: str) -> Exception:
+    from adjudicator.cli import Refused
+
+    return Refused(message)
+
+
+def cmd_scheduler(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise _refused(str(error)) from None
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+        )
+    if args.once:
+        done = run_once(settings)
+        for game_id, results in done.timed_out.items():
+            for result in results:
+                print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")
+        for game_id, players in done.reminded.items():
+            print(f"{game_id}: reminded {', '.join(players)}")
+        return
+    try:
+        run_forever(settings)
+    except SchedulerRunning as error:
+        raise _refused(str(error)) from None
+
+
+def cmd_pause(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo = GameRepo(Path(args.game_dir))
+        game_id = snapshot(repo).game.id
+        with game_lock(settings, game_id):
+            _, pause, after = record_pause(repo, args.player, args.hours, args.reason, utc_now())
+        tz = zone(snapshot(repo).game.deadlines.timezone)
+    except (
+        SettingsError,
+        RepoError,
+        GameError,
+        GameFileError,
+        DeadlineError,
+        PauseRefused,
+    ) as error:
+        raise _refused(str(error)) from None
+    print(
+        f"{game_id}: clock paused for {pause.hours} hours from {local_text(pause.start, tz)} "
+        f"({pause.player}); the deadline is now {local_text(after.deadline, tz)}"
+    )
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir scheduler` and `pamir pause` to the command line's subcommands."""
+    run = commands.add_parser(
+        "scheduler", help="run deadlines, reminders, polls and mail retries (docs/scheduler.md)"
+    )
+    run.add_argument(
+        "--once", action="store_true", help="do what is due now, once, and exit (for cron)"
+    )
+    run.set_defaults(func=cmd_scheduler)
+
+    pause = commands.add_parser("pause", help="pause a game's clock (holidays), as a commit")
+    pause.add_argument("game_dir")
+    pause.add_argument("--as", dest="player", required=True, help="the player who pauses")
+    pause.add_argument("--hours", type=int, required=True, help="how long (whole hours)")
+    pause.add_argument("--reason", required=True, help="why (recorded in the game)")
+    pause.set_defaults(func=cmd_pause)

@@ -1,0 +1,604 @@
+"""The scheduler through real game repositories: clocks read from Git, timeouts applied as
+adjudicator commits, reminders written to the outbox, pauses committed, jobs rebuilt from
+the repositories, and a real APScheduler applying a default when a deadline passes.
+
+Time is injected: the deadline changes of these games are committed at chosen instants
+(2030-2031, across daylight-saving changes) and the jobs are given a `now`. The mail and
+forge modules are replaced by stand-ins (or hidden), so that what the scheduler asks of
+them is checked here, and their own tests check the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from gitgame import SECRET, TWO, isolate
+
+import engine
+from adjudicator import scheduler as sched
+from adjudicator.cli import Refused  # imported before the fixture hides the mail module
+from adjudicator.clock import apply_timeouts, clock_started, default_lines, record_pause, waiting
+from adjudicator.config import Settings, load_settings
+from adjudicator.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
+from adjudicator.game import snapshot
+from adjudicator.gamefile import GAME_FILE, dump_game_file
+from adjudicator.pipeline import create_game, position, submit
+from adjudicator.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.verify import verify
+from engine.game import legal_seat_actions
+
+# Warsaw leaves summer time on 2030-10-27 at 01:00 UTC; New York starts it 2031-03-09.
+WARSAW_EVE = datetime(2030, 10, 26, 18, 0, tzinfo=UTC)  # 20:00 CEST on the Saturday
+NEW_YORK_EVE = datetime(2031, 3, 9, 1, 0, tzinfo=UTC)  # 20:00 EST on the Saturday
+SECOND = timedelta(seconds=1)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = isolate(tmp_path, monkeypatch)
+    for name in ("adjudicator.mailout", "adjudicator.remote"):
+        monkeypatch.setitem(sys.modules, name, None)  # absent unless a test brings one
+    return path
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    return load_settings()
+
+
+def new_game(settings: Settings, game_id: str = "tt", turn_hours: int = 48) -> GameRepo:
+    path = settings.games_dir / game_id
+    players = [(n, f"{n}@example.org") for n in TWO]
+    return create_game(path, players, secret=SECRET, turn_hours=turn_hours)
+
+
+def change_deadlines(repo: GameRepo, when: datetime, **deadlines: Any) -> str:
+    """Commit a change of game.toml's [deadlines] at `when`: the clock restarts then."""
+    snap = snapshot(repo)
+    table = snap.game.deadlines.model_copy(update=deadlines)
+    game = snap.game.model_copy(update={"deadlines": table})
+    return repo.commit(
+        {GAME_FILE: dump_game_file(game).encode()},
+        f"Deadlines: {deadlines}",
+        parent=snap.commit,
+        when=when,
+    )
+
+
+def subject(repo: GameRepo, rev: str = "refs/heads/main") -> str:
+    return str(repo.repo.commit(rev).summary)
+
+
+def move_text(repo: GameRepo, number: int) -> list[str]:
+    snap = snapshot(repo)
+    move = next(m for m in snap.moves if m.number == number)
+    return [line for line in snap.text(move).splitlines() if not line.startswith("#")]
+
+
+def decider(repo: GameRepo) -> str:
+    pending = waiting(repo)
+    assert pending is not None and len(pending.players) == 1
+    return pending.players[0]
+
+
+def choose_loyalties(repo: GameRepo) -> None:
+    for _ in TWO:
+        submit(repo, decider(repo), "loyalty british\n")
+
+
+def install(
+    monkeypatch: pytest.MonkeyPatch, name: str, **functions: Callable[..., Any]
+) -> ModuleType:
+    module = ModuleType(name)
+    for key, value in functions.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+# -- the clock read from the repository ------------------------------------------------------
+
+
+def test_the_clock_starts_at_the_last_adjudicator_commit(settings: Settings) -> None:
+    repo = new_game(settings)
+    created = repo.repo.commit("HEAD").committed_datetime
+    first = waiting(repo)
+    assert first is not None and first.kind == "loyalty" and len(first.players) == 1
+    assert first.clock.started == created
+    assert first.clock.deadline == created + timedelta(hours=48)
+    assert first.clock.reminder == created + timedelta(hours=36)
+    submit(repo, first.players[0], "loyalty british\n")
+    second = waiting(repo)
+    assert second is not None and second.move == 1
+    assert second.players != first.players and second.kind == "loyalty"
+    assert second.clock.started == repo.repo.commit("HEAD").committed_datetime
+
+
+def test_a_change_of_the_deadlines_table_restarts_the_clock_and_others_do_not(
+    settings: Settings,
+) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, WARSAW_EVE, timezone="Europe/Warsaw", turn_hours=24)
+    assert clock_started(repo) == WARSAW_EVE
+    snap = snapshot(repo)
+    game = snap.game.model_copy(update={"options": {"note": "friendly"}})
+    later = WARSAW_EVE + timedelta(hours=3)
+    repo.commit({GAME_FILE: dump_game_file(game).encode()}, "Note", parent=snap.commit, when=later)
+    assert clock_started(repo) == WARSAW_EVE
+
+
+@pytest.mark.parametrize(
+    ("tz", "eve", "local_deadline", "real_hours"),
+    [
+        ("Europe/Warsaw", WARSAW_EVE, "2030-10-27 20:00 CET", 25),
+        ("America/New_York", NEW_YORK_EVE, "2031-03-09 20:00 EDT", 23),
+    ],
+)
+def test_a_timeout_across_a_dst_change_comes_at_the_wall_clock_deadline(
+    settings: Settings, tz: str, eve: datetime, local_deadline: str, real_hours: int
+) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, eve, timezone=tz, turn_hours=24, reminder_hours=12)
+    pending = waiting(repo)
+    assert pending is not None
+    due = pending.clock.deadline
+    assert local_text(due, zone(tz)) == local_deadline
+    assert due - eve == timedelta(hours=real_hours)
+    assert pending.clock.reminder == due - timedelta(hours=12)
+    head = repo.head()
+    assert sched.run_deadline(settings, "tt", due - SECOND) == []
+    assert repo.head() == head
+    done = sched.run_deadline(settings, "tt", due)
+    assert [d.number for d in done] == [1]
+    assert subject(repo) == f"Move 1 for {pending.players[0]} (deadline passed): loyalty afghan"
+
+
+# -- timeouts ----------------------------------------------------------------------------------
+
+
+def test_a_turn_that_times_out_is_passed_by_an_adjudicator_commit(settings: Settings) -> None:
+    repo = new_game(settings)
+    choose_loyalties(repo)
+    pending = waiting(repo)
+    assert pending is not None and pending.kind == "turn"
+    (player,) = pending.players
+    done = apply_timeouts(repo, pending.clock.deadline)
+    assert len(done) == 1
+    commit = repo.repo.commit("HEAD")
+    assert commit.author.name == ADJUDICATOR.name
+    assert subject(repo) == f"Move 3 for {player} (deadline passed): pass"
+    assert move_text(repo, 3) == ["pass"]
+    after = waiting(repo)
+    assert after is not None and after.kind == "turn" and after.players != pending.players
+    assert verify(repo).ok
+
+
+def bribe_path(state: engine.State) -> list[tuple[int, str]]:
+    """Actions from `state` to a pending bribe decision, found by a seeded random bot that
+    prefers playing cards (bribes come from plays into ruled regions and hostages)."""
+    for seed in range(400):
+        rng = random.Random(seed)
+        current, path = state, list[tuple[int, str]]()
+        for _ in range(300):
+            decision = engine.pending(current)
+            if decision is None:
+                break
+            if decision.kind == "bribe":
+                return path
+            choices = legal_seat_actions(current)
+            plays = [c for c in choices if c[1].verb in ("play", "purchase")]
+            seat, action = rng.choice(plays or choices)
+            current = engine.apply(current, seat, action)
+            path.append((seat, engine.format_action(action)))
+    raise AssertionError("no bribe decision reachable")
+
+
+def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings) -> None:
+    repo = new_game(settings)
+    state = position(snapshot(repo))
+    path = bribe_path(state)
+    while path:  # one move file per run of one player's actions
+        seat = path[0][0]
+        run = [
+            text
+            for _, text in path[
+                : next((i for i, (s, _) in enumerate(path) if s != seat), len(path))
+            ]
+        ]
+        path = path[len(run) :]
+        submit(repo, state.name(seat), "\n".join(run) + "\n")
+    state = position(snapshot(repo))
+    decision = engine.pending(state)
+    assert decision is not None and decision.kind == "bribe"
+    amount = state.stack[-1]["amount"]
+    assert amount >= 1
+    ruler = state.name(decision.seats[0])
+    pending = waiting(repo)
+    assert pending is not None and pending.players == (ruler,)
+    number = snapshot(repo).next_number
+    assert apply_timeouts(repo, pending.clock.deadline - SECOND) == []
+    done = apply_timeouts(repo, pending.clock.deadline + SECOND)
+    assert [d.number for d in done] == [number]
+    assert move_text(repo, number) == [f"demand {amount}"]
+    assert subject(repo).startswith(f"Move {number} for {ruler} (deadline passed): demand {amount}")
+    after = engine.pending(position(snapshot(repo)))
+    assert after is None or after.kind != "bribe"
+
+
+def test_a_decision_taken_in_steps_is_defaulted_to_its_end(walk: Any) -> None:
+    """A move or build that times out is finished (its first step, then `done`), a discard
+    down to the hand limit goes on until the limit is met: one move file for all of it."""
+    seen: set[str] = set()
+    for seed in range(40):
+        for state, _, _ in walk(3, seed):
+            decision = engine.pending(state)
+            if decision is None or decision.kind not in ("move", "build", "discard"):
+                continue
+            seat = decision.seats[0]
+            lines = default_lines(state, seat)
+            if len(lines) < 2 or decision.kind in seen:
+                continue
+            seen.add(decision.kind)
+            default = engine.default_action(state, seat)
+            assert default is not None and lines[0] == engine.format_action(default)
+            depth, after = len(state.stack), state
+            for line in lines:
+                after = engine.apply(after, seat, engine.parse_action(line, after, seat))
+            rest = engine.pending(after)
+            assert not (
+                rest is not None
+                and rest.kind == decision.kind
+                and len(after.stack) == depth
+                and seat in rest.seats
+            )
+        if len(seen) == 3:
+            return
+    assert len(seen) >= 2, seen
+
+
+def test_no_timeout_while_pushed_moves_wait(settings: Settings) -> None:
+    repo = new_game(settings)
+    snap = snapshot(repo)
+    repo.commit(
+        {"moves/0001-alice.txt": b"loyalty russian\n"},
+        "alice: move 1",
+        parent=snap.commit,
+        author=Person("alice", "alice@example.org"),
+    )
+    pending = waiting(repo)
+    assert pending is not None and pending.pushed
+    head = repo.head()
+    assert apply_timeouts(repo, pending.clock.deadline + timedelta(days=1)) == []
+    assert repo.head() == head
+
+
+# -- reminders -------------------------------------------------------------------------------
+
+
+def outbox(settings: Settings) -> list[EmailMessage]:
+    folder = settings.outbox_dir / "pending"
+    files = sorted(folder.glob("*.eml")) if folder.is_dir() else []
+    parser = BytesParser(policy=policy.default)
+    return [parser.parsebytes(p.read_bytes()) for p in files]
+
+
+def test_a_reminder_is_written_to_the_outbox_once(settings: Settings) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, WARSAW_EVE, timezone="Europe/Warsaw", turn_hours=24, reminder_hours=12)
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    remind = pending.clock.reminder
+    assert local_text(remind, zone("Europe/Warsaw")) == "2030-10-27 08:00 CET"
+    assert sched.run_reminder(settings, "tt", remind - SECOND) == []
+    assert outbox(settings) == []
+    player = decider(repo)
+    assert sched.run_reminder(settings, "tt", remind) == [player]
+    (message,) = outbox(settings)
+    assert message["To"] == f"{player} <{player}@example.org>"
+    assert message["Subject"] == "[tt] Reminder: your decision is due by 2030-10-27 20:00 CET"
+    assert message["Reply-To"].startswith(f"pamir+tt.{player}.")
+    body = message.get_content()
+    assert "2030-10-27 19:00 UTC" in body and "loyalty afghan" in body
+    assert sched.run_reminder(settings, "tt", remind + SECOND) == []  # sent already
+    assert len(outbox(settings)) == 1
+    assert not list((settings.outbox_dir / "pending").glob(".*"))  # no temporary file left
+
+
+def test_a_pause_after_the_reminder_earns_another(settings: Settings) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, WARSAW_EVE, timezone="Europe/Warsaw", turn_hours=24, reminder_hours=12)
+    first = waiting(repo)
+    assert first is not None and first.clock.reminder is not None
+    assert sched.run_reminder(settings, "tt", first.clock.reminder) == list(first.players)
+    record_pause(repo, "bob", 10, "travel", first.clock.reminder + SECOND)
+    second = waiting(repo)
+    assert second is not None and second.clock.reminder is not None
+    assert second.clock.reminder == first.clock.reminder + timedelta(hours=10)
+    assert sched.run_reminder(settings, "tt", first.clock.reminder + timedelta(hours=1)) == []
+    assert sched.run_reminder(settings, "tt", second.clock.reminder) == list(first.players)
+    assert len(outbox(settings)) == 2
+
+
+# -- pauses ----------------------------------------------------------------------------------
+
+
+def test_a_pause_is_a_commit_that_moves_the_deadline(settings: Settings) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, NEW_YORK_EVE, timezone="America/New_York", turn_hours=24)
+    before = waiting(repo)
+    assert before is not None
+    parent = repo.head()
+    made, pause, after = record_pause(repo, "bob", 30, "at sea", NEW_YORK_EVE + timedelta(hours=2))
+    assert repo.head() == made
+    commit = repo.repo.commit(made)
+    assert commit.author.name == "bob" and commit.committer.name == ADJUDICATOR.name
+    assert {d.a_path for d in commit.diff(parent)} == {DEADLINES_FILE}
+    assert f"Pamir-Deadline: {after.deadline.isoformat()}" in str(commit.message)
+    assert pause.start == NEW_YORK_EVE + timedelta(hours=2)
+    now = waiting(repo)
+    assert now is not None and now.clock == after
+    assert after.deadline == before.clock.deadline + timedelta(hours=30)
+    assert after.started == before.clock.started  # a pause does not restart the clock
+    assert sched.run_deadline(settings, "tt", before.clock.deadline) == []
+    assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
+    assert verify(repo).ok
+
+
+def test_pauses_beyond_the_limits_are_refused_and_commit_nothing(settings: Settings) -> None:
+    repo = new_game(settings)
+    now = datetime.now(UTC)
+    record_pause(repo, "alice", 168, "week one", now)
+    record_pause(repo, "alice", 168, "week two", now)
+    head = repo.head()
+    with pytest.raises(PauseRefused) as refused:
+        record_pause(repo, "alice", 1, "more", now)
+    assert refused.value.code == "pause-limit"
+    with pytest.raises(PauseRefused) as refused:
+        record_pause(repo, "bob", 169, "long", now)
+    assert refused.value.code == "pause-too-long"
+    with pytest.raises(PauseRefused) as refused:
+        record_pause(repo, "zoe", 1, "who?", now)
+    assert refused.value.code == "unknown-player"
+    assert repo.head() == head
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="pamir")
+    sched.register(root.add_subparsers(dest="command", required=True))
+    return root
+
+
+def test_pamir_pause(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = new_game(settings)
+    before = waiting(repo)
+    assert before is not None
+    args = parser().parse_args(
+        ["pause", str(repo.path), "--as", "Bob", "--hours", "12", "--reason", "a wedding"]
+    )
+    args.func(args)
+    out = capsys.readouterr().out
+    after = waiting(repo)
+    assert after is not None and after.clock.deadline == before.clock.deadline + timedelta(hours=12)
+    assert out.startswith("tt: clock paused for 12 hours") and "(bob)" in out
+    assert "a wedding" in str(repo.repo.commit("HEAD").message)
+    args = parser().parse_args(
+        ["pause", str(repo.path), "--as", "bob", "--hours", "400", "--reason", "x"]
+    )
+    with pytest.raises(Refused, match="pause-too-long"):
+        args.func(args)
+
+
+# -- the jobs ------------------------------------------------------------------------------------
+
+
+def jobs(scheduler: Any) -> dict[str, str]:
+    return {job.id: job.name for job in scheduler.get_jobs()}
+
+
+def test_jobs_are_rebuilt_from_the_repositories_after_a_restart(settings: Settings) -> None:
+    repo = new_game(settings)
+    other = new_game(settings, "uu", turn_hours=72)
+    choose_loyalties(other)
+    due = {g: waiting(r) for g, r in (("tt", repo), ("uu", other))}
+    now = datetime.now(UTC) + timedelta(hours=1)
+    first = sched.build_scheduler(settings, clock=lambda: now)
+    built = jobs(first)
+    assert set(built) == {"deadline:tt", "reminder:tt", "deadline:uu", "reminder:uu", "poll"}
+    for game_id, pending in due.items():
+        assert pending is not None
+        assert built[f"deadline:{game_id}"].endswith(pending.clock.deadline.isoformat())
+        assert pending.clock.reminder is not None
+        assert built[f"reminder:{game_id}"].endswith(pending.clock.reminder.isoformat())
+    first.start()
+    assert jobs(first) == built
+    first.shutdown()
+    second = sched.build_scheduler(settings, clock=lambda: now)
+    assert jobs(second) == built
+
+
+def test_refresh_follows_the_game(settings: Settings) -> None:
+    repo = new_game(settings)
+    now = datetime.now(UTC)
+    scheduler = sched.build_scheduler(settings, clock=lambda: now)
+    old = jobs(scheduler)["deadline:tt"]
+    submit(repo, decider(repo), "loyalty afghan\n")
+    sched.refresh_game(scheduler, settings, "tt")
+    pending = waiting(repo)
+    assert pending is not None
+    new = jobs(scheduler)["deadline:tt"]
+    assert new != old and new.endswith(pending.clock.deadline.isoformat())
+    assert len(scheduler.get_jobs()) == 3  # replaced, not added
+    repo.repo.close()
+    for path in sorted(repo.path.rglob("*"), reverse=True):
+        path.unlink() if not path.is_dir() or path.is_symlink() else path.rmdir()
+    repo.path.rmdir()
+    sched.refresh_all(scheduler, settings)
+    assert set(jobs(scheduler)) == {"poll"}
+
+
+def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    reminded = pending.clock.reminder
+    scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
+    assert set(jobs(scheduler)) == {"deadline:tt", "poll"}
+
+
+def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Settings) -> None:
+    """A real BackgroundScheduler on a real repository: the clock runs 1 hour - 1 second
+    ahead, so the 1-hour deadline of each decision passes a second after it begins. Both
+    loyalties time out in turn, the deadline job rescheduling itself after the first."""
+    repo = new_game(settings, turn_hours=1)
+    first_to_choose = decider(repo)
+    ahead = timedelta(hours=1) - SECOND
+    scheduler = sched.build_scheduler(settings, clock=lambda: datetime.now(UTC) + ahead)
+    scheduler.start()
+    try:
+        limit = time.monotonic() + 15
+        while snapshot(repo).adjudicated < 2 and time.monotonic() < limit:
+            time.sleep(0.1)
+    finally:
+        scheduler.shutdown(wait=True)
+    first, second = (first_to_choose, *(n for n in TWO if n != first_to_choose))
+    subjects = [str(c.summary) for c in repo.log()]
+    assert subjects[1:3] == [
+        f"Move 1 for {first} (deadline passed): loyalty afghan",
+        f"Move 2 for {second} (deadline passed): loyalty afghan",
+    ]
+    assert all(c.author.name == ADJUDICATOR.name for c in repo.log()[1:3])
+    assert position(snapshot(repo)).phase == "play"
+
+
+def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """APScheduler 3 holds its job store lock while it waits for running jobs; a job that
+    refreshes its game's jobs then must not wait for that lock."""
+    new_game(settings, turn_hours=1)
+    running = threading.Event()
+    scheduler = sched.build_scheduler(
+        settings, clock=lambda: datetime.now(UTC) + timedelta(hours=2)
+    )
+
+    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Any]:
+        running.set()
+        limit = time.monotonic() + 5
+        while not scheduler.pamir_stopping and time.monotonic() < limit:
+            time.sleep(0.01)
+        time.sleep(0.05)  # the shutdown is under way: refresh_game comes now
+        return []
+
+    monkeypatch.setattr(sched, "run_deadline", slow_deadline)
+    scheduler.start()
+    assert running.wait(5)
+    stopper = threading.Thread(target=scheduler.shutdown, daemon=True)
+    stopper.start()
+    stopper.join(5)
+    assert not stopper.is_alive()
+
+
+# -- the mail and forge modules, when they are there --------------------------------------------
+
+
+def test_timeouts_are_reported_and_reminders_sent_through_the_mail_module(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[str, Any]] = []
+    install(
+        monkeypatch,
+        "adjudicator.mailout",
+        notify=lambda s, repo, results: calls.append(("notify", [r.number for r in results])),
+        deliver=lambda s, now=None: calls.append(("deliver", None)),
+        remind=lambda s, repo, players, deadline: calls.append(("remind", (players, deadline))),
+    )
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    scheduler = sched.build_scheduler(settings)
+    assert "outbox" in jobs(scheduler)
+    assert scheduler.get_job("outbox").trigger.interval == timedelta(
+        seconds=settings.outbox_retry_seconds
+    )
+    players = list(pending.players)
+    assert sched.run_reminder(settings, "tt", pending.clock.reminder) == players
+    assert ("remind", (players, pending.clock.deadline)) in calls
+    assert outbox(settings) == []  # the mail module wrote it, not the fallback
+    sched.run_deadline(settings, "tt", pending.clock.deadline)
+    assert ("notify", [1]) in calls
+    calls.clear()
+    sched.retry_outbox(settings)
+    assert calls == [("deliver", None)]
+
+
+def test_forge_hosted_games_are_polled_and_fetched_before_a_timeout(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[str, str]] = []
+    install(
+        monkeypatch,
+        "adjudicator.remote",
+        is_remote=lambda repo: repo.path.name == "tt",
+        sync_game=lambda s, game_id: calls.append(("sync", game_id)),
+        update=lambda repo: calls.append(("update", repo.path.name)),
+    )
+    repo = new_game(settings)
+    new_game(settings, "uu")
+    assert sched.poll_remote(settings) == ["tt"]
+    assert calls == [("sync", "tt")]
+    calls.clear()
+    pending = waiting(repo)
+    assert pending is not None
+    assert sched.run_deadline(settings, "tt", pending.clock.deadline - SECOND) == []
+    assert calls == []  # nothing due: the forge is not even fetched
+    calls.clear()
+    assert len(sched.run_deadline(settings, "tt", pending.clock.deadline)) == 1
+    assert calls == [("update", "tt"), ("update", "tt")]  # fetched, then pushed
+
+
+# -- the process -------------------------------------------------------------------------------
+
+
+def test_pamir_scheduler_once(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = new_game(settings, turn_hours=1)
+    repo.repo.close()
+    args = parser().parse_args(["scheduler", "--once"])
+    args.func(args)
+    assert capsys.readouterr().out == ""  # nothing due yet
+    later = datetime.now(UTC) + timedelta(hours=2)
+    done = sched.run_once(settings, later)
+    assert list(done.timed_out) == ["tt"] and done.timed_out["tt"][0].number == 1
+
+
+def test_run_forever_stops_cleanly_and_is_alone(settings: Settings) -> None:
+    new_game(settings)
+    stop = threading.Event()
+    runner = threading.Thread(target=sched.run_forever, args=(settings, stop))
+    runner.start()
+    try:
+        deadline = time.monotonic() + 5
+        while (
+            not (settings.home / "locks" / sched.LOCK_FILE).exists() and time.monotonic() < deadline
+        ):
+            time.sleep(0.02)
+        time.sleep(0.2)
+        with pytest.raises(sched.SchedulerRunning):
+            sched.run_forever(settings, threading.Event())
+    finally:
+        stop.set()
+        runner.join(10)
+    assert not runner.is_alive()

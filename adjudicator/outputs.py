@@ -13,6 +13,8 @@ from typing import Any
 
 import engine
 from adjudicator import reports
+from adjudicator.deadlines import deadline as compute_deadline
+from adjudicator.deadlines import local_text, zone
 from adjudicator.game import Snapshot
 from adjudicator.home import private_dir
 
@@ -60,7 +62,11 @@ def report_for(
     view = engine.view(state)
     deadline = None
     if view["pending"] is not None:
-        deadline = reports.deadline_text(when, snap.game.deadlines.turn_hours)
+        # The deadline the scheduler enforces, in the game's own time zone (pauses that
+        # come later move it; the scheduler's reminders say so).
+        tz = zone(snap.game.deadlines.timezone)
+        due = compute_deadline(when, snap.game.deadlines.turn_hours, tz)
+        deadline = local_text(due, tz)
     return reports.public_report(snap.game.id, title, view, happened, deadline)
 
 

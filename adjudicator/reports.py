@@ -6,7 +6,6 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +42,6 @@ def environment() -> jinja2.Environment:
 
 
 ENV = environment()
-
-
-def deadline_text(when: datetime, hours: int) -> str:
-    return (when + timedelta(hours=hours)).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def public_report(

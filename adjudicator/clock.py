@@ -34,6 +34,7 @@ from adjudicator.gamefile import GAME_FILE, Deadlines, GameFileError, parse_game
 from adjudicator.outputs import Adjudication, Refusal
 from adjudicator.pipeline import position, submit
 from adjudicator.repo import GameRepo, Person
+from engine.standin import choose
 
 ON_BEHALF = "deadline passed"
 MAX_DEFAULT_STEPS = 50  # a decision answered step by step (a tax, a discard) is bounded
@@ -171,6 +172,19 @@ def default_lines(state: engine.State, seat: int) -> list[str]:
     return lines
 
 
+def standin_lines(state: engine.State, seat: int) -> list[str]:
+    """The stand-in's answers for `seat`, for as long as that seat must decide."""
+    lines: list[str] = []
+    while len(lines) < MAX_DEFAULT_STEPS:
+        decision = engine.pending(state)
+        if decision is None or seat not in decision.seats:
+            break
+        action = choose(state, seat)
+        lines.append(engine.format_action(action))
+        state = engine.apply(state, seat, action)
+    return lines
+
+
 def apply_timeouts(repo: GameRepo, now: datetime) -> list[Adjudication]:
     """If the pending decision's deadline has passed at `now`, submit its default for each
     player who must decide (one adjudicator commit each); else do nothing."""
@@ -191,10 +205,13 @@ def apply_timeouts(repo: GameRepo, now: datetime) -> list[Adjudication]:
                 break  # the timed-out decision is over; the next one has its own clock
             if len(state.stack) != depth:
                 break
-        lines = default_lines(state, seat)
+        standin = snapshot(repo).game.deadlines.on_timeout == "standin"
+        lines = standin_lines(state, seat) if standin else default_lines(state, seat)
         if not lines:
             continue
-        text = "# the deadline passed: the default answer (docs/decisions.md)\n"
+        who = state.name(seat)
+        how = "a stand-in played" if standin else "the default answer was given"
+        text = f"# note: the deadline passed: {how} for {who}\n"
         try:
             done.append(
                 submit(repo, state.name(seat), text + "\n".join(lines) + "\n", on_behalf=ON_BEHALF)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from datetime import UTC, datetime
+from typing import Literal
 
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -30,6 +31,9 @@ class Deadlines(_Strict):
     timezone: str = "UTC"
     turn_hours: int = Field(default=48, ge=1)
     reminder_hours: int = Field(default=12, ge=0)
+    # What answers for a player whose deadline passed: each decision's documented default,
+    # or the stand-in (engine/standin.py), which plays the seat with its own loyalty.
+    on_timeout: Literal["default", "standin"] = "default"
 
 
 class GameFile(_Strict):

@@ -1,10 +1,11 @@
 """Move files: `moves/NNNN-PLAYER.txt`, and applying one to a position.
 
 A move file holds one submission: its author's actions in the engine notation, one a
-line (`#` comments, blank lines). Every line must be the author's own decision: a
-`NAME:` prefix, if any, must name the author. Two lines are not engine actions but
-requests to the adjudicator: `rollback N REASON...` proposes to return to the position
-after move N, and `agree rollback` agrees to the open proposal.
+line (`#` comments, blank lines; a `# note: ...` line goes into the turn report). Every
+line must be the author's own decision: a `NAME:` prefix, if any, must name the author.
+Two lines are not engine actions but requests to the adjudicator: `rollback N REASON...`
+proposes to return to the position after move N, and `agree rollback` agrees to the open
+proposal.
 """
 
 from __future__ import annotations
@@ -89,8 +90,15 @@ def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
     return outcome
 
 
+NOTE = "# note:"
+
+
 def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     state = outcome.state
+    if line.strip().lower().startswith(NOTE):
+        # A note for the report (the service says why it played this move).
+        outcome.log.append(line.strip()[len(NOTE) :].strip())
+        return state
     name, text = split_line(line)
     if not text:
         return state

@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adjudicator import reports
 from adjudicator.deadlines import (
     Clock,
     DeadlineError,
@@ -98,10 +97,13 @@ def test_a_start_in_the_repeated_hour_counts_from_the_right_instant() -> None:
     assert hours(second, due) == 24
 
 
-def test_in_utc_the_deadline_is_the_one_reports_print() -> None:
+def test_reports_print_the_deadline_on_the_games_wall_clock() -> None:
+    """Reports show the enforced deadline as local_text gives it (adjudicator/outputs.py)."""
     started = datetime(2026, 3, 7, 20, 0, tzinfo=UTC)
-    due = deadline(started, 48, zone("UTC"))
-    assert due.strftime("%Y-%m-%d %H:%M UTC") == reports.deadline_text(started, 48)
+    assert local_text(deadline(started, 48, zone("UTC")), zone("UTC")) == "2026-03-09 20:00 UTC"
+    warsaw = zone("Europe/Warsaw")
+    autumn = datetime(2025, 10, 25, 18, 0, tzinfo=UTC)  # 20:00 CEST
+    assert local_text(deadline(autumn, 24, warsaw), warsaw) == "2025-10-26 20:00 CET"
 
 
 def test_an_unknown_time_zone_is_refused() -> None:

@@ -186,6 +186,26 @@ def test_a_turn_that_times_out_is_passed_by_an_adjudicator_commit(settings: Sett
     assert verify(repo).ok
 
 
+def test_with_on_timeout_standin_a_stand_in_plays_the_whole_turn(settings: Settings) -> None:
+    """[deadlines] on_timeout = "standin": the stand-in (engine/standin.py) plays the seat
+    with its own loyalty instead of passing, and the report says so."""
+    repo = new_game(settings)
+    choose_loyalties(repo)
+    change_deadlines(repo, datetime.now(UTC), on_timeout="standin")
+    pending = waiting(repo)
+    assert pending is not None and pending.kind == "turn"
+    (player,) = pending.players
+    done = apply_timeouts(repo, pending.clock.deadline)
+    assert len(done) == 1
+    assert repo.repo.commit("HEAD").author.name == ADJUDICATOR.name
+    played = move_text(repo, 3)
+    assert played and played != ["pass"]  # a stand-in acts; it does not just pass
+    assert f"the deadline passed: a stand-in played for {player}" in done[0].report
+    after = waiting(repo)
+    assert after is not None and after.players != pending.players
+    assert verify(repo).ok
+
+
 def bribe_path(state: engine.State) -> list[tuple[int, str]]:
     """Actions from `state` to a pending bribe decision, found by a seeded random bot that
     prefers playing cards (bribes come from plays into ruled regions and hostages)."""

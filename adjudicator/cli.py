@@ -8,6 +8,10 @@ Game repositories:
     pamir verify GAME_DIR
     pamir rollback GAME_DIR --to N --reason TEXT
     pamir hook install GAME_BARE_REPO
+The service:
+    pamir serve --host HOST --port PORT     web pages, webhooks, inbound email, scheduler
+    pamir scheduler                         deadlines, reminders, polling, mail retries
+    pamir pause GAME_DIR --as P --hours H --reason T
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
     pamir outbox [--send]                   messages waiting, sent; send now
@@ -43,6 +47,7 @@ from adjudicator.pipeline import create_game, position, submit
 from adjudicator.repo import GameRepo, RepoError
 from adjudicator.rollback import RollbackRefused, rollback
 from adjudicator.verify import verify
+from adjudicator.web.serve import register as register_serve
 from engine.playout import PlayoutError, playout
 
 EXIT_REFUSED = 2
@@ -325,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     mailout.register(commands)
     mailin.register(commands)
     scheduler.register(commands)
+    register_serve(commands)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)

@@ -1,0 +1,404 @@
+"""Games hosted on a forge (GitHub, Gitea): the service's clone and keeping it in step.
+
+Players push move files to the forge's repository. The service keeps a working clone in
+PAMIR_HOME/games/<id> whose `origin` remote is the forge's repository. On each push (a
+webhook delivery, or the scheduler's poll) `update` fetches, fast-forwards the clone's
+`main` to `origin/main`, adjudicates the pushed moves and pushes the adjudicator commits
+back. If a player pushed again meanwhile, the push back is refused as not a fast-forward:
+the clone goes back to the fresh `origin/main` and adjudicates again (a bounded number of
+times). Moves the service committed itself (by email, at a deadline) that have not reached
+the forge yet are submitted again on top, so that none is lost.
+
+Callers hold the game's lock (`service.game_lock`) around `update`; `sync_game` takes it.
+docs/web.md describes how to set a game up.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import git
+
+from adjudicator import pipeline
+from adjudicator.config import Settings
+from adjudicator.game import STATE_FILE, GameError, game_seed, snapshot
+from adjudicator.moves import MOVES_DIR, MoveName, parse_name
+from adjudicator.outputs import Adjudication, Refusal
+from adjudicator.repo import BRANCH, REF, GameRepo, RepoError
+from adjudicator.service import game_lock, list_games, open_game
+
+ORIGIN = "origin"
+TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
+MAX_ATTEMPTS = 5
+GIT_TIMEOUT = 120  # seconds for one fetch or push
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}  # never wait for a password nobody will type
+ON_BEHALF = re.compile(r"^Move \d+ for [^ ]+ \((?P<why>.*)\): ")
+
+log = logging.getLogger(__name__)
+
+
+class RemoteError(RuntimeError):
+    """The forge cannot be reached, refuses our pushes, or its history was rewritten."""
+
+
+@dataclass(frozen=True)
+class RefusedMove:
+    """A move that did not go into the game: its author should be told why."""
+
+    number: int | None  # None: a move this service had accepted that no longer applies
+    player: str
+    reason: str  # the engine's words
+    text: str  # the move file as submitted
+
+
+@dataclass
+class Update:
+    """What one `update` did: the adjudicator commits now on the forge, and refusals."""
+
+    results: list[Adjudication] = field(default_factory=list)
+    refused: list[RefusedMove] = field(default_factory=list)
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class _LocalMove:
+    """A move committed by this service that the forge does not have yet."""
+
+    player: str
+    text: str
+    on_behalf: str | None
+
+
+# -- URLs ------------------------------------------------------------------------------------
+
+
+def normalize_url(url: str) -> str:
+    """A comparable form of a repository URL: `host/owner/name` for forges (any scheme,
+    credentials, port and `.git` dropped; lower case), the resolved path for local ones."""
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme == "file" or (not parts.scheme and text.startswith(("/", "."))):
+        path = unquote(parts.path) if parts.scheme == "file" else text
+        return str(Path(path).resolve()).removesuffix("/").removesuffix(".git")
+    if parts.scheme and parts.hostname:
+        host, path = parts.hostname, parts.path
+    elif match := re.match(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.+)$", text):
+        host, path = match.group("host"), match.group("path")  # scp-like: git@host:owner/name
+    else:
+        return str(Path(text).resolve()).removesuffix(".git")
+    path = path.strip("/").removesuffix(".git")
+    return f"{host}/{path}".lower()
+
+
+def origin_url(repo: GameRepo) -> str | None:
+    """The URL of a clone's `origin` remote, or None."""
+    try:
+        return str(repo.repo.git.config("--get", f"remote.{ORIGIN}.url")).strip() or None
+    except git.GitCommandError:
+        return None
+
+
+def is_remote(repo: GameRepo) -> bool:
+    """Whether a game is a clone of a forge-hosted game (it has an `origin` remote)."""
+    return not repo.bare and origin_url(repo) is not None
+
+
+def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | None:
+    """The id of the game whose service clone tracks the forge repository `full_name`
+    reached at `urls`: its `origin` URL matches one of them, or game.toml's option
+    `remote` names the repository (as `owner/name` or a URL)."""
+    wanted = {normalize_url(u) for u in urls if u}
+    games = list_games(settings)
+    try:
+        for game_id, repo in games:
+            if repo.bare:
+                continue  # a self-hosted game: players push to it, not to a forge
+            origin = origin_url(repo)
+            if origin is not None and normalize_url(origin) in wanted:
+                return game_id
+            option = snapshot(repo).game.options.get("remote")
+            if option and (
+                option.strip().lower() == full_name.lower() or normalize_url(option) in wanted
+            ):
+                return game_id
+    finally:
+        for _, repo in games:
+            repo.repo.close()
+    return None
+
+
+# -- Git plumbing ----------------------------------------------------------------------------
+
+
+def _git(repo: GameRepo, *args: str) -> str:
+    return str(repo.repo.git.execute(["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT))
+
+
+def _rev(repo: GameRepo, ref: str) -> str | None:
+    try:
+        return _git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}").strip()
+    except git.GitCommandError:
+        return None
+
+
+def _is_ancestor(repo: GameRepo, old: str, new: str) -> bool:
+    try:
+        _git(repo, "merge-base", "--is-ancestor", old, new)
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def _fetch(repo: GameRepo) -> str:
+    """Fetch origin's main into origin/main; refuse a history that was rewritten."""
+    before = _rev(repo, TRACKING)
+    try:
+        _git(repo, "fetch", "--quiet", "--no-tags", ORIGIN, f"+{REF}:{TRACKING}")
+    except git.GitCommandError as error:
+        log.warning("fetch failed in %s: %s", repo.path, error.stderr)
+        raise RemoteError(f"cannot fetch the game from its forge ({repo.path.name})") from None
+    after = _rev(repo, TRACKING)
+    if after is None:
+        raise RemoteError(f"the forge repository of {repo.path.name} has no {BRANCH} branch")
+    if before is not None and not _is_ancestor(repo, before, after):
+        raise RemoteError(
+            f"the {BRANCH} branch of {repo.path.name} was rewritten on the forge (a force "
+            "push?); restore it, or reset the service clone by hand"
+        )
+    return after
+
+
+def _push(repo: GameRepo) -> bool:
+    """Push main to origin; False when the forge refused it (someone pushed meanwhile)."""
+    try:
+        _git(repo, "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}")
+    except git.GitCommandError as error:
+        log.info("push refused in %s: %s", repo.path, error.stderr)
+        return False
+    return True
+
+
+def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:
+    """Point main at `commit` (compare-and-swap) and check the files out."""
+    try:
+        _git(repo, "update-ref", REF, commit, expected or "")
+    except git.GitCommandError:
+        raise RepoError(f"{repo.path.name}: the game moved while it was being updated") from None
+    repo.sync_worktree()
+
+
+def _local_only(repo: GameRepo, upstream: str) -> list[_LocalMove]:
+    """Moves the service committed on main that `upstream` does not have, oldest first.
+
+    Adjudications of pushed moves are simply made again; any other local-only commit
+    (a rollback by the service, say) cannot be redone automatically.
+    """
+    moves: list[_LocalMove] = []
+    listing = _git(repo, "rev-list", "--reverse", f"{upstream}..{REF}").split()
+    for sha in listing:
+        commit = repo.repo.commit(sha)
+        added = _git(
+            repo, "diff-tree", "--no-commit-id", "--name-only", "--diff-filter=A", "-r", sha
+        ).split()
+        names = [p for p in added if p.startswith(f"{MOVES_DIR}/")]
+        message = str(commit.message)
+        if not names:
+            if "\nPamir-Move: " in message:
+                continue  # an adjudication: redone from the move files
+            raise RemoteError(
+                f"{repo.path.name}: commit {sha[:10]} ({message.splitlines()[0]}) is not on "
+                "the forge and cannot be redone; push it by hand"
+            )
+        for name in names:
+            move = parse_name(name.removeprefix(f"{MOVES_DIR}/"))
+            text = repo.read(name, sha)
+            if move is None or text is None:
+                continue
+            behalf = ON_BEHALF.match(message.splitlines()[0])
+            moves.append(_LocalMove(move.player, text, behalf.group("why") if behalf else None))
+    return moves
+
+
+def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
+    """The refusal an adjudicator commit records (`last.refused` in its state.json)."""
+    text = repo.read(STATE_FILE, done.commit)
+    last: dict[str, Any] | None = json.loads(text).get("last") if text else None
+    if not last or not last.get("refused"):
+        return None
+    player = str(last["player"])
+    submitted = repo.read(MoveName(done.number, player).path, done.commit) or ""
+    return RefusedMove(done.number, player, str(last["refused"]), submitted)
+
+
+# -- Keeping the clone in step ---------------------------------------------------------------
+
+
+def _attempt(repo: GameRepo, upstream: str) -> Update:
+    """Bring main onto `upstream`, adjudicate and resubmit; the result is not pushed yet."""
+    update = Update()
+    local = repo.head()
+    replays: list[_LocalMove] = []
+    if local is None or _is_ancestor(repo, local, upstream):
+        _move_to(repo, upstream, local)  # a fast-forward (or nothing to do)
+    elif not _is_ancestor(repo, upstream, local):
+        # Both moved: our unpushed commits go on top of the forge's, made again.
+        replays = _local_only(repo, upstream)
+        _move_to(repo, upstream, local)
+    else:
+        repo.sync_worktree()  # ahead of the forge: only a push is missing
+    update.results.extend(pipeline.adjudicate_pending(repo))
+    for move in replays:
+        try:
+            update.results.append(
+                pipeline.submit(repo, move.player, move.text, on_behalf=move.on_behalf)
+            )
+        except Refusal as refusal:
+            update.refused.append(RefusedMove(None, move.player, str(refusal), move.text))
+    for done in update.results:
+        refused = _refusal_of(repo, done)
+        if refused is not None:
+            update.refused.append(refused)
+    return update
+
+
+def update(repo: GameRepo, *, attempts: int = MAX_ATTEMPTS) -> Update:
+    """Fetch, fast-forward, adjudicate, push back; retry when the push is not a
+    fast-forward. The caller holds the game's lock."""
+    if repo.bare or origin_url(repo) is None:
+        raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
+    upstream = _fetch(repo)
+    dropped: list[RefusedMove] = []  # our own moves no longer legal: gone for good
+    for attempt in range(1, attempts + 1):
+        result = _attempt(repo, upstream)
+        result.attempts = attempt
+        dropped += [r for r in result.refused if r.number is None and r not in dropped]
+        result.refused = [*(r for r in result.refused if r.number is not None), *dropped]
+        head = repo.head()
+        if head == upstream:
+            return result
+        if _push(repo):
+            _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
+            return result
+        fresh = _fetch(repo)
+        if fresh == upstream:
+            raise RemoteError(f"the forge refused the push of {repo.path.name}")
+        upstream = fresh  # a player pushed meanwhile: start again from theirs
+    raise RemoteError(
+        f"{repo.path.name}: players kept pushing; gave up after {attempts} attempts "
+        "(the next push or poll will try again)"
+    )
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """A module of the service that may not be installed (mail, scheduler), or None."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name == name:
+            return None
+        raise
+
+
+def announce(settings: Settings, repo: GameRepo, done: Update) -> None:
+    """Tell the players (if mail is set up): the new reports, and each refusal."""
+    mailout = optional_module("adjudicator.mailout")
+    if mailout is None or not (done.results or done.refused):
+        return
+    try:
+        if done.results:
+            mailout.notify(settings, repo, done.results)
+        for refused in done.refused:
+            mailout.notify_refusal(settings, repo, refused.player, refused.text, refused.reason)
+    except Exception:  # the moves are adjudicated and pushed; mail must not undo that
+        log.exception("notifying the players of %s failed", repo.path.name)
+
+
+def sync_game(settings: Settings, game_id: str) -> Update:
+    """Under the game's lock: `update` the game's clone, then `announce` what happened.
+    For the scheduler's polls of games whose forge sends no webhooks."""
+    with game_lock(settings, game_id):
+        repo = open_game(settings, game_id)
+        try:
+            done = update(repo)
+            announce(settings, repo, done)
+            return done
+        finally:
+            repo.repo.close()
+
+
+# -- Setting a game up -----------------------------------------------------------------------
+
+
+def create_remote_game(
+    settings: Settings,
+    url: str,
+    players: list[tuple[str, str]],
+    *,
+    game_id: str,
+    secret: str | None = None,
+    turn_hours: int = 48,
+    timezone: str = "UTC",
+) -> GameRepo:
+    """Create a game in PAMIR_HOME/games/<id> and push it to an empty forge repository at
+    `url`, which becomes the clone's `origin`."""
+    path = settings.games_dir / game_id
+    repo = pipeline.create_game(
+        path, players, secret=secret, game_id=game_id, turn_hours=turn_hours, timezone=timezone
+    )
+    _git(repo, "remote", "add", ORIGIN, url)
+    if not _push(repo):
+        raise RemoteError(
+            f"could not push the new game to {url}: the forge repository must exist and be "
+            f"empty (the game is in {path}; push it by hand)"
+        )
+    _fetch(repo)
+    _git(repo, "branch", f"--set-upstream-to={ORIGIN}/{BRANCH}", BRANCH)
+    return repo
+
+
+def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
+    """Clone a forge-hosted game into PAMIR_HOME/games/<id> (the id from its game.toml).
+
+    The game's secret must already be in PAMIR_HOME/secrets/<id>.secret (unless the game
+    has ended and revealed it): without it nobody can adjudicate the game.
+    """
+    scratch = settings.home / "tmp"
+    scratch.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="adopt-", dir=scratch))
+    try:
+        try:
+            git.Repo.clone_from(
+                url, str(folder), branch=BRANCH, env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
+            ).close()
+        except git.GitCommandError as error:
+            log.warning("clone of %s failed: %s", url, error.stderr)
+            raise RemoteError(f"cannot clone the game's {BRANCH} branch from the forge") from None
+        repo = GameRepo(folder)
+        try:
+            snap = snapshot(repo)
+            found = snap.game.id
+            if game_id is not None and game_id != found:
+                raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
+            game_seed(snap)  # refuses a game whose secret this service does not hold
+        finally:
+            repo.repo.close()
+        target = settings.games_dir / found
+        if target.exists() or (settings.games_dir / f"{found}.git").exists():
+            raise GameError(f"this service already has a game {found!r}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(target)
+    finally:
+        if folder.exists():
+            shutil.rmtree(folder)
+    return GameRepo(target)

@@ -1,0 +1,54 @@
+"""The web service: game pages, forge webhooks and inbound email (docs/web.md).
+
+`create_app` is a Flask application factory, as in the flaskr tutorial: the settings come
+from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
+(`adjudicator.config.load_settings`), then from `config`. Run it with
+`gunicorn 'adjudicator.web:create_app()'` or `pamir serve`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from adjudicator.config import Settings, load_settings
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+SETTINGS_KEY = "pamir.settings"
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """The application. Lower-case keys of `config` override settings (e.g. `home`);
+    upper-case keys go to Flask's own config (e.g. `TESTING`)."""
+    from flask import Flask, jsonify
+
+    from adjudicator.web.inbound import bp as inbound
+    from adjudicator.web.pages import bp as pages
+    from adjudicator.web.webhooks import bp as webhooks
+
+    overrides = {k: v for k, v in (config or {}).items() if not k.isupper()}
+    settings = load_settings(overrides)
+    app = Flask(__name__, template_folder=str(TEMPLATES))
+    app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
+    app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
+    app.extensions[SETTINGS_KEY] = settings
+    app.register_blueprint(pages)
+    app.register_blueprint(webhooks)
+    app.register_blueprint(inbound)
+
+    @app.get("/healthz")
+    def healthz() -> Any:
+        return jsonify(status="ok", games=settings.games_dir.is_dir())
+
+    return app
+
+
+def current_settings() -> Settings:
+    """The settings of the application handling the current request."""
+    from flask import current_app
+
+    settings: Settings = current_app.extensions[SETTINGS_KEY]
+    return settings

@@ -1,0 +1,217 @@
+"""Push webhooks from GitHub and Gitea: a player pushed move files to a forge-hosted game.
+
+Each delivery is checked against the forge's shared secret (HMAC-SHA256 of the body,
+compared in constant time). Only pushes to `main` matter; other events and branches are
+acknowledged and ignored. The game is the one whose service clone tracks the pushed
+repository (`adjudicator.remote.find_game`). Under the game's lock the clone is brought up
+to date, the moves adjudicated and the adjudicator commits pushed back
+(`adjudicator.remote.update`). Forges deliver at least once: a delivery id already handled
+is acknowledged without doing anything again.
+
+Responses: 200 handled (or a repeated delivery), 202 ignored, 400 unreadable, 401 no
+signature, 403 wrong signature or no secret configured, 404 no such game, 413 too big,
+500 the game could not be updated (the forge may deliver again later).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import hmac
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import parse_qs
+
+from flask import Blueprint, Response, jsonify, request
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from adjudicator import remote
+from adjudicator.config import Settings
+from adjudicator.game import GameError
+from adjudicator.gamefile import GameFileError
+from adjudicator.repo import REF, RepoError
+from adjudicator.service import game_lock, open_game
+from adjudicator.web import current_settings
+
+MAX_BODY_BYTES = 5_000_000
+DELIVERIES_KEPT = 2_000
+DELIVERY_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
+
+bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Forge:
+    """How one forge names its headers and writes its signature."""
+
+    name: str
+    event_header: str
+    delivery_header: str
+    signature_header: str
+    signature_prefix: str
+
+    def secret(self, settings: Settings) -> str | None:
+        return settings.github_secret if self.name == "github" else settings.gitea_secret
+
+
+GITHUB = Forge("github", "X-GitHub-Event", "X-GitHub-Delivery", "X-Hub-Signature-256", "sha256=")
+GITEA = Forge("gitea", "X-Gitea-Event", "X-Gitea-Delivery", "X-Gitea-Signature", "")
+
+
+class PushRepository(BaseModel):
+    """The parts of the pushed repository we use (forges send many more)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    full_name: str
+    clone_url: str
+    ssh_url: str | None = None
+    html_url: str | None = None
+
+
+class PushEvent(BaseModel):
+    """A push event, in the format GitHub and Gitea share."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    ref: str
+    after: str = ""
+    deleted: bool = False
+    repository: PushRepository
+
+
+def signature(secret: str, body: bytes) -> str:
+    """The hex HMAC-SHA256 of a body under a shared secret, as forges compute it."""
+    return hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
+
+
+class DeliveryLog:
+    """Delivery ids already handled, the most recent `limit` of them, in one file.
+
+    The file is locked while read or written, so threads and worker processes share it.
+    """
+
+    def __init__(self, path: Path, limit: int = DELIVERIES_KEPT) -> None:
+        self.path = path
+        self.limit = limit
+
+    @contextmanager
+    def _locked(self) -> Iterator[IO[str]]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path, "a+", encoding="ascii") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                handle.seek(0)
+                yield handle
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def seen(self, key: str) -> bool:
+        with self._locked() as handle:
+            return key in handle.read().split()
+
+    def remember(self, key: str) -> None:
+        with self._locked() as handle:
+            keys = handle.read().split()
+            if key in keys:
+                return
+            keys = [*keys, key][-self.limit :]
+            handle.seek(0)
+            handle.truncate()
+            handle.write("".join(f"{k}\n" for k in keys))
+
+
+def deliveries(settings: Settings) -> DeliveryLog:
+    return DeliveryLog(settings.home / "webhooks" / "deliveries.txt")
+
+
+def _reply(status: int, **fields: Any) -> tuple[Response, int]:
+    return jsonify(fields), status
+
+
+def _payload(body: bytes) -> PushEvent:
+    """The push event, sent as JSON or (a forge option) as a form field `payload`."""
+    if request.mimetype == "application/x-www-form-urlencoded":
+        values = parse_qs(body.decode("utf-8"), strict_parsing=False).get("payload", [""])
+        body = values[0].encode("utf-8")
+    return PushEvent.model_validate_json(body)
+
+
+def _handle(forge: Forge) -> tuple[Response, int]:
+    settings = current_settings()
+    secret = forge.secret(settings)
+    if not secret:
+        return _reply(403, error=f"no {forge.name} webhook secret is configured on this service")
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        return _reply(413, error="the delivery is too large")
+    body = request.get_data(cache=False)
+    given = request.headers.get(forge.signature_header)
+    if not given:
+        return _reply(401, error=f"the delivery has no {forge.signature_header} header")
+    expected = forge.signature_prefix + signature(secret, body)
+    if not hmac.compare_digest(given.strip().encode(), expected.encode()):
+        return _reply(403, error="the signature does not match the configured secret")
+
+    event = request.headers.get(forge.event_header, "")
+    if event != "push":
+        return _reply(202, ignored=f"{event or 'unnamed'} events are not used")
+    delivery = request.headers.get(forge.delivery_header)
+    if delivery is not None and not DELIVERY_ID.match(delivery):
+        return _reply(400, error=f"{forge.delivery_header} is not a delivery id")
+    try:
+        push = _payload(body)
+    except (ValidationError, ValueError, UnicodeDecodeError) as error:
+        return _reply(400, error=f"not a push event: {str(error).splitlines()[0]}")
+    if push.ref != REF or push.deleted:
+        return _reply(202, ignored=f"{push.ref}: only pushes to the main branch are adjudicated")
+
+    urls = [u for u in (push.repository.clone_url, push.repository.ssh_url) if u]
+    game_id = remote.find_game(settings, push.repository.full_name, urls)
+    if game_id is None:
+        return _reply(404, error=f"no game here tracks {push.repository.full_name}")
+    return _synchronize(settings, forge, game_id, delivery)
+
+
+def _synchronize(
+    settings: Settings, forge: Forge, game_id: str, delivery: str | None
+) -> tuple[Response, int]:
+    key = f"{forge.name}:{delivery}" if delivery else None
+    log_ = deliveries(settings)
+    with game_lock(settings, game_id):
+        if key is not None and log_.seen(key):
+            return _reply(200, game=game_id, delivery=delivery, duplicate=True)
+        repo = open_game(settings, game_id)
+        try:
+            done = remote.update(repo)
+            if key is not None:
+                log_.remember(key)
+            remote.announce(settings, repo, done)
+        except (remote.RemoteError, GameError, GameFileError, RepoError) as error:
+            log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
+            return _reply(500, game=game_id, error="the game could not be updated; see the log")
+        finally:
+            repo.repo.close()
+    return _reply(
+        200,
+        game=game_id,
+        delivery=delivery,
+        adjudicated=[d.number for d in done.results],
+        refused=[r.number for r in done.refused],
+        attempts=done.attempts,
+    )
+
+
+@bp.post("/github")
+def github() -> tuple[Response, int]:
+    return _handle(GITHUB)
+
+
+@bp.post("/gitea")
+def gitea() -> tuple[Response, int]:
+    return _handle(GITEA)

@@ -11,6 +11,7 @@ import hashlib
 from pathlib import Path
 
 import engine
+from adjudicator.config import load_settings
 from adjudicator.game import snapshot
 from adjudicator.home import games_dir
 from adjudicator.pipeline import create_game, position, submit
@@ -135,4 +136,6 @@ def run_pipeline(players: int = 3, seed: int = 2026, *, wakhan: bool = False) ->
     print(f"pamir verify: {outcome} (secret revealed: {result.revealed})")
     print(f"\nrepository: {path}\nreports:    {path / 'reports'}")
     print(f"history:    pamir log {path}")
+    settings = load_settings()
+    print(f"web page:   {settings.base_url}/games/{snapshot(repo).game.id} (after: pamir serve)")
     return path

@@ -277,6 +277,18 @@ def _ignore(reason: str, **details: str | None) -> InboundResult:
     return InboundResult("ignored", reason, details.get("game"), details.get("player"))
 
 
+def _push_to_forge(settings: Settings, repo: GameRepo) -> None:
+    """A game hosted on a forge gets the emailed move at once (the lock is held)."""
+    from adjudicator import remote
+
+    if not remote.is_remote(repo):
+        return
+    try:
+        remote.announce(settings, repo, remote.update(repo))
+    except remote.RemoteError as error:  # the next webhook or poll pushes it
+        log.warning("the move is adjudicated but not yet on the forge: %s", error)
+
+
 def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) -> InboundResult:
     """Handle one inbound email (see the module's docstring); never raises for bad mail."""
     if len(raw) > settings.max_inbound_bytes:
@@ -384,6 +396,7 @@ def _handle(
             result = InboundResult("refused", reason, game_id, entry.name, messages=[path])
         else:
             _mark_seen(seen)
+            _push_to_forge(settings, repo)
             log.info(
                 "move %d by %s in %s (mail %s) adjudicated in commit %s",
                 done.number,

@@ -8,6 +8,7 @@ from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     overrides = {k: v for k, v in (config or {}).items() if not k.isupper()}
     settings = load_settings(overrides)
+    # Secrets and private sections are found through PAMIR_HOME: one data folder a process.
+    os.environ["PAMIR_HOME"] = str(settings.home)
     app = Flask(__name__, template_folder=str(TEMPLATES))
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True

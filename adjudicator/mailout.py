@@ -41,6 +41,7 @@ import markdown
 
 from adjudicator import tokens
 from adjudicator.config import Settings, SettingsError, load_settings
+from adjudicator.files import write_atomically
 from adjudicator.game import STATE_FILE, snapshot
 from adjudicator.gamefile import GameFile
 from adjudicator.home import private_dir
@@ -176,20 +177,6 @@ def _retry_file(path: Path) -> Path:
     return path.with_name(path.name + RETRY_SUFFIX)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write a temporary file beside `path`, flush it to disk, rename it into place."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        with suppress(FileNotFoundError):
-            temp.unlink()
-
-
 def queue(settings: Settings, message: EmailMessage) -> Path:
     """Write a message to outbox/pending (atomically); return its path."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
@@ -198,7 +185,7 @@ def queue(settings: Settings, message: EmailMessage) -> Path:
     number = int(str(message.get("X-Pamir-Move", "0")))
     name = f"{stamp}-{game}-{number:04d}-{player}-{secrets.token_hex(4)}.eml"
     path = outbox(settings, PENDING) / name
-    _write_atomically(path, message.as_bytes())
+    write_atomically(path, message.as_bytes())
     return path
 
 
@@ -223,7 +210,7 @@ def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, s
             if path.exists():
                 state = json.loads(path.read_text(encoding="utf-8"))
             yield state
-            _write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
+            write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -497,7 +484,7 @@ def _defer(settings: Settings, path: Path, error: str, now: datetime) -> None:
     attempts = int(retry_info(path).get("attempts", 0)) + 1
     later = now + timedelta(seconds=retry_delay(settings, attempts))
     record = {"attempts": attempts, "next_attempt": later.isoformat(), "last_error": error}
-    _write_atomically(_retry_file(path), (json.dumps(record, indent=2) + "\n").encode())
+    write_atomically(_retry_file(path), (json.dumps(record, indent=2) + "\n").encode())
     log.warning(
         "mail %s not delivered (attempt %d: %s); next attempt at %s",
         path.name,

@@ -10,24 +10,21 @@ in the game repository (a reminder changes no deadline).
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
-import os
 import secrets
 from collections.abc import Callable
-from contextlib import suppress
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from adjudicator import tokens
 from adjudicator.clock import Waiting, default_lines, waiting
 from adjudicator.config import Settings
 from adjudicator.deadlines import local_text, zone
+from adjudicator.files import optional_module, write_atomically
 from adjudicator.game import GameError, snapshot
 from adjudicator.pipeline import position
 from adjudicator.repo import GameRepo
@@ -35,16 +32,6 @@ from adjudicator.repo import GameRepo
 log = logging.getLogger(__name__)
 
 PENDING = "pending"
-
-
-def optional_module(name: str) -> ModuleType | None:
-    """A module of the service that may not be there yet (mail, forges), or None."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise
 
 
 def accepts(function: Callable[..., Any], *args: Any) -> bool:
@@ -69,20 +56,6 @@ def _marker(settings: Settings, game_id: str) -> Path:
 def already_reminded(settings: Settings, pending: Waiting) -> bool:
     path = _marker(settings, pending.game_id)
     return path.exists() and path.read_text(encoding="utf-8").strip() == reminder_key(pending)
-
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        with suppress(FileNotFoundError):
-            temp.unlink()
 
 
 def _defaults_text(repo: GameRepo, player: str) -> str | None:
@@ -146,7 +119,7 @@ def write_to_outbox(settings: Settings, message: EmailMessage, now: datetime) ->
     number = int(str(message.get("X-Pamir-Move", "0")))
     name = f"{stamp}-{game}-{number:04d}-{player}-reminder-{secrets.token_hex(4)}.eml"
     path = settings.outbox_dir / PENDING / name
-    _write_atomically(path, message.as_bytes())
+    write_atomically(path, message.as_bytes())
     return path
 
 
@@ -170,5 +143,5 @@ def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[st
                 settings, compose_reminder(settings, repo, pending, player, now), now
             )
             log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
-    _write_atomically(_marker(settings, pending.game_id), (reminder_key(pending) + "\n").encode())
+    write_atomically(_marker(settings, pending.game_id), (reminder_key(pending) + "\n").encode())
     return players

@@ -15,7 +15,6 @@ docs/web.md describes how to set a game up.
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import re
@@ -24,7 +23,6 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -32,6 +30,7 @@ import git
 
 from adjudicator import pipeline
 from adjudicator.config import Settings
+from adjudicator.files import optional_module
 from adjudicator.game import STATE_FILE, GameError, game_seed, snapshot
 from adjudicator.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.outputs import Adjudication, Refusal
@@ -298,16 +297,6 @@ def update(repo: GameRepo, *, attempts: int = MAX_ATTEMPTS) -> Update:
         f"{repo.path.name}: players kept pushing; gave up after {attempts} attempts "
         "(the next push or poll will try again)"
     )
-
-
-def optional_module(name: str) -> ModuleType | None:
-    """A module of the service that may not be installed (mail, scheduler), or None."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise
 
 
 def announce(settings: Settings, repo: GameRepo, done: Update) -> None:

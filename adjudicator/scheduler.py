@@ -40,10 +40,11 @@ from apscheduler.triggers.interval import (  # type: ignore[import-untyped, unus
 from adjudicator.clock import apply_timeouts, record_pause, waiting
 from adjudicator.config import Settings, SettingsError, load_settings
 from adjudicator.deadlines import DeadlineError, PauseRefused, local_text, zone
+from adjudicator.files import optional_module
 from adjudicator.game import GameError, snapshot
 from adjudicator.gamefile import GameFileError
 from adjudicator.outputs import Adjudication
-from adjudicator.reminders import already_reminded, optional_module, send_reminders
+from adjudicator.reminders import already_reminded, send_reminders
 from adjudicator.repo import GameRepo, RepoError
 from adjudicator.service import game_lock, list_games, open_game
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from adjudicator.remote import optional_module
+from adjudicator.files import optional_module
 from adjudicator.web import current_settings
 
 bp = Blueprint("inbound", __name__, url_prefix="/inbound")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from types import FrameType
 
 from adjudicator.config import Settings, SettingsError, load_settings
-from adjudicator.remote import optional_module
+from adjudicator.files import optional_module
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

@@ -137,6 +137,15 @@ def read_options(options: Mapping[str, object] | None) -> tuple[bool, str]:
     return wakhan, backs
 
 
+def deal_market(deck: list[int]) -> list[list[int | None]]:
+    """Deal the market from the top of the deck: column by column, top row first [p. 4]."""
+    market: list[list[int | None]] = [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)]
+    for col in range(MARKET_COLUMNS):
+        for row in range(MARKET_ROWS):
+            market[row][col] = deck.pop(0)
+    return market
+
+
 def new_game(players: list[str], seed: int, options: Mapping[str, object] | None = None) -> State:
     """A new game waiting for the first player's choice of loyalty.
 
@@ -150,10 +159,7 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
         return new_wakhan_game(players, seed, backs)
     n = len(players)
     rng, deck, removed = build_deck(seed_state(seed), n)
-    market: list[list[int | None]] = [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)]
-    for col in range(MARKET_COLUMNS):
-        for row in range(MARKET_ROWS):
-            market[row][col] = deck.pop(0)
+    market = deal_market(deck)
     rng, first = below(rng, n)
     board = empty_board(n)
     state = State(
@@ -185,10 +191,7 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     """
     n = len(humans) + 1
     rng, deck, removed = build_deck(seed_state(seed), n)
-    market: list[list[int | None]] = [[None] * MARKET_COLUMNS for _ in range(MARKET_ROWS)]
-    for col in range(MARKET_COLUMNS):
-        for row in range(MARKET_ROWS):
-            market[row][col] = deck.pop(0)
+    market = deal_market(deck)
     rng, first = below(rng, len(humans))
     choosers = [humans[(first + i) % len(humans)] for i in range(len(humans))]
     names = humans[:]

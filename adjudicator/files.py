@@ -1,0 +1,37 @@
+"""Small file and module helpers shared by the service's parts."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import secrets
+from contextlib import suppress
+from pathlib import Path
+from types import ModuleType
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write a temporary file beside `path`, flush it to disk, rename it into place: a
+    reader (or a crash) sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        with suppress(FileNotFoundError):
+            temp.unlink()
+
+
+def optional_module(name: str) -> ModuleType | None:
+    """A part of the service that a deployment may leave out (mail, forges, the
+    scheduler), or None; tests hide parts this way too."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name == name:
+            return None
+        raise

@@ -113,11 +113,49 @@ def is_remote(repo: GameRepo) -> bool:
     return not repo.bare and origin_url(repo) is not None
 
 
+_REMOTE_SECTION = re.compile(r'^\s*\[remote\s+"origin"\]\s*$')
+_URL_LINE = re.compile(r"^\s*url\s*=\s*(.+?)\s*$")
+
+
+def _configured_origin(path: Path) -> str | None:
+    """The `origin` URL in a working clone's .git/config, read as text."""
+    config = path / ".git" / "config"
+    if not config.is_file():
+        return None
+    inside = False
+    for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.lstrip().startswith("["):
+            inside = bool(_REMOTE_SECTION.match(line))
+        elif inside and (match := _URL_LINE.match(line)):
+            return match.group(1)
+    return None
+
+
+def _game_id_of(path: Path) -> str | None:
+    try:
+        repo = GameRepo(path)
+    except RepoError:
+        return None
+    try:
+        return snapshot(repo).game.id
+    except (GameError, ValueError):
+        return None
+    finally:
+        repo.repo.close()
+
+
 def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | None:
     """The id of the game whose service clone tracks the forge repository `full_name`
     reached at `urls`: its `origin` URL matches one of them, or game.toml's option
     `remote` names the repository (as `owner/name` or a URL)."""
     wanted = {normalize_url(u) for u in urls if u}
+    # First, cheaply: each clone's origin URL read from its Git config file, with no
+    # process started and no repository opened (a service may host many games).
+    if settings.games_dir.is_dir():
+        for path in sorted(settings.games_dir.iterdir()):
+            origin = _configured_origin(path)
+            if origin is not None and normalize_url(origin) in wanted:
+                return _game_id_of(path)
     games = list_games(settings)
     try:
         for game_id, repo in games:

@@ -39,12 +39,13 @@ from pathlib import Path
 
 import engine
 from adjudicator import demo, hooks, mailin, mailout, scheduler
+from adjudicator.config import SettingsError, load_settings
 from adjudicator.game import GameError, snapshot
 from adjudicator.gamefile import GameFileError
 from adjudicator.history import format_entry, history
-from adjudicator.outputs import Refusal
+from adjudicator.outputs import Adjudication, Refusal
 from adjudicator.pipeline import create_game, position, submit
-from adjudicator.repo import GameRepo, RepoError
+from adjudicator.repo import GameRepo, RepoError, StaleHead
 from adjudicator.rollback import RollbackRefused, rollback
 from adjudicator.verify import verify
 from adjudicator.web.serve import register as register_serve
@@ -149,6 +150,12 @@ def cmd_playout(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
+    if args.players is None:
+        args.players = 2 if args.wakhan else 3
+    try:
+        load_settings()
+    except SettingsError as error:
+        raise Refused(str(error)) from None
     if args.wakhan and not 1 <= args.players <= 2:
         raise Refused("--players must be 1 or 2 with --wakhan (the bots Wakhan plays)")
     if not args.wakhan and not 2 <= args.players <= 5:
@@ -159,6 +166,15 @@ def cmd_demo(args: argparse.Namespace) -> None:
         demo.run(players=args.players, seed=args.seed)
     else:
         demo.run_pipeline(players=args.players, seed=args.seed, wakhan=args.wakhan)
+
+
+def _mail(repo: GameRepo, results: list[Adjudication]) -> None:
+    """Mail the players the new reports (sent by SMTP if configured, else written to the
+    outbox as .eml files); a mail problem never undoes an adjudication."""
+    try:
+        mailout.notify(load_settings(), repo, results)
+    except Exception as error:  # the move stands; `pamir outbox --send` retries
+        print(f"the reports were not mailed: {error}", file=sys.stderr)
 
 
 def _repo(path: str) -> GameRepo:
@@ -190,7 +206,10 @@ def cmd_new(args: argparse.Namespace) -> None:
         )
     except (ValueError, RepoError, FileExistsError, GameFileError) as error:
         raise Refused(str(error)) from None
-    print(f"created game {snapshot(repo).game.id} in {repo.path}")
+    snap = snapshot(repo)
+    assert snap.commit is not None
+    _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")])
+    print(f"created game {snap.game.id} in {repo.path}")
 
 
 def cmd_move(args: argparse.Namespace) -> None:
@@ -199,8 +218,9 @@ def cmd_move(args: argparse.Namespace) -> None:
         done = submit(repo, args.player, _read(args.file), expected=args.expect)
     except Refusal as refusal:
         raise Refused(str(refusal)) from None
-    except GameError as error:
+    except (GameError, StaleHead) as error:
         raise Refused(str(error)) from None
+    _mail(repo, [done])
     print(f"move {done.number} adjudicated in commit {done.commit[:10]}")
     print(done.report, end="")
 
@@ -269,7 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd = commands.add_parser(
         "demo", help="play a complete game of random legal moves through the Git pipeline"
     )
-    demo_cmd.add_argument("--players", type=int, default=3, help="2 to 5 (default 3)")
+    demo_cmd.add_argument(
+        "--players", type=int, help="2 to 5 (default 3); with --wakhan 1 or 2 (default 2)"
+    )
     demo_cmd.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
     demo_cmd.add_argument(
         "--log-only", action="store_true", help="print the engine's log only, no repository"

@@ -153,12 +153,13 @@ def default_lines(state: engine.State, seat: int) -> list[str]:
     decision = engine.pending(state)
     if decision is None or seat not in decision.seats:
         return []
-    kind, depth = decision.kind, len(state.stack)
+    kind, depth, turn = decision.kind, len(state.stack), state.turn
     lines: list[str] = []
     while len(lines) < MAX_DEFAULT_STEPS:
         now_pending = engine.pending(state)
         if (
-            now_pending is None
+            state.turn != turn  # the next turn is a new decision with its own clock
+            or now_pending is None
             or now_pending.kind != kind
             or len(state.stack) != depth
             or seat not in now_pending.seats
@@ -175,9 +176,10 @@ def default_lines(state: engine.State, seat: int) -> list[str]:
 def standin_lines(state: engine.State, seat: int) -> list[str]:
     """The stand-in's answers for `seat`, for as long as that seat must decide."""
     lines: list[str] = []
+    turn = state.turn
     while len(lines) < MAX_DEFAULT_STEPS:
         decision = engine.pending(state)
-        if decision is None or seat not in decision.seats:
+        if decision is None or seat not in decision.seats or state.turn != turn:
             break
         action = choose(state, seat)
         lines.append(engine.format_action(action))

@@ -19,7 +19,7 @@ import engine
 from adjudicator.game import GameError, replay, snapshot
 from adjudicator.home import home
 from adjudicator.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
-from adjudicator.outputs import Refusal
+from adjudicator.outputs import Adjudication, Refusal
 from adjudicator.pipeline import adjudicate_pending
 from adjudicator.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.rollback import plan_request
@@ -113,6 +113,19 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
     return len(added)
 
 
+def _mail(repo: GameRepo, results: list[Adjudication], out: TextIO) -> None:
+    """Mail the players the reports of what was pushed; mail never undoes a move."""
+    if not results:
+        return
+    try:
+        from adjudicator import mailout
+        from adjudicator.config import load_settings
+
+        mailout.notify(load_settings(), repo, results)
+    except Exception as error:  # the outbox keeps what was written; it is retried later
+        print(f"pamir: the reports were not mailed: {error}", file=out)
+
+
 def pre_receive(repo: GameRepo, stdin: TextIO, out: TextIO) -> int:
     """The pre-receive hook: exit status 0 accepts the whole push, 1 refuses it."""
     try:
@@ -135,8 +148,10 @@ def post_receive(repo: GameRepo, out: TextIO) -> int:
     """The post-receive hook: adjudicate what was pushed, and say where the reports are."""
     for _ in range(3):  # another adjudication may land first: then look again
         try:
-            for done in adjudicate_pending(repo):
+            results = adjudicate_pending(repo)
+            for done in results:
                 print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
+            _mail(repo, results, out)
             return 0
         except StaleHead:
             continue

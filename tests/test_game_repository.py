@@ -157,6 +157,21 @@ def test_move_commits_the_move_state_and_report_together(tmp_path: Path, game: P
     assert (game / "state.json").read_text(encoding="utf-8") == state_text
 
 
+def test_move_mails_the_report_to_every_player(tmp_path: Path, game: Path, home: Path) -> None:
+    """With no SMTP server configured, the messages are written to the outbox."""
+    written = home / "outbox" / "written"
+    before = set(written.glob("*.eml")) if written.exists() else set()
+    player, options = decider(full_state(game))
+    pamir_ok("move", game, "--as", player, move_file(tmp_path, options[0] + "\n"))
+    new = set(written.glob("*.eml")) - before
+    assert len(new) == 2  # one for each player
+    texts = [path.read_text(encoding="utf-8") for path in new]
+    assert all("move 1 by" in text for text in texts)
+    to = [line for text in texts for line in text.splitlines() if line.startswith("To: ")]
+    assert any("<alice@example.org>" in line for line in to)
+    assert any("<bob@example.org>" in line for line in to)
+
+
 def test_an_illegal_move_is_refused_naming_line_code_section_and_alternatives(
     tmp_path: Path, game: Path
 ) -> None:

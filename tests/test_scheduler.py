@@ -206,6 +206,20 @@ def test_with_on_timeout_standin_a_stand_in_plays_the_whole_turn(settings: Setti
     assert verify(repo).ok
 
 
+def test_against_wakhan_a_timeout_answers_one_turn_only(settings: Settings) -> None:
+    """With one player against Wakhan, the player's next turn comes straight after
+    Wakhan's; it is a new decision with its own clock, not part of the timed-out one."""
+    players = [("alice", "alice@example.org")]
+    repo = create_game(settings.games_dir / "wk", players, secret=SECRET, wakhan=True)
+    submit(repo, "alice", "loyalty british\n")
+    pending = waiting(repo)
+    assert pending is not None and pending.kind == "turn" and pending.players == ("alice",)
+    done = apply_timeouts(repo, pending.clock.deadline)
+    assert len(done) == 1
+    assert move_text(repo, done[0].number) == ["pass"]
+    assert verify(repo).ok
+
+
 def bribe_path(state: engine.State) -> list[tuple[int, str]]:
     """Actions from `state` to a pending bribe decision, found by a seeded random bot that
     prefers playing cards (bribes come from plays into ruled regions and hostages)."""

@@ -1,4 +1,5 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
+# `make demo DEMO_ARGS="--wakhan"` plays two bots against Wakhan instead.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -13,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/pamir demo
+	$(BIN)/pamir demo $(DEMO_ARGS)
 
 test: lint typecheck unit
 

@@ -94,7 +94,7 @@ def compose_reminder(
         "",
         f"Reply to this message with your actions (one a line), or submit move "
         f"{pending.move + 1:04d} to the game repository.",
-        "Away? Any player may pause the clock: `pamir pause` (see docs/scheduler.md).",
+        "Away? The host of the game can pause your clock (pamir pause, docs/scheduler.md).",
     ]
     message = EmailMessage()
     message["From"] = settings.mail_from

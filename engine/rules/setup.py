@@ -146,6 +146,29 @@ def deal_market(deck: list[int]) -> list[list[int | None]]:
     return market
 
 
+def starting_state(
+    names: list[str],
+    rng: int,
+    seed: int,
+    deck: list[int],
+    removed: list[int],
+    market: list[list[int | None]],
+) -> State:
+    """Players with 4 rupees each and every piece in the supply [Take Player Pieces, p. 4]."""
+    n = len(names)
+    return State(
+        players=[Player(name) for name in names],
+        rng=rng,
+        seed=seed,
+        deck=deck,
+        market=market,
+        market_rupees=[[0] * MARKET_COLUMNS for _ in range(MARKET_ROWS)],
+        removed=removed,
+        bank=TOTAL_RUPEES - STARTING_RUPEES * n,
+        **empty_board(n),
+    )
+
+
 def new_game(players: list[str], seed: int, options: Mapping[str, object] | None = None) -> State:
     """A new game waiting for the first player's choice of loyalty.
 
@@ -161,18 +184,7 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
     rng, deck, removed = build_deck(seed_state(seed), n)
     market = deal_market(deck)
     rng, first = below(rng, n)
-    board = empty_board(n)
-    state = State(
-        players=[Player(name) for name in players],
-        rng=rng,
-        seed=seed,
-        deck=deck,
-        market=market,
-        market_rupees=[[0] * MARKET_COLUMNS for _ in range(MARKET_ROWS)],
-        removed=removed,
-        bank=TOTAL_RUPEES - STARTING_RUPEES * n,
-        **board,
-    )
+    state = starting_state(players, rng, seed, deck, removed, market)
     order = [(first + i) % n for i in range(n)]
     push(state, "start", player=order[-1])
     for seat in reversed(order):
@@ -199,18 +211,8 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     ai_deck = sorted(WAKHAN_CARDS)
     rng = shuffle(rng, ai_deck)
     seat = names.index(WAKHAN)
-    state = State(
-        players=[Player(name) for name in names],
-        rng=rng,
-        seed=seed,
-        deck=deck,
-        market=market,
-        market_rupees=[[0] * MARKET_COLUMNS for _ in range(MARKET_ROWS)],
-        removed=removed,
-        bank=TOTAL_RUPEES - STARTING_RUPEES * n,
-        wakhan=WakhanState(seat=seat, deck=ai_deck, backs=backs),
-        **empty_board(n),
-    )
+    state = starting_state(names, rng, seed, deck, removed, market)
+    state.wakhan = WakhanState(seat=seat, deck=ai_deck, backs=backs)
     push(state, "start", player=seat)
     for name in reversed(choosers):
         push(state, "loyalty", player=names.index(name))

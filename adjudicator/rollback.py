@@ -165,6 +165,11 @@ def handle_request(
     return Adjudication(move.number, commit, report.decode())
 
 
+def rollback_note(to: int, reason: str) -> str:
+    """What a rollback by the service records as having happened (verify checks it)."""
+    return f"rolled back to the position after move {to}: {reason}"
+
+
 def rollback(repo: GameRepo, to: int, reason: str) -> str:
     """Return the game to the position after move `to`; return the new commit."""
     if not reason.strip():
@@ -176,7 +181,7 @@ def rollback(repo: GameRepo, to: int, reason: str) -> str:
     _check_target(snap, to)
     number = snap.adjudicated
     rollbacks = _undo(snap, to, reason, "adjudicator", number)
-    happened = [f"rolled back to the position after move {to}: {reason}"]
+    happened = [rollback_note(to, reason)]
     when = now()
     files, _ = _files(snap, number, rollbacks, f"rollback to move {to}", happened, when)
     del files[f"{REPORTS_DIR}/{number:04d}.md"]  # the report of move N stays as it was

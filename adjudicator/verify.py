@@ -26,6 +26,7 @@ from adjudicator.game import (
 from adjudicator.moves import apply_submission, rollback_request
 from adjudicator.outputs import report_for
 from adjudicator.repo import GameRepo
+from adjudicator.rollback import rollback_note
 
 
 @dataclass
@@ -51,6 +52,7 @@ class _Replayer:
         self.number = 0
         self.state: engine.State | None = None
         self.logs: dict[int, list[str]] = {}
+        self.actions: dict[int, list[str]] = {}
 
     def state_after(self, snap: Snapshot, number: int) -> engine.State:
         key = snap.rollbacks.dump()
@@ -68,6 +70,7 @@ class _Replayer:
             outcome = apply_submission(self.state, move.player, text)
             self.state = outcome.state
             self.logs[move.number] = outcome.log
+            self.actions[move.number] = outcome.actions
         self.number = number
         return self.state
 
@@ -88,6 +91,7 @@ def verify(repo: GameRepo) -> Verification:
         return result
     replayer = _Replayer(seed)
     commits = repo.log()
+    lasts: dict[int, dict[str, object]] = {}  # the 'last' each engine move must show
     for commit in commits:
         snap = snapshot(repo, commit.hexsha)
         result.commits += 1
@@ -108,6 +112,25 @@ def verify(repo: GameRepo) -> Verification:
             )
             return result
         number = _adjudicated_move(_text(commit.message))
+        if number is not None and number in replayer.actions:
+            lasts[number] = {
+                "number": number,
+                "player": _author(snap, number),
+                "actions": replayer.actions[number],
+                "log": replayer.logs[number],
+            }
+        if "Pamir-Rollback:" in _text(commit.message) and snap.rollbacks.done:
+            record = snap.rollbacks.done[-1]
+            lasts[snap.adjudicated] = {
+                "rollback": [rollback_note(int(record["to"]), str(record["reason"]))]
+            }
+        want_last = lasts.get(snap.adjudicated)
+        if want_last is not None and committed.get("last") != want_last:
+            result.divergence = (
+                f"commit {commit.hexsha[:10]}: {STATE_FILE} 'last' differs from move "
+                f"{snap.adjudicated} as the replay plays it"
+            )
+            return result
         if number is not None:
             path = f"{REPORTS_DIR}/{number:04d}.md"
             report = repo.read(path, commit.hexsha)

@@ -149,6 +149,16 @@ def test_a_hand_edited_state_is_a_divergence(played: Path) -> None:
     assert "view" in message
 
 
+def test_a_hand_edited_summary_of_the_last_move_is_a_divergence(played: Path) -> None:
+    data = json.loads((played / "state.json").read_text(encoding="utf-8"))
+    data["last"]["actions"] = ["pass"] if data["last"]["actions"] != ["pass"] else ["done"]
+    (played / "state.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    forged = plain_commit(played, "that is not what I did")
+    message = divergence(played)
+    assert forged[:10] in message
+    assert "'last'" in message
+
+
 def test_a_hand_edited_old_report_is_caught(played: Path) -> None:
     report = played / "reports" / "0007.md"
     report.write_text(report.read_text(encoding="utf-8") + "\nbob was winning here.\n", "utf-8")

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from adjudicator.home import home
+from engine.errors import describe_validation
 
 INSTANCE_FILE = "pamir.toml"
 
@@ -88,7 +89,5 @@ def load_settings(
     try:
         return Settings.model_validate(values)
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
+        details = describe_validation(error)
         raise SettingsError(f"bad setting: {details}") from None

@@ -27,6 +27,7 @@ import tomli_w
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from adjudicator.gamefile import Deadlines
+from engine.errors import describe_validation
 
 DEADLINES_FILE = "deadlines.toml"
 HEADER = "# The game clock's pauses and their limits (docs/scheduler.md).\n"
@@ -92,9 +93,7 @@ def parse_deadlines_file(text: str | None) -> DeadlinesFile:
     except tomllib.TOMLDecodeError as error:
         raise DeadlineError(f"{DEADLINES_FILE} is not TOML: {error}") from None
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
+        details = describe_validation(error)
         raise DeadlineError(f"{DEADLINES_FILE}: {details}") from None
 
 

@@ -13,6 +13,8 @@ from typing import Literal
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.errors import describe_validation
+
 GAME_FILE = "game.toml"
 
 
@@ -69,9 +71,7 @@ def parse_game_file(text: str) -> GameFile:
     try:
         return GameFile.model_validate(data)
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
+        details = describe_validation(error)
         raise GameFileError(f"{GAME_FILE}: {details}") from None
 
 

@@ -10,6 +10,8 @@ The codes are part of the interface (docs/notation.md lists them); messages may 
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 
 class MoveError(Exception):
     """Base class: a move that cannot be carried out. Nothing was applied."""
@@ -58,6 +60,11 @@ class IllegalActionError(MoveError):
 
 class AmbiguousActionError(MoveError):
     """The move matches more than one legal action."""
+
+
+def describe_validation(error: ValidationError) -> str:
+    """A pydantic ValidationError as one line for people: `where: what; ...`."""
+    return "; ".join(f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors())
 
 
 class StateError(ValueError):

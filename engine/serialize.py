@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.cards import BORDERS, COALITIONS, EVENT_CARDS, REGION_IDS, SUITS
-from engine.errors import StateError
+from engine.errors import StateError, describe_validation
 from engine.invariants import violations
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
 
@@ -154,9 +154,7 @@ def from_dict(data: Any) -> State:
     try:
         doc = StateDoc.model_validate(data)
     except ValidationError as error:
-        details = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc'])}: {e['msg']}" for e in error.errors()
-        )
+        details = describe_validation(error)
         raise StateError(f"not a valid state: {details}") from None
     _check_shape(doc)
     _check_keys_and_frames(doc)

@@ -99,16 +99,22 @@ def complete_play(state: State, seat: int, card: int, side: str) -> None:
         loyalty.change_loyalty(state, seat, info.patriot)
 
 
-@decision
-class BribeDecision(Decision):
-    """The ruler says how much of the bribe they demand (0 waives it) [Play, p. 11]."""
+class BribeStep(Decision):
+    """A step of a bribe, for playing a card [Play, p. 11] or using a hostage card
+    [Hostage Actions, p. 12]; always asked, never forced."""
 
-    kind = "bribe"
     section = "Play, p. 11"
     auto_single = False
 
     def cite(self, state: State, frame: Frame) -> str:
         return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
+
+
+@decision
+class BribeDecision(BribeStep):
+    """The ruler says how much of the bribe they demand (0 waives it) [Play, p. 11]."""
+
+    kind = "bribe"
 
     def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return [Action("demand", (n,)) for n in range(int(frame["amount"]) + 1)]
@@ -143,15 +149,10 @@ class BribeDecision(Decision):
 
 
 @decision
-class PayDecision(Decision):
+class PayDecision(BribeStep):
     """The player pays the demanded bribe, or refuses and the play never happens."""
 
     kind = "pay"
-    section = "Play, p. 11"
-    auto_single = False
-
-    def cite(self, state: State, frame: Frame) -> str:
-        return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
 
     def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         return [Action("pay"), Action("refuse")]

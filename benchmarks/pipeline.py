@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 
 import engine
-from adjudicator.game import snapshot
-from adjudicator.pipeline import create_game, position, submit
-from adjudicator.verify import verify
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.snapshot import snapshot
+from adjudicator.games.verify import verify
 from engine.game import legal_seat_actions
 from engine.playout import NAMES
 from engine.rng import below, seed_state

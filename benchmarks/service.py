@@ -19,7 +19,7 @@ the report of that move for every player.
 3. Throughput: G games (default 50) receive N moves each (default 2) concurrently, one
    thread per game: moves adjudicated and emailed per second, and the latency under load.
 
-At the end it checks that every game verifies (`adjudicator.verify.verify`) and that every
+At the end it checks that every game verifies (`adjudicator.games.verify.verify`) and that every
 move reached every player exactly once. Timings are printed, never asserted.
 Target: a p50 push-to-email latency under 250 ms (step 1).
 """
@@ -51,12 +51,12 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from adjudicator import remote
-from adjudicator.config import Settings, load_settings
-from adjudicator.game import snapshot
-from adjudicator.pipeline import position
-from adjudicator.repo import GameRepo
-from adjudicator.verify import verify
+from adjudicator.forge import remote
+from adjudicator.games.pipeline import position
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
+from adjudicator.games.verify import verify
+from adjudicator.home.settings import Settings, load_settings
 from adjudicator.web.webhooks import signature
 from engine.game import legal_seat_actions
 from engine.playout import NAMES

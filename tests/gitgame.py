@@ -2,7 +2,7 @@
 
 Every test gets its own PAMIR_HOME (and its own HOME, so that no user or system Git
 configuration leaks in) through `isolate`, which each test module calls from an autouse
-fixture. Games are played in-process through `adjudicator.pipeline` when the test is not
+fixture. Games are played in-process through `adjudicator.games.pipeline` when the test is not
 about the command line, and through the installed `pamir` console script when it is.
 """
 
@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 
 import engine
-from adjudicator.game import replay, snapshot
-from adjudicator.pipeline import create_game, position, submit
-from adjudicator.repo import GameRepo
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import replay, snapshot
 from engine.game import legal_seat_actions
 
 PAMIR = Path(sys.executable).parent / "pamir"

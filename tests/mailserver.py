@@ -24,11 +24,11 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from gitgame import SECRET
 
-from adjudicator import tokens
-from adjudicator.config import Settings
-from adjudicator.outputs import Adjudication
-from adjudicator.pipeline import create_game
-from adjudicator.repo import GameRepo
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.pipeline import create_game
+from adjudicator.games.repo import GameRepo
+from adjudicator.home.settings import Settings
+from adjudicator.mail import tokens
 
 DOMAIN = "pamir.example"
 MAIL_FROM = f"Pax Pamir <pamir@{DOMAIN}>"

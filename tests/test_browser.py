@@ -149,7 +149,7 @@ def test_pamir_serve_runs_the_service_and_one_scheduler_until_terminated(home: P
         page = fetch(f"{base}/games/{GAME}")
         assert page.status == 200 and f"<h1>Game {GAME}</h1>" in page.text
         assert f"PAMIR_HOME={home}" in line
-        if importlib.util.find_spec("adjudicator.scheduler") is not None:
+        if importlib.util.find_spec("adjudicator.schedule.scheduler") is not None:
             assert "(with the scheduler;" in line
             second, other, note = start_serving(home)  # the same PAMIR_HOME
             try:

@@ -1,4 +1,4 @@
-"""Deadlines computed (adjudicator.deadlines): wall-clock turns across daylight-saving
+"""Deadlines computed (adjudicator.games.deadlines): wall-clock turns across daylight-saving
 changes in two zones, reminders in real hours, pauses and their limits, deadlines.toml."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adjudicator.deadlines import (
+from adjudicator.games.deadlines import (
     Clock,
     DeadlineError,
     DeadlinesFile,
@@ -25,7 +25,7 @@ from adjudicator.deadlines import (
     reminder,
     zone,
 )
-from adjudicator.gamefile import Deadlines
+from adjudicator.games.gamefile import Deadlines
 
 WARSAW = ZoneInfo("Europe/Warsaw")  # 2025-10-26 03:00 CEST -> 02:00 CET
 NEW_YORK = ZoneInfo("America/New_York")  # 2026-03-08 02:00 EST -> 03:00 EDT
@@ -98,7 +98,7 @@ def test_a_start_in_the_repeated_hour_counts_from_the_right_instant() -> None:
 
 
 def test_reports_print_the_deadline_on_the_games_wall_clock() -> None:
-    """Reports show the enforced deadline as local_text gives it (adjudicator/outputs.py)."""
+    """Reports show the enforced deadline as local_text gives it (adjudicator/games/outputs.py)."""
     started = datetime(2026, 3, 7, 20, 0, tzinfo=UTC)
     assert local_text(deadline(started, 48, zone("UTC")), zone("UTC")) == "2026-03-09 20:00 UTC"
     warsaw = zone("Europe/Warsaw")

@@ -35,7 +35,7 @@ from gitgame import (
 )
 
 import engine
-from adjudicator.seeds import commitment
+from adjudicator.games.seeds import commitment
 
 PLAYERS = ("--player", "alice:alice@example.org", "--player", "bob:bob@example.org")
 

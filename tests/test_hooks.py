@@ -32,8 +32,8 @@ from gitgame import (
 )
 
 import engine
-from adjudicator import hooks
-from adjudicator.moves import apply_submission
+from adjudicator.games.moves import apply_submission
+from adjudicator.hooks import receive
 
 ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
 
@@ -47,7 +47,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def bare(tmp_path: Path) -> Path:
     """A bare game with the hooks installed (in-process; the CLI path has its own test)."""
     path = create(tmp_path / "game.git", bare=True)
-    hooks.install(path)
+    receive.install(path)
     return path
 
 

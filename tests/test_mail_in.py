@@ -33,13 +33,13 @@ from mailserver import (
     settings_for,
 )
 
-from adjudicator import mailout, tokens
-from adjudicator.config import Settings
-from adjudicator.game import snapshot
-from adjudicator.mailin import body_text, handle_message, reply_lines
-from adjudicator.moves import apply_submission
-from adjudicator.pipeline import position
-from adjudicator.repo import GameRepo
+from adjudicator.games.moves import apply_submission
+from adjudicator.games.pipeline import position
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, tokens
+from adjudicator.mail.incoming import body_text, handle_message, reply_lines
 from engine.errors import MoveError
 
 OPTION = re.compile(r"^- `([^`]+)`$", re.MULTILINE)
@@ -78,7 +78,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        mailout.notify(settings, repo, [created])
+        outgoing.notify(settings, repo, [created])
         assert len(server.messages) == 2
         yield Table(settings, server, repo)
         repo.repo.close()
@@ -154,7 +154,7 @@ def test_the_inbound_email_command_reads_a_message_on_stdin(table: Table) -> Non
     if "inbound-email" in help_text:
         command = [str(PAMIR), "inbound-email"]
     else:  # the same command, registered on its own parser
-        command = [sys.executable, "-m", "adjudicator.mailin"]
+        command = [sys.executable, "-m", "adjudicator.mail.incoming"]
     env = {
         **os.environ,
         "PAMIR_HOME": str(table.settings.home),
@@ -246,7 +246,7 @@ def test_invalid_mail_changes_nothing(
         reason = "malformed message"
     head, files, count = table.head(), table.outbox_files(), len(table.server.messages)
 
-    with caplog.at_level(logging.WARNING, logger="adjudicator.mailin"):
+    with caplog.at_level(logging.WARNING, logger="adjudicator.mail.incoming"):
         result = handle_message(settings, raw)
 
     assert result.status == "ignored" and reason in result.reason

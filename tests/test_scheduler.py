@@ -25,19 +25,29 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from gitgame import SECRET, TWO, isolate
+from gitgame import SECRET, TWO, git, isolate
+from mailserver import free_port, mail_server, settings_for
 
 import engine
-from adjudicator import scheduler as sched
-from adjudicator.cli import Refused  # imported before the fixture hides the mail module
-from adjudicator.clock import apply_timeouts, clock_started, default_lines, record_pause, waiting
-from adjudicator.config import Settings, load_settings
-from adjudicator.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
-from adjudicator.game import snapshot
-from adjudicator.gamefile import GAME_FILE, dump_game_file
-from adjudicator.pipeline import create_game, position, submit
-from adjudicator.repo import ADJUDICATOR, GameRepo, Person
-from adjudicator.verify import verify
+from adjudicator.cli import service
+from adjudicator.cli.refusal import Refused
+from adjudicator.forge import remote
+from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
+from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.games.snapshot import snapshot
+from adjudicator.games.verify import verify
+from adjudicator.home.settings import Settings, load_settings
+from adjudicator.mail import outgoing
+from adjudicator.schedule import scheduler as sched
+from adjudicator.schedule.clock import (
+    apply_timeouts,
+    clock_started,
+    default_lines,
+    record_pause,
+    waiting,
+)
 from engine.game import legal_seat_actions
 
 # Warsaw leaves summer time on 2030-10-27 at 01:00 UTC; New York starts it 2031-03-09.
@@ -48,10 +58,7 @@ SECOND = timedelta(seconds=1)
 
 @pytest.fixture(autouse=True)
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = isolate(tmp_path, monkeypatch)
-    for name in ("adjudicator.mailout", "adjudicator.remote"):
-        monkeypatch.setitem(sys.modules, name, None)  # absent unless a test brings one
-    return path
+    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -323,8 +330,12 @@ def test_no_timeout_while_pushed_moves_wait(settings: Settings) -> None:
 
 
 def outbox(settings: Settings) -> list[EmailMessage]:
-    folder = settings.outbox_dir / "pending"
-    files = sorted(folder.glob("*.eml")) if folder.is_dir() else []
+    """Every message queued (with no smtp_host, delivery writes them to outbox/written)."""
+    files = sorted(
+        path
+        for folder in ("pending", "written")
+        for path in (settings.outbox_dir / folder).glob("*.eml")
+    )
     parser = BytesParser(policy=policy.default)
     return [parser.parsebytes(p.read_bytes()) for p in files]
 
@@ -348,7 +359,8 @@ def test_a_reminder_is_written_to_the_outbox_once(settings: Settings) -> None:
     assert "2030-10-27 19:00 UTC" in body and "loyalty afghan" in body
     assert sched.run_reminder(settings, "tt", remind + SECOND) == []  # sent already
     assert len(outbox(settings)) == 1
-    assert not list((settings.outbox_dir / "pending").glob(".*"))  # no temporary file left
+    for folder in ("pending", "written"):  # no temporary file left
+        assert not list((settings.outbox_dir / folder).glob(".*"))
 
 
 def test_a_pause_after_the_reminder_earns_another(settings: Settings) -> None:
@@ -411,7 +423,7 @@ def test_pauses_beyond_the_limits_are_refused_and_commit_nothing(settings: Setti
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="pamir")
-    sched.register(root.add_subparsers(dest="command", required=True))
+    service.register(root.add_subparsers(dest="command", required=True))
     return root
 
 
@@ -450,7 +462,14 @@ def test_jobs_are_rebuilt_from_the_repositories_after_a_restart(settings: Settin
     now = datetime.now(UTC) + timedelta(hours=1)
     first = sched.build_scheduler(settings, clock=lambda: now)
     built = jobs(first)
-    assert set(built) == {"deadline:tt", "reminder:tt", "deadline:uu", "reminder:uu", "poll"}
+    assert set(built) == {
+        "deadline:tt",
+        "reminder:tt",
+        "deadline:uu",
+        "reminder:uu",
+        "poll",
+        "outbox",
+    }
     for game_id, pending in due.items():
         assert pending is not None
         assert built[f"deadline:{game_id}"].endswith(pending.clock.deadline.isoformat())
@@ -474,13 +493,13 @@ def test_refresh_follows_the_game(settings: Settings) -> None:
     assert pending is not None
     new = jobs(scheduler)["deadline:tt"]
     assert new != old and new.endswith(pending.clock.deadline.isoformat())
-    assert len(scheduler.get_jobs()) == 3  # replaced, not added
+    assert len(scheduler.get_jobs()) == 4  # replaced, not added
     repo.repo.close()
     for path in sorted(repo.path.rglob("*"), reverse=True):
         path.unlink() if not path.is_dir() or path.is_symlink() else path.rmdir()
     repo.path.rmdir()
     sched.refresh_all(scheduler, settings)
-    assert set(jobs(scheduler)) == {"poll"}
+    assert set(jobs(scheduler)) == {"poll", "outbox"}
 
 
 def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
@@ -490,7 +509,7 @@ def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
     sched.run_reminder(settings, "tt", pending.clock.reminder)
     reminded = pending.clock.reminder
     scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
-    assert set(jobs(scheduler)) == {"deadline:tt", "poll"}
+    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "outbox"}
 
 
 def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Settings) -> None:
@@ -546,62 +565,103 @@ def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(
     assert not stopper.is_alive()
 
 
-# -- the mail and forge modules, when they are there --------------------------------------------
+# -- through the real mail and forge modules ----------------------------------------------------
 
 
-def test_timeouts_are_reported_and_reminders_sent_through_the_mail_module(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    calls: list[tuple[str, Any]] = []
-    install(
-        monkeypatch,
-        "adjudicator.mailout",
-        notify=lambda s, repo, results: calls.append(("notify", [r.number for r in results])),
-        deliver=lambda s, now=None: calls.append(("deliver", None)),
-        remind=lambda s, repo, players, deadline: calls.append(("remind", (players, deadline))),
-    )
+def test_reminders_and_timeouts_reach_a_real_mail_server(home: Path) -> None:
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo = new_game(settings)
+        pending = waiting(repo)
+        assert pending is not None and pending.clock.reminder is not None
+        scheduler = sched.build_scheduler(settings)
+        assert scheduler.get_job("outbox").trigger.interval == timedelta(
+            seconds=settings.outbox_retry_seconds
+        )
+        (player,) = pending.players
+        assert sched.run_reminder(settings, "tt", pending.clock.reminder) == [player]
+        (reminder,) = server.to(f"{player}@example.org")
+        assert str(reminder["Subject"]).startswith("[tt] Reminder: your decision is due by")
+        assert len(sched.run_deadline(settings, "tt", pending.clock.deadline)) == 1
+        reports = [m for m in server.messages if "Reminder" not in str(m["Subject"])]
+        assert sorted(str(m["To"]) for m in reports) == [
+            "alice <alice@example.org>",
+            "bob <bob@example.org>",
+        ]
+        for report in reports:
+            body = report.get_body(("plain",))
+            assert body is not None and "the default answer was given" in body.get_content()
+
+
+def test_the_outbox_job_delivers_what_waited_for_the_mail_server(home: Path) -> None:
+    port = free_port()
+    settings = settings_for(home, port)
     repo = new_game(settings)
     pending = waiting(repo)
-    assert pending is not None and pending.clock.reminder is not None
-    scheduler = sched.build_scheduler(settings)
-    assert "outbox" in jobs(scheduler)
-    assert scheduler.get_job("outbox").trigger.interval == timedelta(
-        seconds=settings.outbox_retry_seconds
+    assert pending is not None
+    sched.run_deadline(settings, "tt", pending.clock.deadline)  # the server is down
+    waiting_mail = list((settings.outbox_dir / "pending").glob("*.eml"))
+    assert waiting_mail
+    with mail_server(port) as server:
+        sched.retry_outbox(settings)  # not due yet: the retry waits its delay
+        assert server.messages == []
+        later = datetime.now(UTC) + timedelta(seconds=settings.outbox_retry_seconds + 1)
+        outgoing.deliver(settings, now=later)
+        assert len(server.messages) == len(waiting_mail)
+
+
+def forge_game(tmp_path: Path, settings: Settings, game_id: str) -> tuple[Path, GameRepo]:
+    """A game on a forge simulated by a local bare repository, and the service's clone."""
+    origin = tmp_path / "forge" / f"{game_id}.git"
+    origin.mkdir(parents=True)
+    git(origin, "init", "-q", "--bare", "--initial-branch=main")
+    players = [(n, f"{n}@example.org") for n in TWO]
+    repo = remote.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
+    return origin, repo
+
+
+def push_as_player(tmp_path: Path, origin: Path, player: str, text: str) -> None:
+    """A player clones the forge's repository and pushes their next move file."""
+    clone = tmp_path / f"clone-{player}-{len(list(tmp_path.glob('clone-*')))}"
+    git(tmp_path, "clone", "-q", str(origin), str(clone))
+    number = len(list((clone / "moves").glob("*.txt"))) + 1
+    (clone / "moves").mkdir(exist_ok=True)
+    (clone / "moves" / f"{number:04d}-{player}.txt").write_text(text)
+    git(clone, "add", "moves")
+    git(
+        clone,
+        "-c",
+        f"user.email={player}@example.org",
+        "-c",
+        f"user.name={player}",
+        "commit",
+        "-q",
+        "-m",
+        f"{player}: move {number}",
     )
-    players = list(pending.players)
-    assert sched.run_reminder(settings, "tt", pending.clock.reminder) == players
-    assert ("remind", (players, pending.clock.deadline)) in calls
-    assert outbox(settings) == []  # the mail module wrote it, not the fallback
-    sched.run_deadline(settings, "tt", pending.clock.deadline)
-    assert ("notify", [1]) in calls
-    calls.clear()
-    sched.retry_outbox(settings)
-    assert calls == [("deliver", None)]
+    git(clone, "push", "-q", "origin", "main")
 
 
 def test_forge_hosted_games_are_polled_and_fetched_before_a_timeout(
-    settings: Settings, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, settings: Settings
 ) -> None:
-    calls: list[tuple[str, str]] = []
-    install(
-        monkeypatch,
-        "adjudicator.remote",
-        is_remote=lambda repo: repo.path.name == "tt",
-        sync_game=lambda s, game_id: calls.append(("sync", game_id)),
-        update=lambda repo: calls.append(("update", repo.path.name)),
-    )
-    repo = new_game(settings)
-    new_game(settings, "uu")
+    origin, repo = forge_game(tmp_path, settings, "tt")
+    new_game(settings, "uu")  # hosted here: not polled
+    player = decider(repo)
+    push_as_player(tmp_path, origin, player, "loyalty british\n")
     assert sched.poll_remote(settings) == ["tt"]
-    assert calls == [("sync", "tt")]
-    calls.clear()
+    assert snapshot(repo).moves[-1].player == player  # adjudicated from the forge
+    assert git(origin, "rev-parse", "main").strip() == repo.head()  # and pushed back
     pending = waiting(repo)
     assert pending is not None
     assert sched.run_deadline(settings, "tt", pending.clock.deadline - SECOND) == []
-    assert calls == []  # nothing due: the forge is not even fetched
-    calls.clear()
-    assert len(sched.run_deadline(settings, "tt", pending.clock.deadline)) == 1
-    assert calls == [("update", "tt"), ("update", "tt")]  # fetched, then pushed
+    # An answer pushed in time wins over the default, though the deadline has passed. Commit
+    # times count in whole seconds: the next decision's clock must start after this one's.
+    time.sleep(1.1)
+    push_as_player(tmp_path, origin, decider(repo), "loyalty russian\n")
+    assert sched.run_deadline(settings, "tt", pending.clock.deadline) == []
+    assert "loyalty russian" in snapshot(repo).text(snapshot(repo).moves[-1])
+    assert git(origin, "rev-parse", "main").strip() == repo.head()
 
 
 # -- the process -------------------------------------------------------------------------------

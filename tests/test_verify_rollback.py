@@ -1,6 +1,6 @@
 """`pamir verify`, seed secrecy and the reveal, and rollbacks, on games played by a bot.
 
-Games are played in-process through `adjudicator.pipeline.submit` by a seeded random bot
+Games are played in-process through `adjudicator.games.pipeline.submit` by a seeded random bot
 that takes its options from `position` + `legal_seat_actions`; what is checked runs
 through the real `pamir` console script and real Git.
 """
@@ -39,8 +39,8 @@ from gitgame import (
 )
 
 import engine
-from adjudicator.game import GameError
-from adjudicator.seeds import commitment
+from adjudicator.games.seeds import commitment
+from adjudicator.games.snapshot import GameError
 
 PLAYED_MOVES = 30
 FORGED = "0" * 64

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from email.message import EmailMessage
 from html.parser import HTMLParser
@@ -19,9 +18,9 @@ import pytest
 from gitgame import SECRET, THREE, create, decider, full_state, isolate, opened, play, state_json
 from liveserver import fetch, serving
 
-from adjudicator import pipeline
-from adjudicator.config import load_settings
-from adjudicator.tokens import reply_address
+from adjudicator.games import pipeline
+from adjudicator.home.settings import load_settings
+from adjudicator.mail.tokens import reply_address
 from adjudicator.web import create_app
 from adjudicator.web.rendering import is_safe_url, report_html
 from engine.cards import COURT_CARDS
@@ -317,18 +316,8 @@ def test_inbound_email_is_size_limited_and_needs_a_body(
     assert wrong_method.status == 405
 
 
-def test_inbound_email_without_the_mail_module_is_503(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    root = isolate(tmp_path, monkeypatch)
-    monkeypatch.setitem(sys.modules, "adjudicator.mailin", None)  # as if it were not installed
-    with serving(create_app({"home": root})) as site:
-        reply = fetch(f"{site}/inbound/email", b"From: a@b\n\nhello\n")
-    assert reply.status == 503
-
-
 def test_an_emailed_move_is_adjudicated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("adjudicator.mailin", reason="the mail module is not installed")
+    pytest.importorskip("adjudicator.mail.incoming", reason="the mail module is not installed")
     root = isolate(tmp_path, monkeypatch)
     path = create(root / "games" / "bymail")
     player, options = decider(full_state(path))

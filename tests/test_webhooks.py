@@ -37,12 +37,13 @@ from gitgame import show as git_show
 from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload, serving
 
 import engine
-from adjudicator import pipeline, remote
-from adjudicator.config import Settings, load_settings
-from adjudicator.game import GameError, replay, snapshot
-from adjudicator.repo import GameRepo
-from adjudicator.service import game_lock
-from adjudicator.verify import verify
+from adjudicator.forge import remote
+from adjudicator.games import pipeline
+from adjudicator.games.registry import game_lock
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import GameError, replay, snapshot
+from adjudicator.games.verify import verify
+from adjudicator.home.settings import Settings, load_settings
 from adjudicator.web import create_app
 from adjudicator.web.webhooks import DeliveryLog
 
@@ -404,7 +405,7 @@ def test_an_unpushed_service_move_that_no_longer_applies_is_dropped(
 def test_an_illegal_pushed_move_is_recorded_as_refused_and_mailed(
     site: str, game: Hosted, home: Path
 ) -> None:
-    pytest.importorskip("adjudicator.mailout", reason="the mail module is not installed")
+    pytest.importorskip("adjudicator.mail.outgoing", reason="the mail module is not installed")
     decides, _ = decider(full_state(game.service))
     push_move(game, "loyalty nowhere\n", player=decides)
 

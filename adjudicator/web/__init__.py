@@ -2,22 +2,26 @@
 
 `create_app` is a Flask application factory, as in the flaskr tutorial: the settings come
 from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
-(`adjudicator.config.load_settings`), then from `config`. Run it with
+(`adjudicator.home.settings.load_settings`), then from `config`. Run it with
 `gunicorn 'adjudicator.web:create_app()'` or `pamir serve`.
+
+`pages` (the game pages), `rendering` (safe HTML from reports and views), `webhooks`
+(forge pushes), `inbound` (email posted by a mail gateway), `serve` (the web service and
+the scheduler in one process). Imports every capability below the CLI.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adjudicator.config import Settings, load_settings
+from jinja2 import PackageLoader
+
+from adjudicator.home.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from flask import Flask
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
 SETTINGS_KEY = "pamir.settings"
 
 
@@ -34,7 +38,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     settings = load_settings(overrides)
     # Secrets and private sections are found through PAMIR_HOME: one data folder a process.
     os.environ["PAMIR_HOME"] = str(settings.home)
-    app = Flask(__name__, template_folder=str(TEMPLATES))
+    app = Flask(__name__, template_folder=None)
+    app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.extensions[SETTINGS_KEY] = settings

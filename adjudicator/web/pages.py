@@ -19,13 +19,13 @@ from typing import Any
 from flask import Blueprint, abort, render_template
 from werkzeug.exceptions import HTTPException
 
-from adjudicator.clock import waiting
-from adjudicator.deadlines import DeadlineError, local_text, zone
-from adjudicator.game import REPORTS_DIR, STATE_FILE, GameError, Snapshot, snapshot
-from adjudicator.gamefile import GameFileError
-from adjudicator.history import Entry, history
-from adjudicator.repo import GameRepo, RepoError
-from adjudicator.service import game_path
+from adjudicator.games.deadlines import DeadlineError, local_text, zone
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.history import Entry, history
+from adjudicator.games.registry import game_path
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, GameError, Snapshot, snapshot
+from adjudicator.schedule.clock import waiting
 from adjudicator.web import current_settings
 from adjudicator.web.rendering import FILTERS, report_html
 

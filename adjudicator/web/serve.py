@@ -9,16 +9,13 @@ PAMIR_HOME selects the data folder (default: the current folder).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import signal
-import sys
 import threading
-from collections.abc import Sequence
 from types import FrameType
 
-from adjudicator.config import Settings, SettingsError, load_settings
-from adjudicator.files import optional_module
+from adjudicator.home.settings import Settings
+from adjudicator.schedule.scheduler import run_forever
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -32,7 +29,7 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 class Background:
-    """The scheduler in a thread of this process, if the scheduler module is installed.
+    """The scheduler in a thread of this process.
 
     It runs through `run_forever`, which refuses to start while another scheduler holds
     this PAMIR_HOME (a `pamir scheduler` process, another `pamir serve`).
@@ -48,10 +45,6 @@ class Background:
 
     def start(self) -> str:
         """Start it; say whether it runs."""
-        module = optional_module("adjudicator.scheduler")
-        if module is None:
-            return "without a scheduler: adjudicator.scheduler is not installed"
-        run_forever = module.run_forever
 
         def run() -> None:
             try:
@@ -100,41 +93,3 @@ def serve(host: str, port: int, *, scheduler: bool = True) -> None:
         server.server_close()
         background.stop()
     print("pamir: stopped", flush=True)
-
-
-def cmd_serve(args: argparse.Namespace) -> None:
-    try:
-        load_settings()  # refuse bad settings before anything starts
-    except SettingsError as error:
-        print(f"pamir serve: {error}", file=sys.stderr)
-        raise SystemExit(EXIT_REFUSED) from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    serve(args.host, args.port, scheduler=not args.no_scheduler)
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir serve` to the command line's subcommands."""
-    serve_cmd = commands.add_parser(
-        "serve", help="run the web service (pages, webhooks, inbound email) and the scheduler"
-    )
-    serve_cmd.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
-    serve_cmd.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0: any free"
-    )
-    serve_cmd.add_argument(
-        "--no-scheduler", action="store_true", help="do not run the scheduler in this process"
-    )
-    serve_cmd.set_defaults(func=cmd_serve)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m adjudicator.web.serve ...`: the same as `pamir serve ...`."""
-    parser = argparse.ArgumentParser(prog="pamir")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    args.func(args)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

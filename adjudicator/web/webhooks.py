@@ -3,9 +3,9 @@
 Each delivery is checked against the forge's shared secret (HMAC-SHA256 of the body,
 compared in constant time). Only pushes to `main` matter; other events and branches are
 acknowledged and ignored. The game is the one whose service clone tracks the pushed
-repository (`adjudicator.remote.find_game`). Under the game's lock the clone is brought up
+repository (`adjudicator.forge.remote.find_game`). Under the game's lock the clone is brought up
 to date, the moves adjudicated and the adjudicator commits pushed back
-(`adjudicator.remote.update`). Forges deliver at least once: a delivery id already handled
+(`adjudicator.forge.remote.update`). Forges deliver at least once: a delivery id already handled
 is acknowledged without doing anything again.
 
 Responses: 200 handled (or a repeated delivery), 202 ignored, 400 unreadable, 401 no
@@ -30,12 +30,13 @@ from urllib.parse import parse_qs
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adjudicator import remote
-from adjudicator.config import Settings
-from adjudicator.game import GameError
-from adjudicator.gamefile import GameFileError
-from adjudicator.repo import REF, RepoError
-from adjudicator.service import game_lock, open_game
+from adjudicator.forge import remote
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.registry import game_lock, open_game
+from adjudicator.games.repo import REF, RepoError
+from adjudicator.games.snapshot import GameError
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
 from adjudicator.web import current_settings
 
 MAX_BODY_BYTES = 5_000_000
@@ -191,7 +192,7 @@ def _synchronize(
             done = remote.update(repo)
             if key is not None:
                 log_.remember(key)
-            remote.announce(settings, repo, done)
+            outgoing.announce(settings, repo, done)
         except (remote.RemoteError, GameError, GameFileError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")

@@ -12,11 +12,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import engine
-from adjudicator import reports
-from adjudicator.deadlines import deadline as compute_deadline
-from adjudicator.deadlines import local_text, zone
-from adjudicator.game import Snapshot
-from adjudicator.home import private_dir
+from adjudicator.games import reports
+from adjudicator.games.deadlines import deadline as compute_deadline
+from adjudicator.games.deadlines import local_text, zone
+from adjudicator.games.snapshot import Snapshot
+from adjudicator.home.paths import private_dir
 
 
 class Refusal(Exception):

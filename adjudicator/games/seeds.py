@@ -13,7 +13,7 @@ import hashlib
 import secrets
 from pathlib import Path
 
-from adjudicator.home import secrets_dir
+from adjudicator.home.paths import secrets_dir
 
 SEED_BITS = 63
 

@@ -16,7 +16,6 @@ PREVIOUS` and `In-Reply-To: PREVIOUS`, and keeps the subject. The thread state i
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import json
 import logging
@@ -25,7 +24,6 @@ import re
 import secrets
 import smtplib
 import ssl
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -39,15 +37,16 @@ from typing import Any
 
 import markdown
 
-from adjudicator import tokens
-from adjudicator.config import Settings, SettingsError, load_settings
-from adjudicator.files import write_atomically
-from adjudicator.game import STATE_FILE, snapshot
-from adjudicator.gamefile import GameFile
-from adjudicator.home import private_dir
-from adjudicator.outputs import Adjudication
-from adjudicator.repo import GameRepo
-from adjudicator.service import open_game
+from adjudicator.forge.remote import Update
+from adjudicator.games.gamefile import GameFile
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.registry import open_game
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import STATE_FILE, snapshot
+from adjudicator.home.files import write_atomically
+from adjudicator.home.paths import private_dir
+from adjudicator.home.settings import Settings
+from adjudicator.mail import tokens
 
 log = logging.getLogger(__name__)
 
@@ -413,6 +412,17 @@ def notify_refusal(
     )
 
 
+def announce(settings: Settings, repo: GameRepo, done: Update) -> None:
+    """Tell the players what a forge update did: the new reports, and each refusal."""
+    try:
+        if done.results:
+            notify(settings, repo, done.results)
+        for refused in done.refused:
+            notify_refusal(settings, repo, refused.player, refused.text, refused.reason)
+    except Exception:  # the moves are adjudicated and pushed; mail must not undo that
+        log.exception("notifying the players of %s failed", repo.path.name)
+
+
 def notify_confirmation(
     settings: Settings,
     repo: GameRepo,
@@ -616,45 +626,3 @@ def deliver(
             with suppress(OSError, smtplib.SMTPException):
                 smtp.quit()
     return report
-
-
-# -- the command line ----------------------------------------------------------------------
-
-
-def cmd_outbox(args: argparse.Namespace) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    try:
-        settings = load_settings()
-    except SettingsError as error:
-        print(error, file=sys.stderr)
-        raise SystemExit(2) from None
-    if args.send:
-        report = deliver(settings, force=True)
-        print(f"delivery: {report.summary()}")
-        for problem in report.errors:
-            print(f"  error: {problem}")
-    pending = messages_in(settings, PENDING)
-    print(f"outbox: {settings.outbox_dir}")
-    print(f"  pending {len(pending)}")
-    for path in pending:
-        info = retry_info(path)
-        if info:
-            print(
-                f"    {path.name}: {info['attempts']} failed attempt(s), next at "
-                f"{info['next_attempt']} ({info['last_error']})"
-            )
-    print(f"  sent    {len(messages_in(settings, SENT))}")
-    print(f"  written {len(messages_in(settings, WRITTEN))}")
-    if not settings.smtp_host:
-        print("  (no smtp_host configured: messages are written as .eml files, not sent)")
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir outbox [--send]` to the `pamir` command line's subparsers."""
-    command = commands.add_parser(
-        "outbox", help="show the mail outbox (pending, sent, written); --send delivers now"
-    )
-    command.add_argument(
-        "--send", action="store_true", help="deliver the pending messages now (retries too)"
-    )
-    command.set_defaults(func=cmd_outbox)

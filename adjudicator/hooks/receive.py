@@ -16,13 +16,13 @@ from typing import TextIO
 import git
 
 import engine
-from adjudicator.game import GameError, replay, snapshot
-from adjudicator.home import home
-from adjudicator.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
-from adjudicator.outputs import Adjudication, Refusal
-from adjudicator.pipeline import adjudicate_pending
-from adjudicator.repo import REF, ZERO, GameRepo, StaleHead
-from adjudicator.rollback import plan_request
+from adjudicator.games.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
+from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.pipeline import adjudicate_pending
+from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
+from adjudicator.games.rollback import plan_request
+from adjudicator.games.snapshot import GameError, replay, snapshot
+from adjudicator.home.paths import home
 
 HOOKS = ("pre-receive", "post-receive")
 
@@ -118,10 +118,10 @@ def _mail(repo: GameRepo, results: list[Adjudication], out: TextIO) -> None:
     if not results:
         return
     try:
-        from adjudicator import mailout
-        from adjudicator.config import load_settings
+        from adjudicator.home.settings import load_settings
+        from adjudicator.mail import outgoing
 
-        mailout.notify(load_settings(), repo, results)
+        outgoing.notify(load_settings(), repo, results)
     except Exception as error:  # the outbox keeps what was written; it is retried later
         print(f"pamir: the reports were not mailed: {error}", file=out)
 

@@ -6,14 +6,11 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from engine.cards import card_name
-
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 def _card(number: int | None) -> str:
@@ -30,7 +27,7 @@ def _row_name(index: int) -> str:
 
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
+        loader=jinja2.PackageLoader("pamir_templates", ""),
         autoescape=False,  # Markdown, not HTML; the HTML is rendered from it later
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

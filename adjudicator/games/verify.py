@@ -13,7 +13,11 @@ import json
 from dataclasses import dataclass, field
 
 import engine
-from adjudicator.game import (
+from adjudicator.games.moves import apply_submission, rollback_request
+from adjudicator.games.outputs import report_for
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.rollback import rollback_note
+from adjudicator.games.snapshot import (
     REPORTS_DIR,
     REVEAL_FILE,
     STATE_FILE,
@@ -23,10 +27,6 @@ from adjudicator.game import (
     initial_state,
     snapshot,
 )
-from adjudicator.moves import apply_submission, rollback_request
-from adjudicator.outputs import report_for
-from adjudicator.repo import GameRepo
-from adjudicator.rollback import rollback_note
 
 
 @dataclass

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from git.objects.commit import Commit
 
 import engine
-from adjudicator.deadlines import (
+from adjudicator.games.deadlines import (
     DEADLINES_FILE,
     Clock,
     DeadlinesFile,
@@ -29,11 +29,11 @@ from adjudicator.deadlines import (
     parse_deadlines_file,
     plan_pause,
 )
-from adjudicator.game import STATE_FILE, snapshot
-from adjudicator.gamefile import GAME_FILE, Deadlines, GameFileError, parse_game_file
-from adjudicator.outputs import Adjudication, Refusal
-from adjudicator.pipeline import position, submit
-from adjudicator.repo import GameRepo, Person
+from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFileError, parse_game_file
+from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.pipeline import position, submit
+from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.snapshot import STATE_FILE, snapshot
 from engine.standin import choose
 
 ON_BEHALF = "deadline passed"

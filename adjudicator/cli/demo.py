@@ -11,11 +11,11 @@ import hashlib
 from pathlib import Path
 
 import engine
-from adjudicator.config import load_settings
-from adjudicator.game import snapshot
-from adjudicator.home import games_dir
-from adjudicator.pipeline import create_game, position, submit
-from adjudicator.verify import verify
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.snapshot import snapshot
+from adjudicator.games.verify import verify
+from adjudicator.home.paths import games_dir
+from adjudicator.home.settings import load_settings
 from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
 from engine.game import legal_seat_actions, step
 from engine.notation import format_action

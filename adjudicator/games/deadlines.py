@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import tomli_w
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from adjudicator.gamefile import Deadlines
+from adjudicator.games.gamefile import Deadlines
 from engine.errors import describe_validation
 
 DEADLINES_FILE = "deadlines.toml"

@@ -13,7 +13,7 @@ import re
 import secrets
 from pathlib import Path
 
-from adjudicator.config import Settings
+from adjudicator.home.settings import Settings
 
 TOKEN_LENGTH = 20
 # GAME has no dot; PLAYER may have some; TOKEN is the part after the last dot.

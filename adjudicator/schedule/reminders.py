@@ -1,46 +1,30 @@
 """Reminders: a message to each player who must decide, `reminder_hours` before the deadline.
 
-When the mail module provides `remind(settings, repo, players, deadline)`, it writes the
-messages; otherwise a plain message is composed here and written to the outbox
-(`PAMIR_HOME/outbox/pending/*.eml`, a temporary file renamed into place), where the mail
-module's `deliver` picks it up. A reminder is sent once per decision and deadline: the key
-of the last one sent for each game is kept in `PAMIR_HOME/scheduler/reminded/GAME`, never
-in the game repository (a reminder changes no deadline).
+The message is composed here and queued in the outbox (`PAMIR_HOME/outbox/pending/*.eml`,
+a temporary file renamed into place), where `adjudicator.mail.outgoing.deliver` picks it
+up. A reminder is sent once per decision and deadline: the key of the last one sent for
+each game is kept in `PAMIR_HOME/scheduler/reminded/GAME`, never in the game repository (a
+reminder changes no deadline).
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
-import secrets
-from collections.abc import Callable
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 from pathlib import Path
-from typing import Any
 
-from adjudicator import tokens
-from adjudicator.clock import Waiting, default_lines, waiting
-from adjudicator.config import Settings
-from adjudicator.deadlines import local_text, zone
-from adjudicator.files import optional_module, write_atomically
-from adjudicator.game import GameError, snapshot
-from adjudicator.pipeline import position
-from adjudicator.repo import GameRepo
+from adjudicator.games.deadlines import local_text, zone
+from adjudicator.games.pipeline import position
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, tokens
+from adjudicator.schedule.clock import Waiting, default_lines, waiting
 
 log = logging.getLogger(__name__)
-
-PENDING = "pending"
-
-
-def accepts(function: Callable[..., Any], *args: Any) -> bool:
-    """Whether `function` can be called with these positional arguments."""
-    try:
-        inspect.signature(function).bind(*args)
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 def reminder_key(pending: Waiting) -> str:
@@ -111,18 +95,6 @@ def compose_reminder(
     return message
 
 
-def write_to_outbox(settings: Settings, message: EmailMessage, now: datetime) -> Path:
-    """Write a message to outbox/pending atomically; return its path."""
-    stamp = now.astimezone(UTC).strftime("%Y%m%dT%H%M%S%f")
-    game = str(message.get("X-Pamir-Game", "pamir"))
-    player = str(message.get("X-Pamir-Player", "someone"))
-    number = int(str(message.get("X-Pamir-Move", "0")))
-    name = f"{stamp}-{game}-{number:04d}-{player}-reminder-{secrets.token_hex(4)}.eml"
-    path = settings.outbox_dir / PENDING / name
-    write_atomically(path, message.as_bytes())
-    return path
-
-
 def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[str]:
     """Remind the players who must decide, if the reminder is due and not sent yet; return
     their names. The caller holds the game's lock."""
@@ -133,15 +105,8 @@ def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[st
         return []
     names = {n.lower() for n in snapshot(repo).game.names}
     players = [p for p in pending.players if p.lower() in names]  # not an automated seat
-    mailout = optional_module("adjudicator.mailout")
-    remind = getattr(mailout, "remind", None)
-    if remind is not None and accepts(remind, settings, repo, players, pending.clock.deadline):
-        remind(settings, repo, players, pending.clock.deadline)
-    else:
-        for player in players:
-            path = write_to_outbox(
-                settings, compose_reminder(settings, repo, pending, player, now), now
-            )
-            log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
+    for player in players:
+        path = outgoing.queue(settings, compose_reminder(settings, repo, pending, player, now))
+        log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
     write_atomically(_marker(settings, pending.game_id), (reminder_key(pending) + "\n").encode())
     return players

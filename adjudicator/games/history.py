@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC
 
-from adjudicator.game import snapshot
-from adjudicator.repo import GameRepo
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,11 @@
-"""Small file and module helpers shared by the service's parts."""
+"""Writing the service's own files so that a crash never leaves half of one."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import secrets
 from contextlib import suppress
 from pathlib import Path
-from types import ModuleType
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -24,14 +22,3 @@ def write_atomically(path: Path, data: bytes) -> None:
     finally:
         with suppress(FileNotFoundError):
             temp.unlink()
-
-
-def optional_module(name: str) -> ModuleType | None:
-    """A part of the service that a deployment may leave out (mail, forges, the
-    scheduler), or None; tests hide parts this way too."""
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name == name:
-            return None
-        raise

@@ -15,7 +15,28 @@ from pathlib import Path
 import tomli_w
 
 import engine
-from adjudicator.game import (
+from adjudicator.games.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
+from adjudicator.games.moves import MoveName, Outcome, apply_submission, rollback_request
+from adjudicator.games.outputs import (
+    Adjudication,
+    Refusal,
+    now,
+    report_for,
+    state_document,
+    trailers,
+    write_private_sections,
+)
+from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.games.rollback import handle_request
+from adjudicator.games.seeds import (
+    commitment,
+    load_secret,
+    new_secret,
+    secret_path,
+    seed_from,
+    store_secret,
+)
+from adjudicator.games.snapshot import (
     REPORTS_DIR,
     REVEAL_FILE,
     ROLLBACKS_FILE,
@@ -25,27 +46,6 @@ from adjudicator.game import (
     initial_state,
     replay,
     snapshot,
-)
-from adjudicator.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
-from adjudicator.moves import MoveName, Outcome, apply_submission, rollback_request
-from adjudicator.outputs import (
-    Adjudication,
-    Refusal,
-    now,
-    report_for,
-    state_document,
-    trailers,
-    write_private_sections,
-)
-from adjudicator.repo import ADJUDICATOR, GameRepo, Person
-from adjudicator.rollback import handle_request
-from adjudicator.seeds import (
-    commitment,
-    load_secret,
-    new_secret,
-    secret_path,
-    seed_from,
-    store_secret,
 )
 from engine.rules.setup import check_player_names
 

@@ -15,8 +15,8 @@ from typing import Any
 import tomli_w
 
 import engine
-from adjudicator.gamefile import GAME_FILE, GameFile, GameFileError, parse_game_file
-from adjudicator.moves import (
+from adjudicator.games.gamefile import GAME_FILE, GameFile, GameFileError, parse_game_file
+from adjudicator.games.moves import (
     MOVES_DIR,
     MoveName,
     Outcome,
@@ -24,8 +24,8 @@ from adjudicator.moves import (
     parse_name,
     rollback_request,
 )
-from adjudicator.repo import GameRepo
-from adjudicator.seeds import commitment, load_secret, seed_from
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.seeds import commitment, load_secret, seed_from
 
 STATE_FILE = "state.json"
 ROLLBACKS_FILE = "rollbacks.toml"

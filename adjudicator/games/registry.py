@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from adjudicator.config import Settings
-from adjudicator.game import GameError, snapshot
-from adjudicator.repo import GameRepo, RepoError
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home.settings import Settings
 
 
 def game_path(settings: Settings, game_id: str) -> Path | None:

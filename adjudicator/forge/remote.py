@@ -9,7 +9,8 @@ the clone goes back to the fresh `origin/main` and adjudicates again (a bounded 
 times). Moves the service committed itself (by email, at a deadline) that have not reached
 the forge yet are submitted again on top, so that none is lost.
 
-Callers hold the game's lock (`service.game_lock`) around `update`; `sync_game` takes it.
+Callers hold the game's lock (`registry.game_lock`) around `update`, and tell the players
+what it did (`adjudicator.mail.outgoing.announce`).
 docs/web.md describes how to set a game up.
 """
 
@@ -28,14 +29,13 @@ from urllib.parse import unquote, urlsplit
 
 import git
 
-from adjudicator import pipeline
-from adjudicator.config import Settings
-from adjudicator.files import optional_module
-from adjudicator.game import STATE_FILE, GameError, game_seed, snapshot
-from adjudicator.moves import MOVES_DIR, MoveName, parse_name
-from adjudicator.outputs import Adjudication, Refusal
-from adjudicator.repo import BRANCH, REF, GameRepo, RepoError
-from adjudicator.service import game_lock, list_games, open_game
+from adjudicator.games import pipeline
+from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
+from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.registry import list_games
+from adjudicator.games.repo import BRANCH, REF, GameRepo, RepoError
+from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
+from adjudicator.home.settings import Settings
 
 ORIGIN = "origin"
 TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
@@ -335,33 +335,6 @@ def update(repo: GameRepo, *, attempts: int = MAX_ATTEMPTS) -> Update:
         f"{repo.path.name}: players kept pushing; gave up after {attempts} attempts "
         "(the next push or poll will try again)"
     )
-
-
-def announce(settings: Settings, repo: GameRepo, done: Update) -> None:
-    """Tell the players (if mail is set up): the new reports, and each refusal."""
-    mailout = optional_module("adjudicator.mailout")
-    if mailout is None or not (done.results or done.refused):
-        return
-    try:
-        if done.results:
-            mailout.notify(settings, repo, done.results)
-        for refused in done.refused:
-            mailout.notify_refusal(settings, repo, refused.player, refused.text, refused.reason)
-    except Exception:  # the moves are adjudicated and pushed; mail must not undo that
-        log.exception("notifying the players of %s failed", repo.path.name)
-
-
-def sync_game(settings: Settings, game_id: str) -> Update:
-    """Under the game's lock: `update` the game's clone, then `announce` what happened.
-    For the scheduler's polls of games whose forge sends no webhooks."""
-    with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
-        try:
-            done = update(repo)
-            announce(settings, repo, done)
-            return done
-        finally:
-            repo.repo.close()
 
 
 # -- Setting a game up -----------------------------------------------------------------------

@@ -35,28 +35,24 @@ import json
 import secrets
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 
 import engine
-from adjudicator import demo, hooks, mailin, mailout, scheduler
-from adjudicator.config import SettingsError, load_settings
-from adjudicator.game import GameError, snapshot
-from adjudicator.gamefile import GameFileError
-from adjudicator.history import format_entry, history
-from adjudicator.outputs import Adjudication, Refusal
-from adjudicator.pipeline import create_game, position, submit
-from adjudicator.repo import GameRepo, RepoError, StaleHead
-from adjudicator.rollback import RollbackRefused, rollback
-from adjudicator.verify import verify
-from adjudicator.web.serve import register as register_serve
+from adjudicator.cli import demo, mail, service
+from adjudicator.cli.refusal import EXIT_DIVERGED, EXIT_REFUSED, Refused
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.history import format_entry, history
+from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.repo import GameRepo, RepoError, StaleHead
+from adjudicator.games.rollback import RollbackRefused, rollback
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.games.verify import verify
+from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.hooks import receive
+from adjudicator.mail import outgoing
 from engine.playout import PlayoutError, playout
-
-EXIT_REFUSED = 2
-EXIT_DIVERGED = 3
-
-
-class Refused(Exception):
-    """Input the command refuses; the message goes to standard error, exit status 2."""
 
 
 def _read(path: str) -> str:
@@ -172,7 +168,7 @@ def _mail(repo: GameRepo, results: list[Adjudication]) -> None:
     """Mail the players the new reports (sent by SMTP if configured, else written to the
     outbox as .eml files); a mail problem never undoes an adjudication."""
     try:
-        mailout.notify(load_settings(), repo, results)
+        outgoing.notify(load_settings(), repo, results)
     except Exception as error:  # the move stands; `pamir outbox --send` retries
         print(f"the reports were not mailed: {error}", file=sys.stderr)
 
@@ -267,22 +263,27 @@ def cmd_rollback(args: argparse.Namespace) -> None:
 def cmd_hook(args: argparse.Namespace) -> None:
     if args.hook_command == "install":
         try:
-            for path in hooks.install(Path(args.bare_repo)):
+            for path in receive.install(Path(args.bare_repo)):
                 print(f"installed {path}")
         except (GameError, RepoError) as error:
             raise Refused(str(error)) from None
         return
     repo = GameRepo(Path("."))  # git runs hooks inside the bare repository
     if args.hook_command == "pre-receive":
-        status = hooks.pre_receive(repo, sys.stdin, sys.stderr)
+        status = receive.pre_receive(repo, sys.stdin, sys.stderr)
     else:
-        status = hooks.post_receive(repo, sys.stderr)
+        status = receive.post_receive(repo, sys.stderr)
     raise SystemExit(status)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pamir", description="Adjudicator for Pax Pamir: Second Edition (docs/cli.md)."
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"pamir {metadata.version('pamir')} (engine {engine.__version__})",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -349,10 +350,8 @@ def build_parser() -> argparse.ArgumentParser:
     hook_sub.add_parser("post-receive", help="(run by git) adjudicate a push")
     hook.set_defaults(func=cmd_hook)
 
-    mailout.register(commands)
-    mailin.register(commands)
-    scheduler.register(commands)
-    register_serve(commands)
+    mail.register(commands)
+    service.register(commands)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)
@@ -410,7 +409,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `pamir engine legal s.json | head`
         return 0
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -11,7 +11,18 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from adjudicator.game import (
+from adjudicator.games.moves import MoveName, rollback_request
+from adjudicator.games.outputs import (
+    Adjudication,
+    Refusal,
+    now,
+    report_for,
+    state_document,
+    trailers,
+    write_private_sections,
+)
+from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.games.snapshot import (
     REPORTS_DIR,
     REVEAL_FILE,
     ROLLBACKS_FILE,
@@ -21,17 +32,6 @@ from adjudicator.game import (
     replay,
     snapshot,
 )
-from adjudicator.moves import MoveName, rollback_request
-from adjudicator.outputs import (
-    Adjudication,
-    Refusal,
-    now,
-    report_for,
-    state_document,
-    trailers,
-    write_private_sections,
-)
-from adjudicator.repo import ADJUDICATOR, GameRepo, Person
 
 
 class RollbackRefused(Exception):

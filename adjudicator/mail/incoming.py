@@ -11,17 +11,15 @@
    quoted originals and the footers mobile mail apps add are dropped;
 3. submits the remaining lines as the player's move through `pipeline.submit`, holding the
    game's lock;
-4. queues the report for every player (`mailout.notify`) and a confirmation for the author,
-   or the refusal for the author (`mailout.notify_refusal`), then attempts delivery.
+4. queues the report for every player (`outgoing.notify`) and a confirmation for the author,
+   or the refusal for the author (`outgoing.notify_refusal`), then attempts delivery.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import logging
 import re
-import sys
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage, Message
@@ -31,14 +29,15 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
 
-from adjudicator import mailout, tokens
-from adjudicator.config import Settings, SettingsError, load_settings
-from adjudicator.game import GameError, snapshot
-from adjudicator.gamefile import GameFileError
-from adjudicator.outputs import Refusal
-from adjudicator.pipeline import submit
-from adjudicator.repo import GameRepo, RepoError
-from adjudicator.service import game_lock, open_game
+from adjudicator.forge import remote
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.outputs import Refusal
+from adjudicator.games.pipeline import submit
+from adjudicator.games.registry import game_lock, open_game
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, tokens
 
 log = logging.getLogger(__name__)
 
@@ -279,12 +278,10 @@ def _ignore(reason: str, **details: str | None) -> InboundResult:
 
 def _push_to_forge(settings: Settings, repo: GameRepo) -> None:
     """A game hosted on a forge gets the emailed move at once (the lock is held)."""
-    from adjudicator import remote
-
     if not remote.is_remote(repo):
         return
     try:
-        remote.announce(settings, repo, remote.update(repo))
+        outgoing.announce(settings, repo, remote.update(repo))
     except remote.RemoteError as error:  # the next webhook or poll pushes it
         log.warning("the move is adjudicated but not yet on the forge: %s", error)
 
@@ -383,7 +380,7 @@ def _handle(
             log.info(
                 "move by %s in %s (mail %s) refused: %s", entry.name, game_id, message_id, reason
             )
-            path = mailout.notify_refusal(
+            path = outgoing.notify_refusal(
                 settings,
                 repo,
                 entry.name,
@@ -405,9 +402,9 @@ def _handle(
                 message_id,
                 done.commit[:10],
             )
-            paths = mailout.notify(settings, repo, [done], deliver_now=False)
+            paths = outgoing.notify(settings, repo, [done], deliver_now=False)
             paths.append(
-                mailout.notify_confirmation(
+                outgoing.notify_confirmation(
                     settings,
                     repo,
                     entry.name,
@@ -427,7 +424,7 @@ def _handle(
                 paths,
             )
     if deliver_now:
-        mailout.deliver(settings)
+        outgoing.deliver(settings)
     return result
 
 
@@ -435,55 +432,3 @@ def _mark_seen(seen: Path | None) -> None:
     if seen is not None:
         seen.parent.mkdir(parents=True, exist_ok=True)
         seen.touch()
-
-
-# -- the command line ------------------------------------------------------------------------
-
-
-def cmd_inbound_email(args: argparse.Namespace) -> None:
-    """Read one message on standard input; exit 0 handled, 2 ignored, 75 try again later."""
-    logging.basicConfig(level=logging.INFO, format="pamir inbound-email: %(message)s")
-    try:
-        settings = load_settings()
-    except SettingsError as error:
-        print(f"pamir inbound-email: {error}", file=sys.stderr)
-        raise SystemExit(EXIT_TEMPFAIL) from None
-    raw = sys.stdin.buffer.read(settings.max_inbound_bytes + 1)
-    if len(raw) > settings.max_inbound_bytes:
-        sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway
-    try:
-        result = handle_message(settings, raw)
-    except Exception:
-        log.exception("unexpected failure; the message is left to the MTA to retry")
-        raise SystemExit(EXIT_TEMPFAIL) from None
-    if result.exit_status == 0:
-        print(f"{result.status}: {result.reason}")
-    else:
-        print(f"pamir inbound-email: message ignored: {result.reason}", file=sys.stderr)
-    raise SystemExit(result.exit_status)
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir inbound-email` (one message on standard input, for an MTA pipe)."""
-    command = commands.add_parser(
-        "inbound-email",
-        help="handle one inbound email on standard input (for an MTA pipe)",
-        description="Read one RFC 5322 message on standard input and play the move in it. "
-        "Exit status: 0 handled (accepted, or refused with a reply), 2 ignored as invalid "
-        "(the reason on standard error), 75 a temporary failure (the MTA retries later).",
-    )
-    command.set_defaults(func=cmd_inbound_email)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m adjudicator.mailin` runs `pamir inbound-email`."""
-    parser = argparse.ArgumentParser(prog="pamir")
-    commands = parser.add_subparsers(dest="command", required=True)
-    register(commands)
-    args = parser.parse_args(argv if argv is not None else ["inbound-email"])
-    args.func(args)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adjudicator.home import home
+from adjudicator.home.paths import home
 from engine.errors import describe_validation
 
 INSTANCE_FILE = "pamir.toml"

@@ -15,7 +15,6 @@ under the game's lock (`service.game_lock`) after checking the repository again.
 
 from __future__ import annotations
 
-import argparse
 import fcntl
 import logging
 import signal
@@ -24,7 +23,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -37,16 +35,17 @@ from apscheduler.triggers.interval import (  # type: ignore[import-untyped, unus
     IntervalTrigger,
 )
 
-from adjudicator.clock import apply_timeouts, record_pause, waiting
-from adjudicator.config import Settings, SettingsError, load_settings
-from adjudicator.deadlines import DeadlineError, PauseRefused, local_text, zone
-from adjudicator.files import optional_module
-from adjudicator.game import GameError, snapshot
-from adjudicator.gamefile import GameFileError
-from adjudicator.outputs import Adjudication
-from adjudicator.reminders import already_reminded, send_reminders
-from adjudicator.repo import GameRepo, RepoError
-from adjudicator.service import game_lock, list_games, open_game
+from adjudicator.forge import remote
+from adjudicator.games.deadlines import DeadlineError
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.registry import game_lock, list_games, open_game
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import GameError
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+from adjudicator.schedule.clock import apply_timeouts, waiting
+from adjudicator.schedule.reminders import already_reminded, send_reminders
 
 log = logging.getLogger(__name__)
 
@@ -118,15 +117,14 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> Backgroun
         name="poll forge-hosted games, refresh every game's jobs",
         replace_existing=True,
     )
-    if getattr(optional_module("adjudicator.mailout"), "deliver", None) is not None:
-        scheduler.add_job(
-            retry_outbox,
-            IntervalTrigger(seconds=settings.outbox_retry_seconds, timezone=UTC),
-            args=[settings],
-            id=OUTBOX_JOB,
-            name="deliver the outbox",
-            replace_existing=True,
-        )
+    scheduler.add_job(
+        retry_outbox,
+        IntervalTrigger(seconds=settings.outbox_retry_seconds, timezone=UTC),
+        args=[settings],
+        id=OUTBOX_JOB,
+        name="deliver the outbox",
+        replace_existing=True,
+    )
     return scheduler
 
 
@@ -252,17 +250,12 @@ def refresh_all(scheduler: BackgroundScheduler, settings: Settings) -> list[str]
 
 def _remote_update(settings: Settings, repo: GameRepo) -> None:
     """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
-    remote = optional_module("adjudicator.remote")
-    if remote is None or not hasattr(remote, "update") or not remote.is_remote(repo):
-        return
-    done = remote.update(repo)
-    announce = getattr(remote, "announce", None)
-    if announce is not None:
-        announce(settings, repo, done)
+    if remote.is_remote(repo):
+        outgoing.announce(settings, repo, remote.update(repo))
 
 
 def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> None:
-    """Tell the players about the adjudications (by mail, if the mail module is there)."""
+    """Tell the players about the adjudications, by mail."""
     for result in results:
         log.info(
             "%s: move %d played by default, commit %s",
@@ -270,11 +263,10 @@ def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> N
             result.number,
             result.commit[:10],
         )
-    mailout = optional_module("adjudicator.mailout")
-    if mailout is None or not results:
+    if not results:
         return
     try:
-        mailout.notify(settings, repo, results)
+        outgoing.notify(settings, repo, results)
     except Exception:  # the moves are committed; a mail failure must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)
 
@@ -343,11 +335,7 @@ def reminder_job(scheduler: BackgroundScheduler, settings: Settings, game_id: st
 
 def poll_remote(settings: Settings) -> list[str]:
     """Bring every forge-hosted game up to date with its forge (for forges that send no
-    webhooks); return the ids polled. Does nothing without the forge module."""
-    remote = optional_module("adjudicator.remote")
-    sync = getattr(remote, "sync_game", None)
-    if remote is None or sync is None:
-        return []
+    webhooks); return the ids polled."""
     polled: list[str] = []
     for game_id, repo in list_games(settings):
         try:
@@ -357,11 +345,22 @@ def poll_remote(settings: Settings) -> list[str]:
         if not hosted:
             continue
         try:
-            sync(settings, game_id)
+            sync_game(settings, game_id)
             polled.append(game_id)
         except Exception:  # one unreachable forge must not stop the others
             log.exception("polling game %s failed", game_id)
     return polled
+
+
+def sync_game(settings: Settings, game_id: str) -> None:
+    """Under the game's lock: bring the game's clone up to date with its forge, then tell
+    the players what that did. For games whose forge sends no webhooks."""
+    with game_lock(settings, game_id):
+        repo = open_game(settings, game_id)
+        try:
+            outgoing.announce(settings, repo, remote.update(repo))
+        finally:
+            repo.repo.close()
 
 
 def poll(scheduler: BackgroundScheduler, settings: Settings) -> None:
@@ -373,12 +372,9 @@ def poll(scheduler: BackgroundScheduler, settings: Settings) -> None:
 
 
 def retry_outbox(settings: Settings) -> None:
-    """The outbox job: deliver the messages that are due (if the mail module is there)."""
-    deliver = getattr(optional_module("adjudicator.mailout"), "deliver", None)
-    if deliver is None:
-        return
+    """The outbox job: deliver the messages that are due."""
     try:
-        deliver(settings)
+        outgoing.deliver(settings)
     except Exception:
         log.exception("delivering the outbox failed")
 
@@ -457,76 +453,3 @@ def run_forever(settings: Settings, stop: threading.Event | None = None) -> None
                 signal.signal(signum, handler)
             scheduler.shutdown(wait=True)
             log.info("scheduler stopped")
-
-
-# -- the command line ---------------------------------------------------------------------------
-
-
-def _refused(message: str) -> Exception:
-    from adjudicator.cli import Refused
-
-    return Refused(message)
-
-
-def cmd_scheduler(args: argparse.Namespace) -> None:
-    try:
-        settings = load_settings()
-    except SettingsError as error:
-        raise _refused(str(error)) from None
-    if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-        )
-    if args.once:
-        done = run_once(settings)
-        for game_id, results in done.timed_out.items():
-            for result in results:
-                print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")
-        for game_id, players in done.reminded.items():
-            print(f"{game_id}: reminded {', '.join(players)}")
-        return
-    try:
-        run_forever(settings)
-    except SchedulerRunning as error:
-        raise _refused(str(error)) from None
-
-
-def cmd_pause(args: argparse.Namespace) -> None:
-    try:
-        settings = load_settings()
-        repo = GameRepo(Path(args.game_dir))
-        game_id = snapshot(repo).game.id
-        with game_lock(settings, game_id):
-            _, pause, after = record_pause(repo, args.player, args.hours, args.reason, utc_now())
-        tz = zone(snapshot(repo).game.deadlines.timezone)
-    except (
-        SettingsError,
-        RepoError,
-        GameError,
-        GameFileError,
-        DeadlineError,
-        PauseRefused,
-    ) as error:
-        raise _refused(str(error)) from None
-    print(
-        f"{game_id}: clock paused for {pause.hours} hours from {local_text(pause.start, tz)} "
-        f"({pause.player}); the deadline is now {local_text(after.deadline, tz)}"
-    )
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir scheduler` and `pamir pause` to the command line's subcommands."""
-    run = commands.add_parser(
-        "scheduler", help="run deadlines, reminders, polls and mail retries (docs/scheduler.md)"
-    )
-    run.add_argument(
-        "--once", action="store_true", help="do what is due now, once, and exit (for cron)"
-    )
-    run.set_defaults(func=cmd_scheduler)
-
-    pause = commands.add_parser("pause", help="pause a game's clock (holidays), as a commit")
-    pause.add_argument("game_dir")
-    pause.add_argument("--as", dest="player", required=True, help="the player who pauses")
-    pause.add_argument("--hours", type=int, required=True, help="how long (whole hours)")
-    pause.add_argument("--reason", required=True, help="why (recorded in the game)")
-    pause.set_defaults(func=cmd_pause)

@@ -1,0 +1,94 @@
+"""`pamir outbox` and `pamir inbound-email`: the mail outbox, and one reply from the MTA."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from adjudicator.cli.refusal import EXIT_TEMPFAIL
+from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outgoing import PENDING, SENT, WRITTEN, deliver, messages_in, retry_info
+
+log = logging.getLogger(__name__)
+
+
+def cmd_outbox(args: argparse.Namespace) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(error, file=sys.stderr)
+        raise SystemExit(2) from None
+    if args.send:
+        report = deliver(settings, force=True)
+        print(f"delivery: {report.summary()}")
+        for problem in report.errors:
+            print(f"  error: {problem}")
+    pending = messages_in(settings, PENDING)
+    print(f"outbox: {settings.outbox_dir}")
+    print(f"  pending {len(pending)}")
+    for path in pending:
+        info = retry_info(path)
+        if info:
+            print(
+                f"    {path.name}: {info['attempts']} failed attempt(s), next at "
+                f"{info['next_attempt']} ({info['last_error']})"
+            )
+    print(f"  sent    {len(messages_in(settings, SENT))}")
+    print(f"  written {len(messages_in(settings, WRITTEN))}")
+    if not settings.smtp_host:
+        print("  (no smtp_host configured: messages are written as .eml files, not sent)")
+
+
+def register_outbox(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir outbox [--send]` to the `pamir` command line's subparsers."""
+    command = commands.add_parser(
+        "outbox", help="show the mail outbox (pending, sent, written); --send delivers now"
+    )
+    command.add_argument(
+        "--send", action="store_true", help="deliver the pending messages now (retries too)"
+    )
+    command.set_defaults(func=cmd_outbox)
+
+
+def cmd_inbound_email(args: argparse.Namespace) -> None:
+    """Read one message on standard input; exit 0 handled, 2 ignored, 75 try again later."""
+    logging.basicConfig(level=logging.INFO, format="pamir inbound-email: %(message)s")
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        print(f"pamir inbound-email: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_TEMPFAIL) from None
+    raw = sys.stdin.buffer.read(settings.max_inbound_bytes + 1)
+    if len(raw) > settings.max_inbound_bytes:
+        sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway
+    try:
+        result = handle_message(settings, raw)
+    except Exception:
+        log.exception("unexpected failure; the message is left to the MTA to retry")
+        raise SystemExit(EXIT_TEMPFAIL) from None
+    if result.exit_status == 0:
+        print(f"{result.status}: {result.reason}")
+    else:
+        print(f"pamir inbound-email: message ignored: {result.reason}", file=sys.stderr)
+    raise SystemExit(result.exit_status)
+
+
+def register_inbound(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir inbound-email` (one message on standard input, for an MTA pipe)."""
+    command = commands.add_parser(
+        "inbound-email",
+        help="handle one inbound email on standard input (for an MTA pipe)",
+        description="Read one RFC 5322 message on standard input and play the move in it. "
+        "Exit status: 0 handled (accepted, or refused with a reply), 2 ignored as invalid "
+        "(the reason on standard error), 75 a temporary failure (the MTA retries later).",
+    )
+    command.set_defaults(func=cmd_inbound_email)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the mail commands to the `pamir` command line's subcommands."""
+    register_outbox(commands)
+    register_inbound(commands)

@@ -1,0 +1,114 @@
+"""`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from adjudicator.cli.refusal import EXIT_REFUSED, Refused
+from adjudicator.games.deadlines import DeadlineError, PauseRefused, local_text, zone
+from adjudicator.games.gamefile import GameFileError
+from adjudicator.games.registry import game_lock
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.schedule.clock import record_pause
+from adjudicator.schedule.scheduler import SchedulerRunning, run_forever, run_once, utc_now
+from adjudicator.web.serve import DEFAULT_HOST, DEFAULT_PORT, serve
+
+
+def cmd_serve(args: argparse.Namespace) -> None:
+    try:
+        load_settings()  # refuse bad settings before anything starts
+    except SettingsError as error:
+        print(f"pamir serve: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_REFUSED) from None
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    serve(args.host, args.port, scheduler=not args.no_scheduler)
+
+
+def register_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir serve` to the command line's subcommands."""
+    serve_cmd = commands.add_parser(
+        "serve", help="run the web service (pages, webhooks, inbound email) and the scheduler"
+    )
+    serve_cmd.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
+    serve_cmd.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0: any free"
+    )
+    serve_cmd.add_argument(
+        "--no-scheduler", action="store_true", help="do not run the scheduler in this process"
+    )
+    serve_cmd.set_defaults(func=cmd_serve)
+
+
+def cmd_scheduler(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise Refused(str(error)) from None
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
+        )
+    if args.once:
+        done = run_once(settings)
+        for game_id, results in done.timed_out.items():
+            for result in results:
+                print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")
+        for game_id, players in done.reminded.items():
+            print(f"{game_id}: reminded {', '.join(players)}")
+        return
+    try:
+        run_forever(settings)
+    except SchedulerRunning as error:
+        raise Refused(str(error)) from None
+
+
+def cmd_pause(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo = GameRepo(Path(args.game_dir))
+        game_id = snapshot(repo).game.id
+        with game_lock(settings, game_id):
+            _, pause, after = record_pause(repo, args.player, args.hours, args.reason, utc_now())
+        tz = zone(snapshot(repo).game.deadlines.timezone)
+    except (
+        SettingsError,
+        RepoError,
+        GameError,
+        GameFileError,
+        DeadlineError,
+        PauseRefused,
+    ) as error:
+        raise Refused(str(error)) from None
+    print(
+        f"{game_id}: clock paused for {pause.hours} hours from {local_text(pause.start, tz)} "
+        f"({pause.player}); the deadline is now {local_text(after.deadline, tz)}"
+    )
+
+
+def register_scheduler(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `pamir scheduler` and `pamir pause` to the command line's subcommands."""
+    run = commands.add_parser(
+        "scheduler", help="run deadlines, reminders, polls and mail retries (docs/scheduler.md)"
+    )
+    run.add_argument(
+        "--once", action="store_true", help="do what is due now, once, and exit (for cron)"
+    )
+    run.set_defaults(func=cmd_scheduler)
+
+    pause = commands.add_parser("pause", help="pause a game's clock (holidays), as a commit")
+    pause.add_argument("game_dir")
+    pause.add_argument("--as", dest="player", required=True, help="the player who pauses")
+    pause.add_argument("--hours", type=int, required=True, help="how long (whole hours)")
+    pause.add_argument("--reason", required=True, help="why (recorded in the game)")
+    pause.set_defaults(func=cmd_pause)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the service's commands to the `pamir` command line's subcommands."""
+    register_serve(commands)
+    register_scheduler(commands)

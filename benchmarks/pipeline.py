@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import os
 import statistics
 import tempfile
 import time
@@ -37,25 +36,25 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as home:
-        os.environ["PAMIR_HOME"] = home
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)  # the service's data folder: the secret, the private sections
         names = list(NAMES[: args.players])
         secret = hashlib.sha256(f"benchmark {args.seed}".encode()).hexdigest()
         players = [(n, f"{n}@example.org") for n in names]
-        repo = create_game(Path(home) / "games" / "bench", players, secret=secret)
+        repo = create_game(home / "games" / "bench", players, home=home, secret=secret)
         rng = seed_state(args.seed)
         timings: list[float] = []
-        state = position(snapshot(repo))
+        state = position(snapshot(repo), home)
         while state.phase != "over":
             choices = legal_seat_actions(state)
             rng, pick = below(rng, len(choices))
             seat, action = choices[pick]
             started = time.perf_counter()
-            submit(repo, state.name(seat), engine.format_action(action) + "\n")
+            submit(repo, state.name(seat), engine.format_action(action) + "\n", home=home)
             timings.append(time.perf_counter() - started)
             state = engine.apply(state, seat, action)
         started = time.perf_counter()
-        result = verify(repo)
+        result = verify(repo, home)
         verify_seconds = time.perf_counter() - started
     ms = [t * 1000 for t in timings]
     print(f"moves adjudicated: {len(ms)} ({args.players} players, seed {args.seed})")

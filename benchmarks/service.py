@@ -254,7 +254,7 @@ def host_game(
         settings, str(origin), list(emails.items()), game_id=game_id, secret=secret
     )
     try:
-        state = position(snapshot(repo))
+        state = position(snapshot(repo), settings.home)
     finally:
         repo.repo.close()
     players_clone = root / "players" / game_id
@@ -519,7 +519,7 @@ def main() -> int:
             for game in everything:
                 repo = GameRepo(game.origin)
                 try:
-                    if not verify(repo).ok:
+                    if not verify(repo, settings.home).ok:
                         unverified.append(game.game_id)
                 finally:
                     repo.repo.close()

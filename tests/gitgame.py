@@ -27,6 +27,7 @@ import engine
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import replay, snapshot
+from adjudicator.home.paths import home_from
 from engine.game import legal_seat_actions
 
 PAMIR = Path(sys.executable).parent / "pamir"
@@ -56,6 +57,11 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in ("PAMIR_FAULT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
     return home
+
+
+def current_home() -> Path:
+    """The PAMIR_HOME `isolate` set: the data folder of the service under test."""
+    return home_from(os.environ)
 
 
 def run(
@@ -154,7 +160,13 @@ def create(
     path: Path, names: Sequence[str] = TWO, *, bare: bool = False, secret: str = SECRET
 ) -> Path:
     """A new game, created in-process (the secret goes to the current PAMIR_HOME)."""
-    repo = create_game(path, [(n, f"{n}@example.org") for n in names], secret=secret, bare=bare)
+    repo = create_game(
+        path,
+        [(n, f"{n}@example.org") for n in names],
+        home=current_home(),
+        secret=secret,
+        bare=bare,
+    )
     repo.repo.close()
     return path
 
@@ -164,8 +176,8 @@ def full_state(path: Path, upto: int | None = None) -> engine.State:
     with opened(path) as repo:
         snap = snapshot(repo)
         if upto is None:
-            return position(snap)
-        return replay(snap, upto=upto)[0]
+            return position(snap, current_home())
+        return replay(snap, current_home(), upto=upto)[0]
 
 
 def next_number(path: Path) -> int:
@@ -207,11 +219,11 @@ def play(path: Path, moves: int, seed: int, *, whole_turn: bool = False) -> int:
     played = 0
     with opened(path) as repo:
         while played < moves:
-            state = position(snapshot(repo))
+            state = position(snapshot(repo), current_home())
             if state.phase == "over":
                 break
             player, text = bot_submission(state, rng, whole_turn=whole_turn)
-            submit(repo, player, text)
+            submit(repo, player, text, home=current_home())
             played += 1
     return played
 
@@ -219,7 +231,7 @@ def play(path: Path, moves: int, seed: int, *, whole_turn: bool = False) -> int:
 def copy_game(source: Path, source_home: Path, target: Path) -> Path:
     """A copy of a game repository, with its secret copied into the current PAMIR_HOME."""
     shutil.copytree(source, target, symlinks=True)
-    home = Path(os.environ["PAMIR_HOME"])
+    home = current_home()
     (home / "secrets").mkdir(exist_ok=True)
     for secret in (source_home / "secrets").iterdir():
         shutil.copy(secret, home / "secrets" / secret.name)

@@ -132,7 +132,10 @@ def new_game(
 ) -> tuple[GameRepo, Adjudication]:
     """A game under settings.games_dir; the adjudication of move 0 (its creation)."""
     repo = create_game(
-        settings.games_dir / game_id, [(n, email_of(n)) for n in names], secret=SECRET
+        settings.games_dir / game_id,
+        [(n, email_of(n)) for n in names],
+        home=settings.home,
+        secret=SECRET,
     )
     head = repo.head()
     assert head is not None

@@ -16,6 +16,7 @@ from gitgame import (
     changed_files,
     count_commits,
     create,
+    current_home,
     decider,
     full_state,
     git,
@@ -47,7 +48,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def bare(tmp_path: Path) -> Path:
     """A bare game with the hooks installed (in-process; the CLI path has its own test)."""
     path = create(tmp_path / "game.git", bare=True)
-    receive.install(path)
+    receive.install(path, current_home())
     return path
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from gitgame import bot_submission, git, isolate
+from gitgame import bot_submission, current_home, git, isolate
 from mailserver import (
     DOMAIN,
     MAIL_FROM,
@@ -58,8 +58,9 @@ def play_moves(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:
     rng = random.Random(seed)
     done: list[Adjudication] = []
     for _ in range(count):
-        player, text = bot_submission(position(snapshot(repo)), rng, whole_turn=True)
-        done.append(submit(repo, player, text))
+        state = position(snapshot(repo), current_home())
+        player, text = bot_submission(state, rng, whole_turn=True)
+        done.append(submit(repo, player, text, home=current_home()))
     return done
 
 
@@ -111,7 +112,7 @@ def test_private_sections_go_to_their_owner_only(home: Path) -> None:
         outgoing.notify(settings, repo, results[-1:])
         messages = {m["X-Pamir-Player"]: plain(m) for m in server.messages}
     assert sorted(messages) == list(names)
-    state = position(snapshot(repo))
+    state = position(snapshot(repo), home)
     hands = {name: engine.view(state, name)["players"][i]["hand"] for i, name in enumerate(names)}
     assert any(hands.values()), "the test needs cards in some hand"
     number = results[-1].number

@@ -185,7 +185,7 @@ def test_an_illegal_move_gets_the_engines_refusal_by_email(table: Table) -> None
     choice = options(report)[0]
     text = f"{choice}\npurchase 1\n"
     try:
-        apply_submission(position(snapshot(table.repo)), player, text)
+        apply_submission(position(snapshot(table.repo), table.settings.home), player, text)
     except MoveError as error:
         expected = str(error)
     else:

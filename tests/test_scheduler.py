@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from gitgame import SECRET, TWO, git, isolate
+from gitgame import SECRET, TWO, current_home, git, isolate
 from mailserver import free_port, mail_server, settings_for
 
 import engine
@@ -69,7 +69,7 @@ def settings(home: Path) -> Settings:
 def new_game(settings: Settings, game_id: str = "tt", turn_hours: int = 48) -> GameRepo:
     path = settings.games_dir / game_id
     players = [(n, f"{n}@example.org") for n in TWO]
-    return create_game(path, players, secret=SECRET, turn_hours=turn_hours)
+    return create_game(path, players, home=settings.home, secret=SECRET, turn_hours=turn_hours)
 
 
 def change_deadlines(repo: GameRepo, when: datetime, **deadlines: Any) -> str:
@@ -103,7 +103,7 @@ def decider(repo: GameRepo) -> str:
 
 def choose_loyalties(repo: GameRepo) -> None:
     for _ in TWO:
-        submit(repo, decider(repo), "loyalty british\n")
+        submit(repo, decider(repo), "loyalty british\n", home=current_home())
 
 
 def install(
@@ -127,7 +127,7 @@ def test_the_clock_starts_at_the_last_adjudicator_commit(settings: Settings) -> 
     assert first.clock.started == created
     assert first.clock.deadline == created + timedelta(hours=48)
     assert first.clock.reminder == created + timedelta(hours=36)
-    submit(repo, first.players[0], "loyalty british\n")
+    submit(repo, first.players[0], "loyalty british\n", home=current_home())
     second = waiting(repo)
     assert second is not None and second.move == 1
     assert second.players != first.players and second.kind == "loyalty"
@@ -182,7 +182,7 @@ def test_a_turn_that_times_out_is_passed_by_an_adjudicator_commit(settings: Sett
     pending = waiting(repo)
     assert pending is not None and pending.kind == "turn"
     (player,) = pending.players
-    done = apply_timeouts(repo, pending.clock.deadline)
+    done = apply_timeouts(repo, current_home(), pending.clock.deadline)
     assert len(done) == 1
     commit = repo.repo.commit("HEAD")
     assert commit.author.name == ADJUDICATOR.name
@@ -190,7 +190,7 @@ def test_a_turn_that_times_out_is_passed_by_an_adjudicator_commit(settings: Sett
     assert move_text(repo, 3) == ["pass"]
     after = waiting(repo)
     assert after is not None and after.kind == "turn" and after.players != pending.players
-    assert verify(repo).ok
+    assert verify(repo, current_home()).ok
 
 
 def test_with_on_timeout_standin_a_stand_in_plays_the_whole_turn(settings: Settings) -> None:
@@ -202,7 +202,7 @@ def test_with_on_timeout_standin_a_stand_in_plays_the_whole_turn(settings: Setti
     pending = waiting(repo)
     assert pending is not None and pending.kind == "turn"
     (player,) = pending.players
-    done = apply_timeouts(repo, pending.clock.deadline)
+    done = apply_timeouts(repo, current_home(), pending.clock.deadline)
     assert len(done) == 1
     assert repo.repo.commit("HEAD").author.name == ADJUDICATOR.name
     played = move_text(repo, 3)
@@ -210,21 +210,23 @@ def test_with_on_timeout_standin_a_stand_in_plays_the_whole_turn(settings: Setti
     assert f"the deadline passed: a stand-in played for {player}" in done[0].report
     after = waiting(repo)
     assert after is not None and after.players != pending.players
-    assert verify(repo).ok
+    assert verify(repo, current_home()).ok
 
 
 def test_against_wakhan_a_timeout_answers_one_turn_only(settings: Settings) -> None:
     """With one player against Wakhan, the player's next turn comes straight after
     Wakhan's; it is a new decision with its own clock, not part of the timed-out one."""
     players = [("alice", "alice@example.org")]
-    repo = create_game(settings.games_dir / "wk", players, secret=SECRET, wakhan=True)
-    submit(repo, "alice", "loyalty british\n")
+    repo = create_game(
+        settings.games_dir / "wk", players, home=settings.home, secret=SECRET, wakhan=True
+    )
+    submit(repo, "alice", "loyalty british\n", home=current_home())
     pending = waiting(repo)
     assert pending is not None and pending.kind == "turn" and pending.players == ("alice",)
-    done = apply_timeouts(repo, pending.clock.deadline)
+    done = apply_timeouts(repo, current_home(), pending.clock.deadline)
     assert len(done) == 1
     assert move_text(repo, done[0].number) == ["pass"]
-    assert verify(repo).ok
+    assert verify(repo, current_home()).ok
 
 
 def bribe_path(state: engine.State) -> list[tuple[int, str]]:
@@ -249,7 +251,7 @@ def bribe_path(state: engine.State) -> list[tuple[int, str]]:
 
 def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings) -> None:
     repo = new_game(settings)
-    state = position(snapshot(repo))
+    state = position(snapshot(repo), current_home())
     path = bribe_path(state)
     while path:  # one move file per run of one player's actions
         seat = path[0][0]
@@ -260,8 +262,8 @@ def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings
             ]
         ]
         path = path[len(run) :]
-        submit(repo, state.name(seat), "\n".join(run) + "\n")
-    state = position(snapshot(repo))
+        submit(repo, state.name(seat), "\n".join(run) + "\n", home=current_home())
+    state = position(snapshot(repo), current_home())
     decision = engine.pending(state)
     assert decision is not None and decision.kind == "bribe"
     amount = state.stack[-1]["amount"]
@@ -270,12 +272,12 @@ def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings
     pending = waiting(repo)
     assert pending is not None and pending.players == (ruler,)
     number = snapshot(repo).next_number
-    assert apply_timeouts(repo, pending.clock.deadline - SECOND) == []
-    done = apply_timeouts(repo, pending.clock.deadline + SECOND)
+    assert apply_timeouts(repo, current_home(), pending.clock.deadline - SECOND) == []
+    done = apply_timeouts(repo, current_home(), pending.clock.deadline + SECOND)
     assert [d.number for d in done] == [number]
     assert move_text(repo, number) == [f"demand {amount}"]
     assert subject(repo).startswith(f"Move {number} for {ruler} (deadline passed): demand {amount}")
-    after = engine.pending(position(snapshot(repo)))
+    after = engine.pending(position(snapshot(repo), current_home()))
     assert after is None or after.kind != "bribe"
 
 
@@ -322,7 +324,7 @@ def test_no_timeout_while_pushed_moves_wait(settings: Settings) -> None:
     pending = waiting(repo)
     assert pending is not None and pending.pushed
     head = repo.head()
-    assert apply_timeouts(repo, pending.clock.deadline + timedelta(days=1)) == []
+    assert apply_timeouts(repo, current_home(), pending.clock.deadline + timedelta(days=1)) == []
     assert repo.head() == head
 
 
@@ -400,7 +402,7 @@ def test_a_pause_is_a_commit_that_moves_the_deadline(settings: Settings) -> None
     assert after.started == before.clock.started  # a pause does not restart the clock
     assert sched.run_deadline(settings, "tt", before.clock.deadline) == []
     assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
-    assert verify(repo).ok
+    assert verify(repo, current_home()).ok
 
 
 def test_pauses_beyond_the_limits_are_refused_and_commit_nothing(settings: Settings) -> None:
@@ -487,7 +489,7 @@ def test_refresh_follows_the_game(settings: Settings) -> None:
     now = datetime.now(UTC)
     scheduler = sched.build_scheduler(settings, clock=lambda: now)
     old = jobs(scheduler)["deadline:tt"]
-    submit(repo, decider(repo), "loyalty afghan\n")
+    submit(repo, decider(repo), "loyalty afghan\n", home=current_home())
     sched.refresh_game(scheduler, settings, "tt")
     pending = waiting(repo)
     assert pending is not None
@@ -534,7 +536,7 @@ def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Setti
         f"Move 2 for {second} (deadline passed): loyalty afghan",
     ]
     assert all(c.author.name == ADJUDICATOR.name for c in repo.log()[1:3])
-    assert position(snapshot(repo)).phase == "play"
+    assert position(snapshot(repo), current_home()).phase == "play"
 
 
 def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(

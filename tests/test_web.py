@@ -8,6 +8,7 @@ random bots through the pipeline.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -15,7 +16,18 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from gitgame import SECRET, THREE, create, decider, full_state, isolate, opened, play, state_json
+from gitgame import (
+    SECRET,
+    THREE,
+    create,
+    current_home,
+    decider,
+    full_state,
+    isolate,
+    opened,
+    play,
+    state_json,
+)
 from liveserver import fetch, serving
 
 from adjudicator.games import pipeline
@@ -240,7 +252,8 @@ def test_player_text_in_refusals_and_reports_cannot_inject_markup(
     with opened(path) as repo:
         files = {f"moves/{n:04d}-{player}.txt": f"{t}\n".encode() for n, t in enumerate(hostile, 1)}
         repo.commit(files, "pushed moves", parent=repo.head())
-        refused = pipeline.adjudicate_pending(repo)  # each recorded as refused, quoting it
+        # Each recorded as refused, quoting it.
+        refused = pipeline.adjudicate_pending(repo, current_home())
     assert len(refused) == 3
     with serving(create_app({"home": root})) as site:
         urls = ["/", "/games/hostile", *(f"/games/hostile/turns/{n}" for n in (1, 2, 3))]
@@ -337,3 +350,36 @@ def test_an_emailed_move_is_adjudicated(tmp_path: Path, monkeypatch: pytest.Monk
     assert reply.json()["result"]["status"] == "accepted"
     assert state_json(path)["move"] == 1
     assert json.dumps(again.json()["result"]["duplicate"]) == "true"
+
+
+def test_two_applications_in_one_process_keep_their_data_folders_apart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An application finds a game's secret, and writes the private sections, in its own
+    home: making another application (with another home) later in the same process
+    changes neither that nor PAMIR_HOME."""
+    first = isolate(tmp_path, monkeypatch)
+    second = tmp_path / "second-home"
+    second.mkdir()
+    path = create(first / "games" / "twohomes")
+    player, options = decider(full_state(path))
+    message = EmailMessage()
+    message["From"] = f"{player} <{player}@example.org>"
+    message["To"] = reply_address(load_settings({"home": first}), "twohomes", player)
+    message["Subject"] = "Re: twohomes"
+    message["Message-ID"] = "<two-homes-1@example.org>"
+    message.set_content(options[0] + "\n")
+    app = create_app({"home": first})
+    create_app({"home": second})
+    assert Path(os.environ["PAMIR_HOME"]) == first
+    with serving(app) as site:
+        reply = fetch(
+            f"{site}/inbound/email", message.as_bytes(), {"Content-Type": "message/rfc822"}
+        )
+    assert reply.status == 200, reply.text
+    assert reply.json()["result"]["status"] == "accepted"
+    assert state_json(path)["move"] == 1
+    assert sorted(p.name for p in (first / "private" / "twohomes").iterdir())[-1].startswith(
+        "0001-"
+    )
+    assert not (second / "private").exists()

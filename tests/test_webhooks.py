@@ -25,6 +25,7 @@ import tomli_w
 from gitgame import (
     SECRET,
     count_commits,
+    current_home,
     decider,
     full_state,
     git,
@@ -115,7 +116,7 @@ def player_clone(game: Hosted, name: str) -> Path:
 def state_after_pushes(game: Hosted) -> engine.State:
     """The position once every move file on the forge's main is played, pending or not."""
     with opened(player_clone(game, "reader")) as repo:
-        return replay(snapshot(repo))[0]
+        return replay(snapshot(repo), current_home())[0]
 
 
 def push_move(game: Hosted, text: str | None = None, *, player: str | None = None) -> int:
@@ -185,7 +186,7 @@ def test_a_signed_push_is_adjudicated_and_pushed_back_to_the_forge(
     assert is_adjudicated_to(game, number)
     assert head(game.service) == head(game.origin)
     with opened(game.origin) as repo:
-        assert verify(repo).ok
+        assert verify(repo, current_home()).ok
 
 
 def test_several_moves_in_one_push_are_adjudicated_in_order(site: str, game: Hosted) -> None:
@@ -295,10 +296,10 @@ def test_a_push_while_adjudicating_is_caught_up_by_a_retry(
     real = pipeline.adjudicate_pending
     pushed: list[int] = []
 
-    def adjudicate_while_a_player_pushes(repo: GameRepo) -> list[Any]:
+    def adjudicate_while_a_player_pushes(repo: GameRepo, home: Path) -> list[Any]:
         if not pushed:  # the forge moves on while the service adjudicates move 1
             pushed.append(push_move(game))
-        return real(repo)
+        return real(repo, home)
 
     monkeypatch.setattr(pipeline, "adjudicate_pending", adjudicate_while_a_player_pushes)
 
@@ -311,7 +312,7 @@ def test_a_push_while_adjudicating_is_caught_up_by_a_retry(
     assert git(game.origin, "rev-list", "--merges", "main").strip() == ""  # linear history
     assert count_commits(game.origin) == 5  # new game, two moves, two adjudications
     with opened(game.origin) as repo:
-        assert verify(repo).ok
+        assert verify(repo, current_home()).ok
 
 
 def test_concurrent_deliveries_for_one_game_are_serialized(site: str, game: Hosted) -> None:
@@ -335,7 +336,7 @@ def test_concurrent_deliveries_for_one_game_are_serialized(site: str, game: Host
     assert count_commits(game.origin) == 1 + 2 * len(moves)
     assert head(game.service) == head(game.origin)
     with opened(game.origin) as repo:
-        assert verify(repo).ok
+        assert verify(repo, current_home()).ok
 
 
 def test_a_delivery_waits_for_its_game_while_other_games_proceed(
@@ -364,7 +365,8 @@ def test_unpushed_service_moves_are_submitted_again_on_top(
     """A move the service committed itself (by email, say) while the forge moved on."""
     with opened(game.service) as repo:
         decides, options = decider(full_state(game.service))
-        pipeline.submit(repo, decides, options[0] + "\n")  # move 1, not on the forge yet
+        # Move 1, not on the forge yet.
+        pipeline.submit(repo, decides, options[0] + "\n", home=current_home())
     other = "alice" if decides == "bob" else "bob"
     push_move(game, "pass\n", player=other)  # move 1 on the forge, not playable now
 
@@ -377,7 +379,7 @@ def test_unpushed_service_moves_are_submitted_again_on_top(
     assert files == [f"moves/0001-{other}.txt", f"moves/0002-{decides}.txt"]
     assert is_adjudicated_to(game, 2)
     with opened(game.origin) as repo:
-        assert verify(repo).ok
+        assert verify(repo, current_home()).ok
 
 
 def test_an_unpushed_service_move_that_no_longer_applies_is_dropped(
@@ -385,7 +387,8 @@ def test_an_unpushed_service_move_that_no_longer_applies_is_dropped(
 ) -> None:
     with opened(game.service) as repo:
         decides, options = decider(full_state(game.service))
-        pipeline.submit(repo, decides, options[0] + "\n")  # by email, say; not on the forge
+        # By email, say; not on the forge.
+        pipeline.submit(repo, decides, options[0] + "\n", home=current_home())
     push_move(game, options[1] + "\n", player=decides)  # the same decision, pushed first
 
     reply = deliver(site, game, "delivery-1")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ from adjudicator.games.repo import GameRepo, RepoError, StaleHead
 from adjudicator.games.rollback import RollbackRefused, rollback
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.verify import verify
+from adjudicator.home.paths import home_from
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.hooks import receive
 from adjudicator.mail import outgoing
@@ -149,7 +151,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
     if args.players is None:
         args.players = 2 if args.wakhan else 3
     try:
-        load_settings()
+        settings = load_settings()
     except SettingsError as error:
         raise Refused(str(error)) from None
     if args.wakhan and not 1 <= args.players <= 2:
@@ -161,7 +163,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
             raise Refused("--log-only does not play Wakhan; leave one of them out")
         demo.run(players=args.players, seed=args.seed)
     else:
-        demo.run_pipeline(players=args.players, seed=args.seed, wakhan=args.wakhan)
+        demo.run_pipeline(settings, players=args.players, seed=args.seed, wakhan=args.wakhan)
 
 
 def _mail(repo: GameRepo, results: list[Adjudication]) -> None:
@@ -171,6 +173,13 @@ def _mail(repo: GameRepo, results: list[Adjudication]) -> None:
         outgoing.notify(load_settings(), repo, results)
     except Exception as error:  # the move stands; `pamir outbox --send` retries
         print(f"the reports were not mailed: {error}", file=sys.stderr)
+
+
+def _home() -> Path:
+    """The data folder PAMIR_HOME names, as `load_settings` finds it. The commands on
+    game repositories need only the folder, so a bad setting in pamir.toml (checked by
+    the service's commands) does not stop them."""
+    return home_from(os.environ)
 
 
 def _repo(path: str) -> GameRepo:
@@ -194,6 +203,7 @@ def cmd_new(args: argparse.Namespace) -> None:
         repo = create_game(
             Path(args.game_dir),
             players,
+            home=_home(),
             secret=secret,
             bare=args.bare,
             game_id=args.id,
@@ -211,7 +221,7 @@ def cmd_new(args: argparse.Namespace) -> None:
 def cmd_move(args: argparse.Namespace) -> None:
     repo = _repo(args.game_dir)
     try:
-        done = submit(repo, args.player, _read(args.file), expected=args.expect)
+        done = submit(repo, args.player, _read(args.file), home=_home(), expected=args.expect)
     except Refusal as refusal:
         raise Refused(str(refusal)) from None
     except (GameError, StaleHead) as error:
@@ -223,7 +233,7 @@ def cmd_move(args: argparse.Namespace) -> None:
 
 def cmd_game_legal(args: argparse.Namespace) -> None:
     try:
-        state = position(snapshot(_repo(args.game_dir)))
+        state = position(snapshot(_repo(args.game_dir)), _home())
     except GameError as error:
         raise Refused(str(error)) from None
     for player, action in engine.legal_actions(state):
@@ -242,7 +252,7 @@ def cmd_log(args: argparse.Namespace) -> None:
 
 def cmd_verify(args: argparse.Namespace) -> None:
     try:
-        result = verify(_repo(args.game_dir))
+        result = verify(_repo(args.game_dir), _home())
     except GameError as error:
         raise Refused(str(error)) from None
     if not result.ok:
@@ -254,7 +264,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
 
 def cmd_rollback(args: argparse.Namespace) -> None:
     try:
-        commit = rollback(_repo(args.game_dir), args.to, args.reason)
+        commit = rollback(_repo(args.game_dir), args.to, args.reason, home=_home())
     except (RollbackRefused, GameError) as error:
         raise Refused(str(error)) from None
     print(f"rolled back to move {args.to} in commit {commit[:10]}")
@@ -263,16 +273,16 @@ def cmd_rollback(args: argparse.Namespace) -> None:
 def cmd_hook(args: argparse.Namespace) -> None:
     if args.hook_command == "install":
         try:
-            for path in receive.install(Path(args.bare_repo)):
+            for path in receive.install(Path(args.bare_repo), _home()):
                 print(f"installed {path}")
         except (GameError, RepoError) as error:
             raise Refused(str(error)) from None
         return
     repo = GameRepo(Path("."))  # git runs hooks inside the bare repository
     if args.hook_command == "pre-receive":
-        status = receive.pre_receive(repo, sys.stdin, sys.stderr)
+        status = receive.pre_receive(repo, _home(), sys.stdin, sys.stderr)
     else:
-        status = receive.post_receive(repo, sys.stderr)
+        status = receive.post_receive(repo, _home(), sys.stderr)
     raise SystemExit(status)
 
 

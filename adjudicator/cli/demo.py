@@ -14,8 +14,7 @@ import engine
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
-from adjudicator.home.paths import games_dir
-from adjudicator.home.settings import load_settings
+from adjudicator.home.settings import Settings
 from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
 from engine.game import legal_seat_actions, step
 from engine.notation import format_action
@@ -80,8 +79,8 @@ def run(players: int = 3, seed: int = 2026) -> State:
     return state
 
 
-def fresh_game_dir(seed: int) -> Path:
-    base = games_dir() / f"demo-{seed}"
+def fresh_game_dir(games: Path, seed: int) -> Path:
+    base = games / f"demo-{seed}"
     path, n = base, 1
     while path.exists():
         n += 1
@@ -105,24 +104,28 @@ def bot_submission(state: State, rng: int) -> tuple[int, str, str]:
     return rng, state.name(seat), "\n".join(lines) + "\n"
 
 
-def run_pipeline(players: int = 3, seed: int = 2026, *, wakhan: bool = False) -> Path:
-    """Play a complete game through the real pipeline: every move file is a Git commit."""
-    path = fresh_game_dir(seed)
+def run_pipeline(
+    settings: Settings, players: int = 3, seed: int = 2026, *, wakhan: bool = False
+) -> Path:
+    """Play a complete game through the real pipeline, in the games of `settings.home`:
+    every move file is a Git commit."""
+    home = settings.home
+    path = fresh_game_dir(settings.games_dir, seed)
     names = list(NAMES[:players])
     secret = hashlib.sha256(f"pamir demo {seed} {path.name}".encode()).hexdigest()
     people = [(n, f"{n}@example.org") for n in names]
-    repo = create_game(path, people, secret=secret, wakhan=wakhan)
+    repo = create_game(path, people, home=home, secret=secret, wakhan=wakhan)
     against = " against Wakhan" if wakhan else ""
     print(f"Pax Pamir demo: {players} bots play a complete game{against} through Git (seed {seed})")
     print(f"game repository: {path}")
     rng = seed_state(seed)
     moves = 0
     while True:
-        state = position(snapshot(repo))
+        state = position(snapshot(repo), home)
         if state.phase == "over":
             break
         rng, author, text = bot_submission(state, rng)
-        done = submit(repo, author, text)
+        done = submit(repo, author, text, home=home)
         moves += 1
         summary = "; ".join(text.split("\n")[:-1])
         print(f"  move {done.number:4d} {author:<6} {summary}")
@@ -131,11 +134,10 @@ def run_pipeline(players: int = 3, seed: int = 2026, *, wakhan: bool = False) ->
     for p in final["players"]:
         print(f"  {p['name']:<6} {p['loyalty']:<8} VP {p['vp']:>2}  rupees {p['rupees']:>2}")
     print(f"Winner: {' and '.join(final['winners'])}")
-    result = verify(repo)
+    result = verify(repo, home)
     outcome = "ok" if result.ok else result.divergence
     print(f"pamir verify: {outcome} (secret revealed: {result.revealed})")
     print(f"\nrepository: {path}\nreports:    {path / 'reports'}")
     print(f"history:    pamir log {path}")
-    settings = load_settings()
     print(f"web page:   {settings.base_url}/games/{snapshot(repo).game.id} (after: pamir serve)")
     return path

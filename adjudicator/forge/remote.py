@@ -281,7 +281,7 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
 # -- Keeping the clone in step ---------------------------------------------------------------
 
 
-def _attempt(repo: GameRepo, upstream: str) -> Update:
+def _attempt(repo: GameRepo, home: Path, upstream: str) -> Update:
     """Bring main onto `upstream`, adjudicate and resubmit; the result is not pushed yet."""
     update = Update()
     local = repo.head()
@@ -294,11 +294,11 @@ def _attempt(repo: GameRepo, upstream: str) -> Update:
         _move_to(repo, upstream, local)
     else:
         repo.sync_worktree()  # ahead of the forge: only a push is missing
-    update.results.extend(pipeline.adjudicate_pending(repo))
+    update.results.extend(pipeline.adjudicate_pending(repo, home))
     for move in replays:
         try:
             update.results.append(
-                pipeline.submit(repo, move.player, move.text, on_behalf=move.on_behalf)
+                pipeline.submit(repo, move.player, move.text, home=home, on_behalf=move.on_behalf)
             )
         except Refusal as refusal:
             update.refused.append(RefusedMove(None, move.player, str(refusal), move.text))
@@ -309,15 +309,15 @@ def _attempt(repo: GameRepo, upstream: str) -> Update:
     return update
 
 
-def update(repo: GameRepo, *, attempts: int = MAX_ATTEMPTS) -> Update:
+def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Update:
     """Fetch, fast-forward, adjudicate, push back; retry when the push is not a
-    fast-forward. The caller holds the game's lock."""
+    fast-forward. The caller holds the game's lock; `home` is the service's data folder."""
     if repo.bare or origin_url(repo) is None:
         raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
     upstream = _fetch(repo)
     dropped: list[RefusedMove] = []  # our own moves no longer legal: gone for good
     for attempt in range(1, attempts + 1):
-        result = _attempt(repo, upstream)
+        result = _attempt(repo, home, upstream)
         result.attempts = attempt
         dropped += [r for r in result.refused if r.number is None and r not in dropped]
         result.refused = [*(r for r in result.refused if r.number is not None), *dropped]
@@ -354,7 +354,13 @@ def create_remote_game(
     `url`, which becomes the clone's `origin`."""
     path = settings.games_dir / game_id
     repo = pipeline.create_game(
-        path, players, secret=secret, game_id=game_id, turn_hours=turn_hours, timezone=timezone
+        path,
+        players,
+        home=settings.home,
+        secret=secret,
+        game_id=game_id,
+        turn_hours=turn_hours,
+        timezone=timezone,
     )
     _git(repo, "remote", "add", ORIGIN, url)
     if not _push(repo):
@@ -390,7 +396,7 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
             found = snap.game.id
             if game_id is not None and game_id != found:
                 raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
-            game_seed(snap)  # refuses a game whose secret this service does not hold
+            game_seed(snap, settings.home)  # refuses a game whose secret this service does not hold
         finally:
             repo.repo.close()
         target = settings.games_dir / found

@@ -9,6 +9,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import engine
@@ -70,9 +71,10 @@ def report_for(
     return reports.public_report(snap.game.id, title, view, happened, deadline)
 
 
-def write_private_sections(snap: Snapshot, number: int, state: engine.State) -> None:
-    """Each player's own section, kept in PAMIR_HOME (never in the repository)."""
-    folder = private_dir(snap.game.id)
+def write_private_sections(home: Path, snap: Snapshot, number: int, state: engine.State) -> None:
+    """Each player's own section, kept in the service's data folder `home` (never in the
+    repository)."""
+    folder = private_dir(home, snap.game.id)
     folder.mkdir(parents=True, exist_ok=True)
     upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
     for name in snap.game.names:

@@ -53,7 +53,7 @@ ENGINE_VERSION = engine.__version__
 
 
 def _adjudicated_files(
-    snap: Snapshot, move: MoveName, outcome: Outcome, when: datetime
+    home: Path, snap: Snapshot, move: MoveName, outcome: Outcome, when: datetime
 ) -> tuple[dict[str, bytes | None], str, str]:
     """The files an adjudicated move changes: state, report, and the reveal at the end."""
     last = {
@@ -71,15 +71,16 @@ def _adjudicated_files(
         f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
     }
     if outcome.state.phase == "over":
-        secret = load_secret(snap.game.id)
+        secret = load_secret(home, snap.game.id)
         if secret is not None:
             files[REVEAL_FILE] = tomli_w.dumps({"secret": secret}).encode()
     return files, state_text, report
 
 
-def position(snap: Snapshot) -> engine.State:
-    """The full position after the last adjudicated move."""
-    state, _ = replay(snap, upto=snap.adjudicated)
+def position(snap: Snapshot, home: Path) -> engine.State:
+    """The full position after the last adjudicated move (the game's secret, until it is
+    revealed, is in the service's data folder `home`)."""
+    state, _ = replay(snap, home, upto=snap.adjudicated)
     return state
 
 
@@ -88,13 +89,15 @@ def submit(
     author: str,
     text: str,
     *,
+    home: Path,
     expected: int | None = None,
     on_behalf: str | None = None,
 ) -> Adjudication:
     """Adjudicate a move file for `author`: one commit with the move, state and report.
 
     `on_behalf` is set when the service itself submits for the player (a deadline passed,
-    a stand-in): the commit is then the adjudicator's and says why.
+    a stand-in): the commit is then the adjudicator's and says why. `home` is the
+    service's data folder (the game's secret, the players' private sections).
     """
     repo.sync_worktree()
     snap = snapshot(repo)
@@ -115,8 +118,8 @@ def submit(
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
         raise Refusal("game-over", "the game is over and its secret revealed")
     if rollback_request(text) is not None:
-        return handle_request(repo, snap, move, text)
-    state = position(snap)
+        return handle_request(repo, snap, move, text, home=home)
+    state = position(snap, home)
     if state.phase == "over":
         raise Refusal("game-over", "the game is over; no move can be submitted")
     try:
@@ -124,7 +127,7 @@ def submit(
     except engine.MoveError as error:
         raise Refusal(error.code, error.describe(), text=str(error)) from None
     when = now()
-    files, state_text, report = _adjudicated_files(snap, move, outcome, when)
+    files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
     files[move.path] = text.encode()
     if on_behalf is None:
         message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
@@ -135,12 +138,13 @@ def submit(
     commit = repo.commit(
         files, message + trailers(number, state_text), parent=snap.commit, author=by, when=when
     )
-    write_private_sections(snap, number, outcome.state)
+    write_private_sections(home, snap, number, outcome.state)
     return Adjudication(number, commit, report)
 
 
-def adjudicate_pending(repo: GameRepo) -> list[Adjudication]:
-    """Adjudicate pushed move files in order, one adjudicator commit each."""
+def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
+    """Adjudicate pushed move files in order, one adjudicator commit each (`home`: the
+    service's data folder)."""
     done: list[Adjudication] = []
     while True:
         snap = snapshot(repo)
@@ -151,30 +155,32 @@ def adjudicate_pending(repo: GameRepo) -> list[Adjudication]:
         text = snap.text(move)
         try:
             if rollback_request(text) is not None:
-                done.append(handle_request(repo, snap, move, text, pushed=True))
+                done.append(handle_request(repo, snap, move, text, home=home, pushed=True))
                 continue
-            outcome = apply_submission(position(snap), move.player, text)
+            outcome = apply_submission(position(snap, home), move.player, text)
         except (Refusal, engine.MoveError) as error:
             # Pushed and accepted, yet not playable now: record the refusal so that the
             # game goes on and the author learns why.
-            done.append(record_refusal(repo, snap, move, str(error)))
+            done.append(record_refusal(repo, home, snap, move, str(error)))
             continue
         when = now()
-        files, state_text, report = _adjudicated_files(snap, move, outcome, when)
+        files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
         message = f"Adjudicate move {move.number} by {move.player}: {'; '.join(outcome.actions)}"
         commit = repo.commit(
             files, message + trailers(move.number, state_text), parent=snap.commit, when=when
         )
-        write_private_sections(snap, move.number, outcome.state)
+        write_private_sections(home, snap, move.number, outcome.state)
         done.append(Adjudication(move.number, commit, report))
 
 
-def record_refusal(repo: GameRepo, snap: Snapshot, move: MoveName, reason: str) -> Adjudication:
+def record_refusal(
+    repo: GameRepo, home: Path, snap: Snapshot, move: MoveName, reason: str
+) -> Adjudication:
     """Commit that a pushed move was refused: it stays in the repository, replays skip it."""
     rollbacks = Rollbacks(
         snap.rollbacks.done, snap.rollbacks.proposal, [*snap.rollbacks.refused, move.number]
     )
-    state = position(snap)
+    state = position(snap, home)
     happened = [f"move {move.number} by {move.player} was refused: {reason}"]
     last = {"number": move.number, "player": move.player, "refused": reason}
     state_text = state_document(snap.game.id, move.number, last, state)
@@ -189,7 +195,7 @@ def record_refusal(repo: GameRepo, snap: Snapshot, move: MoveName, reason: str) 
     commit = repo.commit(
         files, message + trailers(move.number, state_text), parent=snap.commit, when=when
     )
-    write_private_sections(snap, move.number, state)
+    write_private_sections(home, snap, move.number, state)
     return Adjudication(move.number, commit, report)
 
 
@@ -197,6 +203,7 @@ def create_game(
     path: Path,
     players: list[tuple[str, str]],
     *,
+    home: Path,
     secret: str | None = None,
     bare: bool = False,
     game_id: str | None = None,
@@ -205,7 +212,8 @@ def create_game(
     timezone: str = "UTC",
     wakhan: bool = False,
 ) -> GameRepo:
-    """Create a game repository with its first adjudicator commit; keep the secret."""
+    """Create a game repository with its first adjudicator commit; keep the secret in the
+    service's data folder `home`."""
     check_player_names([name for name, _ in players], wakhan=wakhan)
     identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
     if secret is not None and not secret.strip():
@@ -227,7 +235,7 @@ def create_game(
         }
     )
     state = initial_state(game, seed_from(secret))
-    if secret_path(identifier).exists():
+    if secret_path(home, identifier).exists():
         raise FileExistsError(f"this service already has a game {identifier!r}; choose --id")
     if not secret.isascii() or not secret:
         raise ValueError("the secret must be non-empty ASCII text")
@@ -235,7 +243,7 @@ def create_game(
     if bare:  # history is never rewritten: refuse forced pushes and deletions
         repo.repo.git.config("receive.denyNonFastForwards", "true")
         repo.repo.git.config("receive.denyDeletes", "true")
-    store_secret(identifier, secret)
+    store_secret(home, identifier, secret)
     state_text = state_document(identifier, 0, None, state)
     when = now()
     snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
@@ -247,7 +255,7 @@ def create_game(
         "README.md": readme(game).encode(),
     }
     repo.commit(files, f"New game {identifier}" + trailers(0, state_text), parent=None, when=when)
-    write_private_sections(snap, 0, state)
+    write_private_sections(home, snap, 0, state)
     return repo
 
 

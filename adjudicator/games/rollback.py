@@ -10,6 +10,7 @@ as undone, with the reason, and replays skip them. Two ways in:
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 from adjudicator.games.moves import MoveName, rollback_request
 from adjudicator.games.outputs import (
@@ -73,6 +74,7 @@ def _undo(snap: Snapshot, to: int, reason: str, by: str, number: int) -> Rollbac
 
 
 def _files(
+    home: Path,
     snap: Snapshot,
     number: int,
     rollbacks: Rollbacks,
@@ -81,10 +83,10 @@ def _files(
     when: datetime,
 ) -> tuple[dict[str, bytes | None], str]:
     after = Snapshot(snap.repo, snap.commit, snap.game, snap.moves, rollbacks, number)
-    state, _ = replay(after, upto=number)
+    state, _ = replay(after, home, upto=number)
     state_text = state_document(snap.game.id, number, {"rollback": happened}, state)
     report = report_for(after, number, title, state, happened, when)
-    write_private_sections(after, number, state)
+    write_private_sections(home, after, number, state)
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
@@ -144,12 +146,18 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
 
 
 def handle_request(
-    repo: GameRepo, snap: Snapshot, move: MoveName, text: str, *, pushed: bool = False
+    repo: GameRepo,
+    snap: Snapshot,
+    move: MoveName,
+    text: str,
+    *,
+    home: Path,
+    pushed: bool = False,
 ) -> Adjudication:
     """Adjudicate a move file that proposes or agrees to a rollback (or refuse it)."""
     rollbacks, happened, title = plan_request(snap, move, text)
     when = now()
-    files, state_text = _files(snap, move.number, rollbacks, title, happened, when)
+    files, state_text = _files(home, snap, move.number, rollbacks, title, happened, when)
     entry = snap.game.player(move.player)
     if not pushed:
         files[move.path] = text.encode()
@@ -170,8 +178,9 @@ def rollback_note(to: int, reason: str) -> str:
     return f"rolled back to the position after move {to}: {reason}"
 
 
-def rollback(repo: GameRepo, to: int, reason: str) -> str:
-    """Return the game to the position after move `to`; return the new commit."""
+def rollback(repo: GameRepo, to: int, reason: str, *, home: Path) -> str:
+    """Return the game to the position after move `to`; return the new commit. `home`
+    is the service's data folder (the game's secret, the players' private sections)."""
     if not reason.strip():
         raise RollbackRefused("no-reason", "a rollback needs a reason (--reason)")
     repo.sync_worktree()
@@ -183,7 +192,7 @@ def rollback(repo: GameRepo, to: int, reason: str) -> str:
     rollbacks = _undo(snap, to, reason, "adjudicator", number)
     happened = [rollback_note(to, reason)]
     when = now()
-    files, _ = _files(snap, number, rollbacks, f"rollback to move {to}", happened, when)
+    files, _ = _files(home, snap, number, rollbacks, f"rollback to move {to}", happened, when)
     del files[f"{REPORTS_DIR}/{number:04d}.md"]  # the report of move N stays as it was
     message = f"Roll back to move {to}: {reason}\n\nPamir-Rollback: {to}\n"
     return repo.commit(files, message, parent=snap.commit, when=when)

@@ -32,12 +32,13 @@ def seed_from(secret: str) -> int:
     return int.from_bytes(digest[:8], "big") & ((1 << SEED_BITS) - 1)
 
 
-def secret_path(game_id: str) -> Path:
-    return secrets_dir() / f"{game_id}.secret"
+def secret_path(home: Path, game_id: str) -> Path:
+    """Where the service whose data folder is `home` keeps the game's secret."""
+    return secrets_dir(home) / f"{game_id}.secret"
 
 
-def store_secret(game_id: str, secret: str) -> Path:
-    path = secret_path(game_id)
+def store_secret(home: Path, game_id: str, secret: str) -> Path:
+    path = secret_path(home, game_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         raise FileExistsError(f"a secret for game {game_id!r} already exists at {path}")
@@ -46,8 +47,8 @@ def store_secret(game_id: str, secret: str) -> Path:
     return path
 
 
-def load_secret(game_id: str) -> str | None:
-    path = secret_path(game_id)
+def load_secret(home: Path, game_id: str) -> str | None:
+    path = secret_path(home, game_id)
     if not path.exists():
         return None
     return path.read_text(encoding="ascii").strip()

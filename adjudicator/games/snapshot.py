@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import tomli_w
@@ -124,14 +125,15 @@ def _canonical(game: GameFile, move: MoveName) -> MoveName:
         return move
 
 
-def game_seed(snap: Snapshot, *, reveal_at: str | None = None) -> int:
-    """The engine seed: from the revealed secret, else from the service's secret.
+def game_seed(snap: Snapshot, home: Path, *, reveal_at: str | None = None) -> int:
+    """The engine seed: from the revealed secret, else from the secret the service whose
+    data folder is `home` keeps.
 
     The reveal is looked for at `reveal_at` (default: the snapshot's commit); verify looks
     at the tip, since the secret revealed at the end seeds every earlier position too.
     """
     revealed = snap.repo.read(REVEAL_FILE, reveal_at or snap.commit)
-    secret = tomllib.loads(revealed)["secret"] if revealed else load_secret(snap.game.id)
+    secret = tomllib.loads(revealed)["secret"] if revealed else load_secret(home, snap.game.id)
     if secret is None:
         raise GameError(
             f"the secret seed of game {snap.game.id!r} is not in this service's PAMIR_HOME "
@@ -157,9 +159,15 @@ def initial_state(game: GameFile, seed: int) -> engine.State:
     return state
 
 
-def replay(snap: Snapshot, *, upto: int | None = None) -> tuple[engine.State, dict[int, Outcome]]:
-    """The full position after every effective move (up to move `upto`), and each outcome."""
-    state = initial_state(snap.game, game_seed(snap))
+def replay(
+    snap: Snapshot, home: Path, *, upto: int | None = None
+) -> tuple[engine.State, dict[int, Outcome]]:
+    """The full position after every effective move (up to move `upto`), and each outcome.
+
+    `home` is the data folder of the service that holds the game's secret (unless the
+    game revealed it).
+    """
+    state = initial_state(snap.game, game_seed(snap, home))
     outcomes: dict[int, Outcome] = {}
     undone = snap.rollbacks.undone
     for move in snap.moves:

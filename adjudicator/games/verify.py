@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import engine
 from adjudicator.games.moves import apply_submission, rollback_request
@@ -75,15 +76,16 @@ class _Replayer:
         return self.state
 
 
-def verify(repo: GameRepo) -> Verification:
+def verify(repo: GameRepo, home: Path) -> Verification:
     """Check the whole history; raise GameError when the game cannot be replayed at all
-    (no secret before the reveal, or a revealed secret that does not match)."""
+    (no secret before the reveal, or a revealed secret that does not match). Before the
+    reveal the secret is looked for in the service's data folder `home`."""
     result = Verification()
     head = repo.head()
     # The secret revealed at the tip seeds every position of the game; checked here
     # against the commitment before anything is replayed.
     try:
-        seed = game_seed(snapshot(repo), reveal_at=head)
+        seed = game_seed(snapshot(repo), home, reveal_at=head)
     except GameError as error:
         if repo.read(REVEAL_FILE, head) is None:
             raise  # no secret at all: this service cannot verify before the reveal

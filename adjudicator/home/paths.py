@@ -3,25 +3,33 @@
 PAMIR_HOME holds `games/` (game repositories, by default) and the service's private data:
 `secrets/` (each game's secret seed), `private/` (each player's private report sections).
 None of it is ever committed to a game repository. Default: the current folder.
+
+The environment is read in one place only, `home_from` (used by `load_settings` and by
+the command line's commands on game repositories); everything else is given the folder
+(`Settings.home`) by its caller, so that two services with different homes in one
+process never mix their data.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from pathlib import Path
 
-
-def home() -> Path:
-    return Path(os.environ.get("PAMIR_HOME") or ".").resolve()
+HOME_VARIABLE = "PAMIR_HOME"
 
 
-def secrets_dir() -> Path:
-    return home() / "secrets"
+def home_from(environ: Mapping[str, str]) -> Path:
+    """The data folder the environment names (PAMIR_HOME), else the current folder."""
+    return Path(environ.get(HOME_VARIABLE) or ".").resolve()
 
 
-def private_dir(game_id: str) -> Path:
-    return home() / "private" / game_id
+def secrets_dir(home: Path) -> Path:
+    return home / "secrets"
 
 
-def games_dir() -> Path:
-    return home() / "games"
+def private_dir(home: Path, game_id: str) -> Path:
+    return home / "private" / game_id
+
+
+def games_dir(home: Path) -> Path:
+    return home / "games"

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from adjudicator.home.paths import home
+from adjudicator.home.paths import games_dir, home_from
 from engine.errors import describe_validation
 
 INSTANCE_FILE = "pamir.toml"
@@ -25,7 +25,7 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    home: Path = Field(default_factory=home)
+    home: Path  # the data folder; load_settings takes it from PAMIR_HOME
     base_url: str = "http://localhost:8000"  # how players reach the web pages
     # Mail out. With no smtp_host, messages are written as .eml files to the outbox.
     smtp_host: str | None = None
@@ -48,7 +48,7 @@ class Settings(BaseModel):
 
     @property
     def games_dir(self) -> Path:
-        return self.home / "games"
+        return games_dir(self.home)
 
     @property
     def outbox_dir(self) -> Path:
@@ -73,7 +73,7 @@ def load_settings(
 ) -> Settings:
     """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`."""
     env = dict(os.environ if environ is None else environ)
-    root = Path(env.get("PAMIR_HOME") or ".").resolve()
+    root = home_from(env)
     if overrides and "home" in overrides:
         root = Path(overrides["home"]).resolve()
     values: dict[str, Any] = {}

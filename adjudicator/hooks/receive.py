@@ -22,7 +22,7 @@ from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.games.rollback import plan_request
 from adjudicator.games.snapshot import GameError, replay, snapshot
-from adjudicator.home.paths import home
+from adjudicator.home.paths import HOME_VARIABLE
 
 HOOKS = ("pre-receive", "post-receive")
 
@@ -31,8 +31,9 @@ class PushRefused(Exception):
     """The push breaks a rule of the game repository; the message goes to the pusher."""
 
 
-def install(bare: Path) -> list[Path]:
-    """Write the hooks into a bare game repository; they call this installation."""
+def install(bare: Path, home: Path) -> list[Path]:
+    """Write the hooks into a bare game repository; they call this installation with the
+    service's data folder `home` (where the game's secret is)."""
     repo = GameRepo(bare)
     if not repo.bare:
         raise GameError(f"{bare} is not a bare repository; players push to a bare one")
@@ -45,7 +46,7 @@ def install(bare: Path) -> list[Path]:
         path.write_text(
             "#!/bin/sh\n"
             "# Installed by `pamir hook install`: adjudicates Pax Pamir moves.\n"
-            f"export PAMIR_HOME={shlex.quote(str(home()))}\n"
+            f"export {HOME_VARIABLE}={shlex.quote(str(home))}\n"
             f"exec {shlex.quote(sys.executable)} -m adjudicator.cli hook {name}\n",
             encoding="utf-8",
         )
@@ -54,7 +55,7 @@ def install(bare: Path) -> list[Path]:
     return written
 
 
-def check_push(repo: GameRepo, old: str, new: str) -> int:
+def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
     """Refuse a push that does not only add legal move files; return how many it adds."""
     if old == ZERO:
         raise PushRefused("the game branch cannot be created by a push")
@@ -78,7 +79,7 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
             )
         added.append(move)
     added.sort(key=lambda m: m.number)
-    state, _ = replay(snap)
+    state, _ = replay(snap, home)
     expected = snap.next_number
     for move in added:
         if move.number != expected:
@@ -113,7 +114,7 @@ def check_push(repo: GameRepo, old: str, new: str) -> int:
     return len(added)
 
 
-def _mail(repo: GameRepo, results: list[Adjudication], out: TextIO) -> None:
+def _mail(repo: GameRepo, home: Path, results: list[Adjudication], out: TextIO) -> None:
     """Mail the players the reports of what was pushed; mail never undoes a move."""
     if not results:
         return
@@ -121,19 +122,19 @@ def _mail(repo: GameRepo, results: list[Adjudication], out: TextIO) -> None:
         from adjudicator.home.settings import load_settings
         from adjudicator.mail import outgoing
 
-        outgoing.notify(load_settings(), repo, results)
+        outgoing.notify(load_settings({"home": home}), repo, results)
     except Exception as error:  # the outbox keeps what was written; it is retried later
         print(f"pamir: the reports were not mailed: {error}", file=out)
 
 
-def pre_receive(repo: GameRepo, stdin: TextIO, out: TextIO) -> int:
+def pre_receive(repo: GameRepo, home: Path, stdin: TextIO, out: TextIO) -> int:
     """The pre-receive hook: exit status 0 accepts the whole push, 1 refuses it."""
     try:
         for line in stdin:
             old, new, ref = line.split()
             if ref != REF:
                 raise PushRefused(f"{ref}: only the main branch of a game can be pushed")
-            count = check_push(repo, old, new)
+            count = check_push(repo, home, old, new)
             print(f"pamir: {count} move(s) accepted; adjudicating", file=out)
     except PushRefused as refusal:
         print(f"pamir: push refused: {refusal}", file=out)
@@ -144,14 +145,14 @@ def pre_receive(repo: GameRepo, stdin: TextIO, out: TextIO) -> int:
     return 0
 
 
-def post_receive(repo: GameRepo, out: TextIO) -> int:
+def post_receive(repo: GameRepo, home: Path, out: TextIO) -> int:
     """The post-receive hook: adjudicate what was pushed, and say where the reports are."""
     for _ in range(3):  # another adjudication may land first: then look again
         try:
-            results = adjudicate_pending(repo)
+            results = adjudicate_pending(repo, home)
             for done in results:
                 print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
-            _mail(repo, results, out)
+            _mail(repo, home, results, out)
             return 0
         except StaleHead:
             continue

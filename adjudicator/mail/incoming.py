@@ -281,7 +281,7 @@ def _push_to_forge(settings: Settings, repo: GameRepo) -> None:
     if not remote.is_remote(repo):
         return
     try:
-        outgoing.announce(settings, repo, remote.update(repo))
+        outgoing.announce(settings, repo, remote.update(repo, settings.home))
     except remote.RemoteError as error:  # the next webhook or poll pushes it
         log.warning("the move is adjudicated but not yet on the forge: %s", error)
 
@@ -373,7 +373,7 @@ def _handle(
             result.duplicate = True
             return result
         try:
-            done = submit(repo, entry.name, move_text)
+            done = submit(repo, entry.name, move_text, home=settings.home)
         except (Refusal, GameError) as error:
             _mark_seen(seen)
             reason = str(error)

@@ -229,20 +229,18 @@ def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
 def private_section(settings: Settings, game_id: str, number: int, player: str) -> str | None:
     """The player's private section after move `number` (or the latest one before it: a
     refused pushed move writes none), from PAMIR_HOME/private/GAME/NNNN-PLAYER.md."""
-    for folder in dict.fromkeys([settings.home / "private" / game_id, private_dir(game_id)]):
-        if not folder.is_dir():
+    folder = private_dir(settings.home, game_id)
+    if not folder.is_dir():
+        return None
+    best: tuple[int, Path] | None = None
+    for path in folder.iterdir():
+        match = PRIVATE_NAME.match(path.name)
+        if not match or match.group(2).lower() != player.lower():
             continue
-        best: tuple[int, Path] | None = None
-        for path in folder.iterdir():
-            match = PRIVATE_NAME.match(path.name)
-            if not match or match.group(2).lower() != player.lower():
-                continue
-            found = int(match.group(1))
-            if found <= number and (best is None or found > best[0]):
-                best = (found, path)
-        if best is not None:
-            return best[1].read_text(encoding="utf-8")
-    return None
+        found = int(match.group(1))
+        if found <= number and (best is None or found > best[0]):
+            best = (found, path)
+    return None if best is None else best[1].read_text(encoding="utf-8")
 
 
 def _waiting_for(repo: GameRepo, commit: str) -> list[str]:

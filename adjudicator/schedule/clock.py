@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from git.objects.commit import Commit
 
@@ -187,13 +188,14 @@ def standin_lines(state: engine.State, seat: int) -> list[str]:
     return lines
 
 
-def apply_timeouts(repo: GameRepo, now: datetime) -> list[Adjudication]:
+def apply_timeouts(repo: GameRepo, home: Path, now: datetime) -> list[Adjudication]:
     """If the pending decision's deadline has passed at `now`, submit its default for each
-    player who must decide (one adjudicator commit each); else do nothing."""
+    player who must decide (one adjudicator commit each); else do nothing. `home` is the
+    service's data folder."""
     pending = waiting(repo)
     if pending is None or pending.pushed or not pending.clock.is_due(now):
         return []
-    state = position(snapshot(repo))
+    state = position(snapshot(repo), home)
     decision = engine.pending(state)
     if decision is None:
         return []
@@ -201,7 +203,7 @@ def apply_timeouts(repo: GameRepo, now: datetime) -> list[Adjudication]:
     done: list[Adjudication] = []
     for seat in decision.seats:
         if done:
-            state = position(snapshot(repo))
+            state = position(snapshot(repo), home)
             now_pending = engine.pending(state)
             if now_pending is None or now_pending.kind != decision.kind:
                 break  # the timed-out decision is over; the next one has its own clock
@@ -216,7 +218,13 @@ def apply_timeouts(repo: GameRepo, now: datetime) -> list[Adjudication]:
         text = f"# note: the deadline passed: {how} for {who}\n"
         try:
             done.append(
-                submit(repo, state.name(seat), text + "\n".join(lines) + "\n", on_behalf=ON_BEHALF)
+                submit(
+                    repo,
+                    state.name(seat),
+                    text + "\n".join(lines) + "\n",
+                    home=home,
+                    on_behalf=ON_BEHALF,
+                )
             )
         except Refusal:
             break  # the game moved meanwhile (a push); the next run looks again

@@ -42,10 +42,10 @@ def already_reminded(settings: Settings, pending: Waiting) -> bool:
     return path.exists() and path.read_text(encoding="utf-8").strip() == reminder_key(pending)
 
 
-def _defaults_text(repo: GameRepo, player: str) -> str | None:
+def _defaults_text(home: Path, repo: GameRepo, player: str) -> str | None:
     """What the adjudicator will play for `player` at the deadline, or None if unknown."""
     try:
-        state = position(snapshot(repo))
+        state = position(snapshot(repo), home)
         lines = default_lines(state, state.seat(player))
     except (GameError, KeyError):
         return None
@@ -63,7 +63,7 @@ def compose_reminder(
     utc = pending.clock.deadline.strftime("%Y-%m-%d %H:%M UTC")
     left = pending.clock.deadline - now
     hours = max(0, round(left.total_seconds() / 3600))
-    default = _defaults_text(repo, entry.name)
+    default = _defaults_text(settings.home, repo, entry.name)
     lines = [
         f"Game {game.id}: the game is waiting for you ({pending.prompt}).",
         "",

@@ -251,7 +251,7 @@ def refresh_all(scheduler: BackgroundScheduler, settings: Settings) -> list[str]
 def _remote_update(settings: Settings, repo: GameRepo) -> None:
     """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
     if remote.is_remote(repo):
-        outgoing.announce(settings, repo, remote.update(repo))
+        outgoing.announce(settings, repo, remote.update(repo, settings.home))
 
 
 def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> None:
@@ -283,7 +283,7 @@ def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudi
             if pending is None or not pending.clock.is_due(now):
                 return []  # by the service's copy; a forge only ever adds answers
             _remote_update(settings, repo)
-            results = apply_timeouts(repo, now)
+            results = apply_timeouts(repo, settings.home, now)
             if results:
                 report(settings, repo, results)
                 _remote_update(settings, repo)  # a forge that fails now gets them next poll
@@ -358,7 +358,7 @@ def sync_game(settings: Settings, game_id: str) -> None:
     with game_lock(settings, game_id):
         repo = open_game(settings, game_id)
         try:
-            outgoing.announce(settings, repo, remote.update(repo))
+            outgoing.announce(settings, repo, remote.update(repo, settings.home))
         finally:
             repo.repo.close()
 

@@ -12,7 +12,6 @@ the scheduler in one process). Imports every capability below the CLI.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import PackageLoader
@@ -35,9 +34,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from adjudicator.web.webhooks import bp as webhooks
 
     overrides = {k: v for k, v in (config or {}).items() if not k.isupper()}
+    # Everything the application does with its data folder goes through these settings
+    # (settings.home), so two applications with different homes can share a process.
     settings = load_settings(overrides)
-    # Secrets and private sections are found through PAMIR_HOME: one data folder a process.
-    os.environ["PAMIR_HOME"] = str(settings.home)
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})

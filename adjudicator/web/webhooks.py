@@ -189,7 +189,7 @@ def _synchronize(
             return _reply(200, game=game_id, delivery=delivery, duplicate=True)
         repo = open_game(settings, game_id)
         try:
-            done = remote.update(repo)
+            done = remote.update(repo, settings.home)
             if key is not None:
                 log_.remember(key)
             outgoing.announce(settings, repo, done)

@@ -101,7 +101,7 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
                 raise
 
 
-def build_scheduler(settings: Settings, clock: Clock | None = None) -> BackgroundScheduler:
+def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameScheduler:
     """A scheduler (not started) whose jobs are built from the game repositories.
 
     `clock` gives the current time (default: the real one); tests inject another. Jobs
@@ -128,30 +128,21 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> Backgroun
     return scheduler
 
 
-def _clock(scheduler: BackgroundScheduler) -> Clock:
-    found: Clock = getattr(scheduler, "pamir_clock", utc_now)
-    return found
-
-
 @contextmanager
-def _editing(scheduler: BackgroundScheduler) -> Iterator[bool]:
+def _editing(scheduler: GameScheduler) -> Iterator[bool]:
     """Hold the scheduler's edit lock; yield whether jobs may be edited (not stopping)."""
-    lock = getattr(scheduler, "pamir_lock", None)
-    if lock is None:
-        yield True
-        return
-    with lock:
-        yield not getattr(scheduler, "pamir_stopping", False)
+    with scheduler.pamir_lock:
+        yield not scheduler.pamir_stopping
 
 
-def _real_time(scheduler: BackgroundScheduler, when: datetime) -> datetime:
+def _real_time(scheduler: GameScheduler, when: datetime) -> datetime:
     """The real time at which the scheduler's clock will show `when`."""
-    offset = timedelta(seconds=round((_clock(scheduler)() - utc_now()).total_seconds()))
+    offset = timedelta(seconds=round((scheduler.pamir_clock() - utc_now()).total_seconds()))
     return max(when - offset, utc_now())
 
 
 def _put(
-    scheduler: BackgroundScheduler,
+    scheduler: GameScheduler,
     job_id: str,
     function: Callable[..., None],
     when: datetime,
@@ -164,13 +155,13 @@ def _put(
     scheduler.add_job(function, trigger, args=args, id=job_id, name=name, replace_existing=True)
 
 
-def _drop(scheduler: BackgroundScheduler, job_id: str) -> None:
+def _drop(scheduler: GameScheduler, job_id: str) -> None:
     with suppress(JobLookupError):
         scheduler.remove_job(job_id)
 
 
 def refresh_game(
-    scheduler: BackgroundScheduler,
+    scheduler: GameScheduler,
     settings: Settings,
     game_id: str,
     *,
@@ -178,7 +169,7 @@ def refresh_game(
 ) -> None:
     """Replace the game's deadline and reminder jobs by those its repository calls for
     now (none when the game waits for nobody). `earliest`: no job before this time."""
-    now = _clock(scheduler)()
+    now = scheduler.pamir_clock()
     try:
         repo = open_game(settings, game_id)
         try:
@@ -227,7 +218,7 @@ def refresh_game(
         )
 
 
-def refresh_all(scheduler: BackgroundScheduler, settings: Settings) -> list[str]:
+def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
     """Refresh every game's jobs; drop the jobs of games that are gone. Returns the ids."""
     games = list_games(settings)
     ids = [game_id for game_id, _ in games]
@@ -306,12 +297,12 @@ def run_reminder(settings: Settings, game_id: str, now: datetime) -> list[str]:
 
 
 def _game_job(
-    scheduler: BackgroundScheduler,
+    scheduler: GameScheduler,
     settings: Settings,
     game_id: str,
     work: Callable[[Settings, str, datetime], list[Any]],
 ) -> None:
-    clock = _clock(scheduler)
+    clock = scheduler.pamir_clock
     earliest = None
     try:
         if not work(settings, game_id, clock()):
@@ -323,12 +314,12 @@ def _game_job(
         refresh_game(scheduler, settings, game_id, earliest=earliest)
 
 
-def deadline_job(scheduler: BackgroundScheduler, settings: Settings, game_id: str) -> None:
+def deadline_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> None:
     """The deadline job of a game: apply the defaults if due, then refresh the game's jobs."""
     _game_job(scheduler, settings, game_id, run_deadline)
 
 
-def reminder_job(scheduler: BackgroundScheduler, settings: Settings, game_id: str) -> None:
+def reminder_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> None:
     """The reminder job of a game: remind if due, then refresh the game's jobs."""
     _game_job(scheduler, settings, game_id, run_reminder)
 
@@ -363,7 +354,7 @@ def sync_game(settings: Settings, game_id: str) -> None:
             repo.repo.close()
 
 
-def poll(scheduler: BackgroundScheduler, settings: Settings) -> None:
+def poll(scheduler: GameScheduler, settings: Settings) -> None:
     """The poll job: forge-hosted games first, then every game's jobs afresh."""
     try:
         poll_remote(settings)

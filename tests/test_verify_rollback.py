@@ -183,6 +183,21 @@ def test_an_edited_move_file_is_caught(played: Path) -> None:
     divergence(played)
 
 
+def test_a_move_claimed_adjudicated_that_does_not_replay_is_a_divergence(played: Path) -> None:
+    """A plain commit adds an illegal move file and a state.json that says it was played."""
+    player, _ = decider(full_state(played))
+    number = PLAYED_MOVES + 1
+    (played / "moves" / f"{number:04d}-{player}.txt").write_text("purchase 99\n", "utf-8")
+    data = json.loads((played / "state.json").read_text(encoding="utf-8"))
+    data["move"] = number
+    (played / "state.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    git(played, "add", "moves")
+    forged = plain_commit(played, "my move, adjudicated by me")
+    message = divergence(played)
+    assert forged[:10] in message
+    assert "move cannot be replayed" in message
+
+
 def test_a_history_that_no_longer_replays_is_refused(played: Path, tmp_path: Path) -> None:
     player, options = decider(full_state(played))
     edit_move_three(played)

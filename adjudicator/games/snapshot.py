@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,55 @@ def initial_state(game: GameFile, seed: int) -> engine.State:
     return state
 
 
+class ReplayError(GameError):
+    """A move file that no longer replays: the repository was edited by hand."""
+
+    def __init__(self, move: MoveName, error: engine.MoveError) -> None:
+        super().__init__(
+            f"move {move.number} by {move.player} no longer replays ({error}): the "
+            "repository was edited by hand; `pamir verify` shows where"
+        )
+        self.move = move
+        self.error = error
+
+
+@dataclass(frozen=True)
+class Step:
+    """One effective move file as a replay plays it. `outcome` is None for a rollback
+    request, which asks the adjudicator for something and changes no position."""
+
+    move: MoveName
+    text: str
+    outcome: Outcome | None
+
+
+def replay_steps(
+    snap: Snapshot, state: engine.State, *, after: int = 0, upto: int | None = None
+) -> Iterator[Step]:
+    """Play the effective moves numbered after `after` (up to `upto`) on `state`, in order.
+
+    The one replay loop: `replay` starts it from the seed, `pamir verify` resumes it from
+    where the previous commit left off. Moves undone by a rollback or refused are skipped.
+    Raises ReplayError at the first move that no longer replays.
+    """
+    undone = snap.rollbacks.undone
+    for move in snap.moves:
+        if upto is not None and move.number > upto:
+            break
+        if move.number <= after or move.number in undone:
+            continue
+        text = snap.text(move)
+        if rollback_request(text) is not None:
+            yield Step(move, text, None)
+            continue
+        try:
+            outcome = apply_submission(state, move.player, text)
+        except engine.MoveError as error:
+            raise ReplayError(move, error) from None
+        state = outcome.state
+        yield Step(move, text, outcome)
+
+
 def replay(
     snap: Snapshot, home: Path, *, upto: int | None = None
 ) -> tuple[engine.State, dict[int, Outcome]]:
@@ -169,22 +219,8 @@ def replay(
     """
     state = initial_state(snap.game, game_seed(snap, home))
     outcomes: dict[int, Outcome] = {}
-    undone = snap.rollbacks.undone
-    for move in snap.moves:
-        if upto is not None and move.number > upto:
-            break
-        if move.number in undone:
-            continue
-        text = snap.text(move)
-        if rollback_request(text) is not None:
-            continue
-        try:
-            outcome = apply_submission(state, move.player, text)
-        except engine.MoveError as error:
-            raise GameError(
-                f"move {move.number} by {move.player} no longer replays ({error}): the "
-                "repository was edited by hand; `pamir verify` shows where"
-            ) from None
-        outcomes[move.number] = outcome
-        state = outcome.state
+    for step in replay_steps(snap, state, upto=upto):
+        if step.outcome is not None:
+            outcomes[step.move.number] = step.outcome
+            state = step.outcome.state
     return state, outcomes

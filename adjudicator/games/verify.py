@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
-from adjudicator.games.moves import apply_submission, rollback_request
 from adjudicator.games.outputs import report_for
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.rollback import rollback_note
@@ -23,9 +22,11 @@ from adjudicator.games.snapshot import (
     REVEAL_FILE,
     STATE_FILE,
     GameError,
+    ReplayError,
     Snapshot,
     game_seed,
     initial_state,
+    replay_steps,
     snapshot,
 )
 
@@ -44,7 +45,10 @@ class Verification:
 
 
 class _Replayer:
-    """Replays incrementally while the rollbacks stay the same; from scratch otherwise."""
+    """Replays incrementally while the rollbacks stay the same; from scratch otherwise.
+
+    The moves are played by `replay_steps`, the loop every replay uses; this only keeps
+    its place between commits and what each move did."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -60,18 +64,12 @@ class _Replayer:
         if self.state is None or key != self.key or number < self.number:
             self.key, self.number = key, 0
             self.state = initial_state(snap.game, self.seed)
-        undone = snap.rollbacks.undone
-        for move in snap.moves:
-            if not self.number < move.number <= number or move.number in undone:
-                continue
-            text = snap.text(move)
-            self.texts[move.number] = text
-            if rollback_request(text) is not None:
-                continue
-            outcome = apply_submission(self.state, move.player, text)
-            self.state = outcome.state
-            self.logs[move.number] = outcome.log
-            self.actions[move.number] = outcome.actions
+        for step in replay_steps(snap, self.state, after=self.number, upto=number):
+            self.texts[step.move.number] = step.text
+            if step.outcome is not None:
+                self.state = step.outcome.state
+                self.logs[step.move.number] = step.outcome.log
+                self.actions[step.move.number] = step.outcome.actions
         self.number = number
         return self.state
 
@@ -99,8 +97,10 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         result.commits += 1
         try:
             state = replayer.state_after(snap, snap.adjudicated)
-        except engine.MoveError as error:
-            result.divergence = f"commit {commit.hexsha[:10]}: move cannot be replayed: {error}"
+        except ReplayError as error:
+            result.divergence = (
+                f"commit {commit.hexsha[:10]}: move cannot be replayed: {error.error}"
+            )
             return result
         committed = json.loads(repo.read(STATE_FILE, commit.hexsha) or "{}")
         expected = {"game": snap.game.id, "move": snap.adjudicated, "view": engine.view(state)}

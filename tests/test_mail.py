@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from gitgame import bot_submission, git, isolate
+from gitgame import bot_submission, git
 from mailserver import (
     DOMAIN,
     MAIL_FROM,
@@ -48,9 +48,7 @@ from engine.cards import card_name
 MESSAGE_ID = re.compile(r"^<g1\.(\d{4})\.([a-z]+)\.[0-9a-f]{16}@pamir\.example>$")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def play_moves(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:

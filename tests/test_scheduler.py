@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from gitgame import SECRET, TWO, git, isolate
+from gitgame import SECRET, TWO, git
 from mailserver import free_port, mail_server, settings_for
 
 import engine
@@ -38,7 +38,7 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import (
@@ -56,14 +56,7 @@ NEW_YORK_EVE = datetime(2031, 3, 9, 1, 0, tzinfo=UTC)  # 20:00 EST on the Saturd
 SECOND = timedelta(seconds=1)
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings()
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def new_game(settings: Settings, game_id: str = "tt", turn_hours: int = 48) -> GameRepo:

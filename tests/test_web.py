@@ -28,6 +28,8 @@ from engine.cards import COURT_CARDS
 GAME = "khyber"
 
 
+# Not conftest's `home`: one PAMIR_HOME per module, with games already played in it, so
+# that the read-only tests do not replay a game each.
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One PAMIR_HOME for the read-only tests: a game 14 moves in, and a new bare game."""

@@ -29,7 +29,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     opened,
     push,
 )
@@ -43,7 +42,7 @@ from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, replay, snapshot
 from adjudicator.games.verify import verify
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.web import create_app
 from adjudicator.web.webhooks import DeliveryLog
 
@@ -52,14 +51,7 @@ GITEA_SECRET = "gitea-webhook-secret"
 ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings({"home": home})
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from gitgame import SECRET, TWO, git
 from mailserver import free_port, mail_server, settings_for
+from walks import Walk
 
 import engine
 from adjudicator.cli import service
@@ -272,7 +273,7 @@ def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings
     assert after is None or after.kind != "bribe"
 
 
-def test_a_decision_taken_in_steps_is_defaulted_to_its_end(walk: Any) -> None:
+def test_a_decision_taken_in_steps_is_defaulted_to_its_end(walk: Walk) -> None:
     """A move or build that times out is finished (its first step, then `done`), a discard
     down to the hand limit goes on until the limit is met: one move file for all of it."""
     seen: set[str] = set()

@@ -240,7 +240,9 @@ def test_player_text_in_refusals_and_reports_cannot_inject_markup(
         "purchase <img/src=x/onerror=alert(1)>",
     ]
     with opened(path) as repo:
-        files = {f"moves/{n:04d}-{player}.txt": f"{t}\n".encode() for n, t in enumerate(hostile, 1)}
+        files: dict[str, bytes | None] = {
+            f"moves/{n:04d}-{player}.txt": f"{t}\n".encode() for n, t in enumerate(hostile, 1)
+        }
         repo.commit(files, "pushed moves", parent=repo.head())
         refused = pipeline.adjudicate_pending(repo)  # each recorded as refused, quoting it
     assert len(refused) == 3

@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from apscheduler.schedulers.base import BaseScheduler
 from gitgame import SECRET, TWO, git
 from mailserver import free_port, mail_server, settings_for
 from walks import Walk
@@ -35,6 +36,7 @@ from adjudicator.cli.refusal import Refused
 from adjudicator.forge import remote
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import snapshot
@@ -444,7 +446,7 @@ def test_pamir_pause(settings: Settings, capsys: pytest.CaptureFixture[str]) -> 
 # -- the jobs ------------------------------------------------------------------------------------
 
 
-def jobs(scheduler: Any) -> dict[str, str]:
+def jobs(scheduler: BaseScheduler) -> dict[str, str]:
     return {job.id: job.name for job in scheduler.get_jobs()}
 
 
@@ -542,7 +544,7 @@ def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(
         settings, clock=lambda: datetime.now(UTC) + timedelta(hours=2)
     )
 
-    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Any]:
+    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
         running.set()
         limit = time.monotonic() + 5
         while not scheduler.pamir_stopping and time.monotonic() < limit:

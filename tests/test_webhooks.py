@@ -17,7 +17,6 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -38,6 +37,7 @@ from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload
 import engine
 from adjudicator.forge import remote
 from adjudicator.games import pipeline
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, replay, snapshot
@@ -287,7 +287,7 @@ def test_a_push_while_adjudicating_is_caught_up_by_a_retry(
     real = pipeline.adjudicate_pending
     pushed: list[int] = []
 
-    def adjudicate_while_a_player_pushes(repo: GameRepo) -> list[Any]:
+    def adjudicate_while_a_player_pushes(repo: GameRepo) -> list[Adjudication]:
         if not pushed:  # the forge moves on while the service adjudicates move 1
             pushed.append(push_move(game))
         return real(repo)

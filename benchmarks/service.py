@@ -42,13 +42,13 @@ import time
 import urllib.request
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.parser import BytesHeaderParser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
 from adjudicator.forge import remote
@@ -60,6 +60,9 @@ from adjudicator.home.settings import Settings, load_settings
 from adjudicator.web.webhooks import signature
 from engine.game import legal_seat_actions
 from engine.playout import NAMES
+
+if TYPE_CHECKING:  # aiosmtpd is imported where it is needed, with a hint if it is missing
+    from aiosmtpd.smtp import SMTP, Envelope, Session
 
 WEBHOOK_SECRET = "benchmark-webhook-secret"
 HOST = "127.0.0.1"
@@ -96,9 +99,11 @@ class Mailbox:
         self.recipients: Counter[tuple[str, int, str]] = Counter()
         self.total = 0
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         accepted = time.perf_counter()
         data = envelope.original_content or envelope.content or b""
+        if isinstance(data, str):  # only if the server was asked to decode the data
+            data = data.encode()
         headers = BytesHeaderParser().parsebytes(data)
         key = (str(headers.get("X-Pamir-Game", "")), int(str(headers.get("X-Pamir-Move", "-1"))))
         with self.changed:
@@ -387,7 +392,7 @@ def print_lookup(settings: Settings, game: Game) -> None:
 
 
 def sequential(
-    game_of: Any, url: str, mailbox: Mailbox, moves: int, service: Service
+    game_of: Callable[[], Game], url: str, mailbox: Mailbox, moves: int, service: Service
 ) -> list[Sample]:
     """`moves` moves one after another; `game_of()` gives a game that is not over."""
     samples: list[Sample] = []

@@ -1,84 +1,18 @@
-"""Shared helpers for the interface tests: random walks through games and position editing.
+"""Fixtures shared by the test modules.
 
-The helpers are handed out as fixtures so that test modules need not import each other.
+Random walks through games and position editing (the helpers live in `walks.py`, so that
+test modules need not import each other), and an isolated PAMIR_HOME with its settings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+from gitgame import isolate
+from walks import MarketPut, Start, Walk, first_turn, put_in_market, walk_game
 
-import engine
-from engine.game import legal_seat_actions, step
-from engine.invariants import violations
-from engine.playout import MAX_STEPS, NAMES
-from engine.rng import below, next_u64, seed_state
-
-Walk = Callable[[int, int], Iterator[tuple[engine.State, list[tuple[int, engine.Action]], int]]]
-
-
-def walk_game(
-    num_players: int, seed: int
-) -> Iterator[tuple[engine.State, list[tuple[int, engine.Action]], int]]:
-    """Play one random game the way `engine.playout.play_random_game` does.
-
-    Before every step yield (state, legal seat actions, index of the one about to be taken).
-    The state is live: it changes after the consumer resumes the generator.
-    """
-    rng = seed_state(seed)
-    rng, game_seed = next_u64(rng)
-    state = engine.new_game(list(NAMES[:num_players]), game_seed)
-    steps = 0
-    while state.phase != "over":
-        steps += 1
-        assert steps <= MAX_STEPS, f"seed {seed}: no end after {MAX_STEPS} steps"
-        choices = legal_seat_actions(state)
-        assert choices, f"dead end (seed {seed})"
-        rng, pick = below(rng, len(choices))
-        yield state, choices, pick
-        seat, action = choices[pick]
-        step(state, seat, action)
-    yield state, [], -1
-
-
-def first_turn(num_players: int = 2, seed: int = 5) -> engine.State:
-    """A new game after every player has chosen a loyalty: the first turn is pending."""
-    state = engine.new_game(list(NAMES[:num_players]), seed)
-    coalitions = ("british", "russian", "afghan")
-    index = 0
-    while state.phase == "setup":
-        (seat, _), *_ = legal_seat_actions(state)
-        state = engine.apply(state, seat, engine.Action("loyalty", (coalitions[index % 3],)))
-        index += 1
-    assert engine.pending(state) is not None
-    assert engine.pending(state).kind == "turn"  # type: ignore[union-attr]
-    return state
-
-
-def card_place(state: engine.State, card: int) -> tuple[list[int | None], int]:
-    """The list holding `card` (deck, market row, a hand...) and its index there."""
-    holders: list[list[int | None]] = [state.deck, *state.market, state.discard, state.removed]  # type: ignore[list-item]
-    for p in state.players:
-        holders += [p.hand, p.court, p.prizes]  # type: ignore[list-item]
-    for holder in holders:
-        if card in holder:
-            return holder, holder.index(card)
-    raise LookupError(card)
-
-
-def put_in_market(state: engine.State, card: int, row: int, col: int) -> engine.State:
-    """Swap `card` (from wherever it is) with the card at market slot (row, col), in place.
-
-    Conservation holds afterwards: the two cards simply trade places.
-    """
-    holder, index = card_place(state, card)
-    displaced = state.market[row][col]
-    assert displaced is not None, "the market slot must hold a card"
-    holder[index] = displaced
-    state.market[row][col] = card
-    assert not violations(state)
-    return state
+from adjudicator.home.settings import Settings, load_settings
 
 
 @pytest.fixture(scope="session")
@@ -87,10 +21,25 @@ def walk() -> Walk:
 
 
 @pytest.fixture(scope="session")
-def start() -> Callable[..., engine.State]:
+def start() -> Start:
     return first_turn
 
 
 @pytest.fixture(scope="session")
-def market_put() -> Callable[[engine.State, int, int, int], engine.State]:
+def market_put() -> MarketPut:
     return put_in_market
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh PAMIR_HOME, and a Git environment free of outside configuration.
+
+    Modules whose every test needs it say `pytestmark = pytest.mark.usefixtures("home")`.
+    """
+    return isolate(tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    """The settings of the isolated PAMIR_HOME."""
+    return load_settings({"home": home})

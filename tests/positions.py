@@ -13,6 +13,7 @@ ends without an event being discarded unless the case asks for one.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Self
 
 import engine
 from engine import Action, State
@@ -77,7 +78,7 @@ class Position:
                     return
         raise AssertionError(f"card {card} is nowhere")
 
-    def active(self, name: str) -> Position:
+    def active(self, name: str) -> Self:
         """Make `name` the player whose turn it is (at the start of that turn)."""
         state = self.state
         frame = state.stack[-1]
@@ -85,46 +86,46 @@ class Position:
         state.active = frame["player"] = self.seat(name)
         return self
 
-    def hand(self, name: str, *cards: int) -> Position:
+    def hand(self, name: str, *cards: int) -> Self:
         for card in cards:
             self.lift(card)
             self.state.players[self.seat(name)].hand.append(card)
         return self
 
-    def court(self, name: str, *cards: int) -> Position:
+    def court(self, name: str, *cards: int) -> Self:
         """Add cards at the right end of a court, in the order given."""
         for card in cards:
             self.lift(card)
             self.state.players[self.seat(name)].court.append(card)
         return self
 
-    def prizes(self, name: str, *cards: int) -> Position:
+    def prizes(self, name: str, *cards: int) -> Self:
         for card in cards:
             self.lift(card)
             self.state.players[self.seat(name)].prizes.append(card)
         return self
 
-    def discard(self, *cards: int) -> Position:
+    def discard(self, *cards: int) -> Self:
         for card in cards:
             self.lift(card)
             self.state.discard.append(card)
         return self
 
-    def checks_resolved(self, *cards: int) -> Position:
+    def checks_resolved(self, *cards: int) -> Self:
         """Dominance Checks already resolved earlier in the game: discarded and counted."""
         assert all(card in DOMINANCE_CHECKS for card in cards)
         self.discard(*cards)
         self.state.checks_resolved = len(cards)
         return self
 
-    def deck_top(self, *cards: int) -> Position:
+    def deck_top(self, *cards: int) -> Self:
         """Put cards on top of the deck, the first given on top."""
         for card in reversed(cards):
             self.lift(card)
             self.state.deck.insert(0, card)
         return self
 
-    def deck(self, cards: Iterable[int]) -> Position:
+    def deck(self, cards: Iterable[int]) -> Self:
         """Make the deck exactly `cards` (top first); the rest of it is set aside."""
         wanted = list(cards)
         for card in wanted:
@@ -133,7 +134,7 @@ class Position:
         self.state.deck = wanted
         return self
 
-    def market(self, top: Sequence[int | None], bottom: Sequence[int | None]) -> Position:
+    def market(self, top: Sequence[int | None], bottom: Sequence[int | None]) -> Self:
         """Lay out the whole market; the cards it held before are set aside."""
         state = self.state
         assert len(top) == len(bottom) == MARKET_COLUMNS
@@ -150,33 +151,33 @@ class Position:
                     state.market[row][col] = card
         return self
 
-    def market_rupees(self, row: int, col: int, amount: int) -> Position:
+    def market_rupees(self, row: int, col: int, amount: int) -> Self:
         self.state.market_rupees[row][col] += amount
         self.state.bank -= amount
         return self
 
-    def rupees(self, name: str, amount: int) -> Position:
+    def rupees(self, name: str, amount: int) -> Self:
         """Set a player's rupees, exchanging the difference with the bank."""
         player = self.state.players[self.seat(name)]
         self.state.bank += player.rupees - amount
         player.rupees = amount
         return self
 
-    def vp(self, name: str, points: int) -> Position:
+    def vp(self, name: str, points: int) -> Self:
         self.state.players[self.seat(name)].vp = points
         return self
 
-    def favored(self, suit: str) -> Position:
+    def favored(self, suit: str) -> Self:
         self.state.favored = suit
         return self
 
-    def tribes(self, name: str, region: str, count: int) -> Position:
+    def tribes(self, name: str, region: str, count: int) -> Self:
         seat = self.seat(name)
         self._cylinders(seat, count)
         self.state.tribes[region][seat] += count
         return self
 
-    def spies(self, name: str, card: int, count: int) -> Position:
+    def spies(self, name: str, card: int, count: int) -> Self:
         seat = self.seat(name)
         assert any(card in p.court for p in self.state.players), "spies go on court cards"
         self._cylinders(seat, count)
@@ -184,7 +185,7 @@ class Position:
         spies[seat] += count
         return self
 
-    def gifts(self, name: str, count: int) -> Position:
+    def gifts(self, name: str, count: int) -> Self:
         seat = self.seat(name)
         self._cylinders(seat, count)
         player = self.state.players[seat]
@@ -193,7 +194,7 @@ class Position:
             player.gifts[i] = True
         return self
 
-    def cylinders_left(self, name: str, count: int, region: str = "transcaspia") -> Position:
+    def cylinders_left(self, name: str, count: int, region: str = "transcaspia") -> Self:
         """Put cylinders of the supply on the map as tribes in `region` until `count` are left."""
         extra = self.state.players[self.seat(name)].cylinders - count
         return self.tribes(name, region, extra)
@@ -203,12 +204,12 @@ class Position:
         assert player.cylinders >= count, f"{player.name} has only {player.cylinders} cylinders"
         player.cylinders -= count
 
-    def armies(self, region: str, coalition: str, count: int) -> Position:
+    def armies(self, region: str, coalition: str, count: int) -> Self:
         self._blocks(coalition, count)
         self.state.armies[region][coalition] += count
         return self
 
-    def roads(self, border: str, coalition: str, count: int) -> Position:
+    def roads(self, border: str, coalition: str, count: int) -> Self:
         self._blocks(coalition, count)
         self.state.roads[border][coalition] += count
         return self
@@ -219,7 +220,7 @@ class Position:
         assert supply[coalition] >= count, f"only {supply[coalition]} {coalition} blocks left"
         supply[coalition] -= count
 
-    def placed_this_turn(self, key: str, count: int) -> Position:
+    def placed_this_turn(self, key: str, count: int) -> Self:
         """Record that `count` pieces at a location were placed during this turn."""
         self.state.placed[key] = self.state.placed.get(key, 0) + count
         return self

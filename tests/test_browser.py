@@ -32,6 +32,8 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
+# Not conftest's `home`: one PAMIR_HOME per module, with games already played in it, so
+# that the read-only tests do not replay a game each.
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:

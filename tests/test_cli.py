@@ -127,9 +127,13 @@ def test_a_bad_line_is_refused_and_nothing_is_applied(new_state: Path, tmp_path:
         ("carol: loyalty british", "not-your-decision"),
     ],
 )
-def test_refused_lines_name_their_code(new_state: Path, tmp_path: Path, line: str, code: str):
+def test_refused_lines_name_their_code(
+    new_state: Path, tmp_path: Path, line: str, code: str
+) -> None:
     state = engine.loads(new_state.read_text(encoding="utf-8"))
-    assert engine.pending(state).seats != (2,)  # type: ignore[union-attr]
+    decision = engine.pending(state)
+    assert decision is not None
+    assert decision.seats != (2,)
     moves = tmp_path / "moves.txt"
     moves.write_text(line + "\n", encoding="utf-8")
     message = refused("engine", "apply", str(new_state), str(moves))
@@ -238,7 +242,9 @@ def test_invalid_state_json_is_refused(new_state: Path, tmp_path: Path) -> None:
     assert "rupees" in refused("engine", "apply", str(odd), "-", stdin="loyalty british\n")
 
 
-def test_a_complete_game_through_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+def test_a_complete_game_through_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A 2-player game played to the end with `legal` and `apply` only.
 
     Starting a process costs a fifth of a second, so the whole game runs through the CLI's
@@ -307,7 +313,7 @@ def test_a_policy_naming_no_player_is_refused(new_state: Path) -> None:
     assert message.startswith("line 2: unknown-player: "), message
 
 
-def test_a_state_with_a_non_numeric_spies_key_is_refused(new_state: Path, tmp_path: Path):
+def test_a_state_with_a_non_numeric_spies_key_is_refused(new_state: Path, tmp_path: Path) -> None:
     data = json.loads(new_state.read_text(encoding="utf-8"))
     data["spies"] = {"seven": [0, 0, 0]}
     odd = tmp_path / "odd.json"

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from walks import Walk
 
 import engine
 from engine import Action
@@ -31,7 +32,7 @@ def test_huge_and_negative_seeds_are_accepted() -> None:
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
-def test_same_seed_and_actions_give_identical_json(num_players: int, walk) -> None:
+def test_same_seed_and_actions_give_identical_json(num_players: int, walk: Walk) -> None:
     first = [engine.dumps(state) for state, _, _ in walk(num_players, 17)]
     second = [engine.dumps(state) for state, _, _ in walk(num_players, 17)]
     assert first == second
@@ -46,7 +47,7 @@ def test_random_playouts_are_reproducible() -> None:
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
-def test_replaying_with_apply_matches_stepping_in_place(num_players: int, walk) -> None:
+def test_replaying_with_apply_matches_stepping_in_place(num_players: int, walk: Walk) -> None:
     """The copying public API and the in-place step reach byte-identical states."""
     recorded: list[tuple[str, Action]] = []
     final = ""
@@ -65,7 +66,7 @@ def test_replaying_with_apply_matches_stepping_in_place(num_players: int, walk) 
     assert state.phase == "over"
 
 
-def test_apply_never_mutates_its_input(walk) -> None:
+def test_apply_never_mutates_its_input(walk: Walk) -> None:
     checked = 0
     for num_players, seed in ((2, 1), (3, 2), (5, 3)):
         for state, choices, pick in walk(num_players, seed):
@@ -118,7 +119,7 @@ def has_nested(state: engine.State) -> bool:
     return any(isinstance(v, list | dict) for f in state.stack for v in f.values())
 
 
-def test_the_new_state_shares_nothing_that_changes_the_old(walk) -> None:
+def test_the_new_state_shares_nothing_that_changes_the_old(walk: Walk) -> None:
     """Changing the result of apply (or of copy) never reaches back into the input."""
     checked = 0
     for seed in range(4):
@@ -134,7 +135,7 @@ def test_the_new_state_shares_nothing_that_changes_the_old(walk) -> None:
     assert checked > 50
 
 
-def test_lists_inside_pending_frames_are_not_shared(walk) -> None:
+def test_lists_inside_pending_frames_are_not_shared(walk: Walk) -> None:
     for state, choices, pick in walk(3, 0):
         if pick < 0 or not has_nested(state):
             continue
@@ -195,7 +196,7 @@ def check_view(state: engine.State, player: str | None) -> None:
         assert data["options"] == [engine.format_action(a) for a in options_for(state, me)]
 
 
-def test_views_hide_secrets_and_never_mutate(walk) -> None:
+def test_views_hide_secrets_and_never_mutate(walk: Walk) -> None:
     checked = 0
     for num_players, seed in ((2, 5), (4, 6)):
         for index, (state, _, _) in enumerate(walk(num_players, seed)):
@@ -210,7 +211,7 @@ def test_views_hide_secrets_and_never_mutate(walk) -> None:
     assert checked > 30
 
 
-def test_a_player_sees_their_own_hand_and_options(walk) -> None:
+def test_a_player_sees_their_own_hand_and_options(walk: Walk) -> None:
     for state, choices, _ in walk(3, 12):
         if state.phase != "play" or not choices:
             continue
@@ -238,7 +239,7 @@ def test_views_are_case_insensitive_and_refuse_strangers() -> None:
         engine.view(state, "zed")
 
 
-def test_views_are_deterministic(walk) -> None:
+def test_views_are_deterministic(walk: Walk) -> None:
     *_, (state, _, _) = walk(2, 21)
     assert state.phase == "over"
     assert json.dumps(engine.view(state)) == json.dumps(engine.view(state.copy()))

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import pytest
+from walks import Start, Walk
 
 import engine
 from engine import Action
@@ -74,7 +75,7 @@ WORDS = [
 ]
 
 
-def test_illegal_submissions_raise_move_errors_and_change_nothing(walk) -> None:
+def test_illegal_submissions_raise_move_errors_and_change_nothing(walk: Walk) -> None:
     """Whatever a readable line means, apply either accepts it (it was legal) or refuses it."""
     rng = random.Random(11)
     tried = accepted = 0
@@ -118,7 +119,7 @@ def test_illegal_submissions_raise_move_errors_and_change_nothing(walk) -> None:
     ],
     ids=str,
 )
-def test_malformed_actions_are_refused(start, action: Action) -> None:
+def test_malformed_actions_are_refused(start: Start, action: Action) -> None:
     state = start(2, 5)
     with pytest.raises(engine.MoveError):
         engine.apply(state, state.active, action)

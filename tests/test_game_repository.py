@@ -22,7 +22,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     pamir,
     pamir_ok,
     play,
@@ -40,9 +39,7 @@ from adjudicator.games.seeds import commitment
 PLAYERS = ("--player", "alice:alice@example.org", "--player", "bob:bob@example.org")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     next_number,
     pamir_ok,
     push,
@@ -39,9 +38,7 @@ from adjudicator.hooks import receive
 ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.fixture

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from gitgame import bot_submission, current_home, git, isolate
+from aiosmtpd.smtp import SMTP as SMTPServer
+from aiosmtpd.smtp import Envelope, Session
+from gitgame import bot_submission, current_home, git
 from mailserver import (
     DOMAIN,
     MAIL_FROM,
@@ -48,9 +50,7 @@ from engine.cards import card_name
 MESSAGE_ID = re.compile(r"^<g1\.(\d{4})\.([a-z]+)\.[0-9a-f]{16}@pamir\.example>$")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def play_moves(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:
@@ -246,7 +246,7 @@ def test_a_message_is_never_half_written_in_the_outbox(
     settings = settings_for(home, None)
     repo, created = new_game(settings)
 
-    def broken_replace(source: Any, target: Any) -> None:
+    def broken_replace(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", broken_replace)
@@ -269,7 +269,7 @@ class FakeSMTP:
     def ehlo(self) -> None:
         self.calls.append(("ehlo", None))
 
-    def starttls(self, context: Any = None) -> None:
+    def starttls(self, context: ssl.SSLContext | None = None) -> None:
         self.calls.append(("starttls", context))
 
     def login(self, user: str, password: str) -> None:
@@ -360,14 +360,21 @@ def _untrusting_context() -> ssl.SSLContext:
 def test_a_refused_recipient_waits_without_holding_up_the_others(home: Path) -> None:
     class Picky:
         async def handle_RCPT(
-            self, server: Any, session: Any, envelope: Any, address: str, options: Any
+            self,
+            server: SMTPServer,
+            session: Session,
+            envelope: Envelope,
+            address: str,
+            options: list[str],
         ) -> str:
             if address.startswith("bob@"):
                 return "450 try again later"
             envelope.rcpt_tos.append(address)
             return "250 OK"
 
-        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        async def handle_DATA(
+            self, server: SMTPServer, session: Session, envelope: Envelope
+        ) -> str:
             self.got = [*getattr(self, "got", []), envelope.rcpt_tos[0]]
             return "250 OK"
 

@@ -7,8 +7,10 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 
 import pytest
+from walks import MarketPut, Start, Walk
 
 import engine
 from engine import Action, MoveError
@@ -39,7 +41,7 @@ def parse(state: engine.State, text: str, player: str) -> Action:
 
 
 @pytest.mark.parametrize(("num_players", "seeds"), WALKS, ids=[f"{n}p" for n, _ in WALKS])
-def test_every_legal_action_reads_back(num_players: int, seeds: range, walk) -> None:
+def test_every_legal_action_reads_back(num_players: int, seeds: range, walk: Walk) -> None:
     verbs: Counter[str] = Counter()
     for seed in seeds:
         for state, choices, _ in walk(num_players, seed):
@@ -57,14 +59,14 @@ def test_every_legal_action_reads_back(num_players: int, seeds: range, walk) -> 
                 if len(deciders) == 1:
                     assert engine.parse_line(text, state) == (seat, action)
                 else:
-                    error = error_of(lambda text=text, state=state: engine.parse_line(text, state))
+                    error = error_of(partial(engine.parse_line, text, state))
                     assert error.code == "which-player"
     # The walk must have met the everyday decisions, or it tests little.
     for verb in ("loyalty", "purchase", "play", "pass", "discard"):
         assert verbs[verb] > 0, verb
 
 
-def test_random_games_meet_every_kind_of_decision(walk) -> None:
+def test_random_games_meet_every_kind_of_decision(walk: Walk) -> None:
     kinds: Counter[str] = Counter()
     for seed in range(30):
         for state, _, _ in walk(3, seed):
@@ -99,7 +101,7 @@ def test_action_str_is_its_canonical_text() -> None:
 
 
 @pytest.fixture
-def mohan(start, market_put) -> engine.State:
+def mohan(start: Start, market_put: MarketPut) -> engine.State:
     """The first turn, with Mohan Lal (card 1) in the free leftmost column of the top row."""
     return market_put(start(2, 5), 1, 0, 0)
 
@@ -132,14 +134,14 @@ def test_multi_word_names_and_sides(mohan: engine.State) -> None:
     assert parse(after, "play mohan right", player) == Action("play", (1, "right"))
 
 
-def test_event_halves_are_names_of_the_event(start, market_put) -> None:
+def test_event_halves_are_names_of_the_event(start: Start, market_put: MarketPut) -> None:
     state = market_put(start(2, 5), 109, 0, 0)  # Riots in Punjab / Conflict Fatigue
     player = state.name(state.active)
     for text in ("purchase riots in punjab", "purchase conflict fatigue", "purchase conflict"):
         assert parse(state, text, player) == Action("purchase", (109,))
 
 
-def test_one_dominance_check_by_name(start, market_put) -> None:
+def test_one_dominance_check_by_name(start: Start, market_put: MarketPut) -> None:
     state = start(2, 5)
     assert not [c for row in state.market for c in row if c in DOMINANCE_CHECKS]
     state = market_put(state, 102, 1, 0)
@@ -148,7 +150,7 @@ def test_one_dominance_check_by_name(start, market_put) -> None:
     )
 
 
-def test_two_dominance_checks_are_ambiguous(start, market_put) -> None:
+def test_two_dominance_checks_are_ambiguous(start: Start, market_put: MarketPut) -> None:
     state = market_put(market_put(start(2, 5), 101, 0, 0), 102, 1, 0)
     error = error_of(lambda: parse(state, "purchase dominance check", state.name(state.active)))
     assert error.code == "ambiguous"
@@ -184,7 +186,7 @@ def test_other_words_read_case_insensitively() -> None:
     assert engine.read_action("discard 100") == [Action("discard", (100,))]
 
 
-def test_choose_a_player_by_name_in_any_case(walk) -> None:
+def test_choose_a_player_by_name_in_any_case(walk: Walk) -> None:
     # Find a pending choice of a player (Rumor or Other Persuasive Methods) in random games.
     for seed in range(200):
         for state, choices, _ in walk(3, seed):
@@ -234,7 +236,7 @@ def test_policy_lines_need_no_turn() -> None:
     assert engine.legal_actions(after) == engine.legal_actions(state)
 
 
-def test_several_deciders_need_a_name(start) -> None:
+def test_several_deciders_need_a_name(start: Start) -> None:
     state = start(3, 5)
     for seat in (0, 1, 2):  # everyone holds a card
         state.players[seat].hand.append(state.deck.pop())
@@ -317,7 +319,7 @@ def test_not_your_decision() -> None:
     assert "legal now: " in str(error)
 
 
-def test_wrong_decision(start) -> None:
+def test_wrong_decision(start: Start) -> None:
     setup = engine.new_game(["alice", "bob"], 5)
     error = error_of(lambda: engine.parse_line("pass", setup))
     assert error.code == "wrong-decision"
@@ -331,7 +333,7 @@ def test_wrong_decision(start) -> None:
     assert "pass" in error.alternatives
 
 
-def test_cannot_afford(start) -> None:
+def test_cannot_afford(start: Start) -> None:
     state = start(2, 5)
     seat = state.active
     assert state.players[seat].rupees == 4
@@ -343,20 +345,22 @@ def test_cannot_afford(start) -> None:
     assert f"purchase {state.market[0][4]}" in error.alternatives
 
 
-def test_paid_this_turn(start, market_put) -> None:
+def test_paid_this_turn(start: Start, market_put: MarketPut) -> None:
     state = start(2, 5)
     seat = state.active
     court = next(c for c in state.deck if not is_event(c))
     state = market_put(state, court, 0, 2)  # a court card: buying it asks nothing more
     state = engine.apply(state, seat, Action("purchase", (court,)))
-    assert engine.pending(state).kind == "turn"  # type: ignore[union-attr]
+    decision = engine.pending(state)
+    assert decision is not None
+    assert decision.kind == "turn"
     paid = state.market[0][0]
     error = error_of(lambda: engine.parse_action(f"purchase {paid}", state, seat))
     assert error.code == "paid-this-turn"
     assert f"purchase {paid}" not in error.alternatives
 
 
-def test_not_in_market(start) -> None:
+def test_not_in_market(start: Start) -> None:
     state = start(2, 5)
     card = next(c for c in state.deck if not is_event(c))
     error = error_of(lambda: engine.parse_action(f"purchase {card}", state, state.active))
@@ -364,7 +368,7 @@ def test_not_in_market(start) -> None:
     assert "pass" in error.alternatives
 
 
-def test_no_actions_left(start) -> None:
+def test_no_actions_left(start: Start) -> None:
     data = engine.to_dict(start(2, 5))
     data["actions_used"] = 2  # a hand-written position: both actions spent, turn not over
     state = engine.from_dict(data)
@@ -374,7 +378,7 @@ def test_no_actions_left(start) -> None:
     assert error.alternatives == ["pass"]
 
 
-def test_public_withdrawal_is_not_purchasable(start, market_put) -> None:
+def test_public_withdrawal_is_not_purchasable(start: Start, market_put: MarketPut) -> None:
     state = market_put(start(2, 5), 111, 0, 0)
     error = error_of(lambda: engine.parse_action("purchase 111", state, state.active))
     assert error.code == "not-purchasable"
@@ -383,7 +387,7 @@ def test_public_withdrawal_is_not_purchasable(start, market_put) -> None:
     assert error.code == "not-purchasable"
 
 
-def test_a_demand_above_the_bribe_is_illegal(walk) -> None:
+def test_a_demand_above_the_bribe_is_illegal(walk: Walk) -> None:
     for seed in range(20):
         for state, choices, _ in walk(3, seed):
             decision = engine.pending(state)
@@ -410,7 +414,7 @@ def test_a_policy_about_an_unknown_player() -> None:
     assert caught.value.code == "unknown-player"
 
 
-def test_not_in_hand(start) -> None:
+def test_not_in_hand(start: Start) -> None:
     state = start(2, 5)
     error = error_of(lambda: engine.parse_action("play 1 left", state, state.active))
     assert error.code == "not-in-hand"
@@ -424,7 +428,7 @@ def test_unknown_player() -> None:
     assert "zed" in error.message
 
 
-def test_game_over(walk) -> None:
+def test_game_over(walk: Walk) -> None:
     *_, (state, _, _) = walk(2, 0)
     assert state.phase == "over"
     error = error_of(lambda: engine.parse_line("pass", state))
@@ -432,7 +436,7 @@ def test_game_over(walk) -> None:
     assert error_of(lambda: engine.parse_line("alice: pass", state)).code == "game-over"
 
 
-def test_bad_card_for_a_discard(walk) -> None:
+def test_bad_card_for_a_discard(walk: Walk) -> None:
     for state, choices, _ in walk(2, 3):
         decision = engine.pending(state)
         if decision is None or decision.kind != "discard":
@@ -455,7 +459,7 @@ def test_line_numbers_in_messages() -> None:
     assert str(error).startswith("line 7: unknown-verb: ")
 
 
-def test_applying_an_illegal_action_raises_with_the_same_code(start) -> None:
+def test_applying_an_illegal_action_raises_with_the_same_code(start: Start) -> None:
     state = start(2, 5)
     with pytest.raises(engine.IllegalActionError) as caught:
         engine.apply(state, state.active, Action("play", (1, "left")))
@@ -465,7 +469,7 @@ def test_applying_an_illegal_action_raises_with_the_same_code(start) -> None:
 # --- apostrophes and quotes ----------------------------------------------------------------
 
 
-def test_names_with_an_apostrophe(start, market_put) -> None:
+def test_names_with_an_apostrophe(start: Start, market_put: MarketPut) -> None:
     """An apostrophe is part of a name; it may also be left out. Only double quotes group."""
     shahs_guard = next(n for n, c in COURT_CARDS.items() if c.name == "Shah's Guard")
     state = market_put(start(2, 5), shahs_guard, 0, 0)
@@ -477,7 +481,7 @@ def test_names_with_an_apostrophe(start, market_put) -> None:
     assert error.code == "syntax"
 
 
-def test_names_with_hyphens(start, market_put) -> None:
+def test_names_with_hyphens(start: Start, market_put: MarketPut) -> None:
     jan_fishan = next(n for n, c in COURT_CARDS.items() if c.name == "Jan-Fishan Khan")
     state = market_put(start(2, 5), jan_fishan, 1, 0)
     player = state.name(state.active)
@@ -505,7 +509,7 @@ def random_line(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randrange(0, 6)))
 
 
-def fuzz_positions(walk) -> list[engine.State]:
+def fuzz_positions(walk: Walk) -> list[engine.State]:
     """A position of every kind of decision, plus the start and the end of a game."""
     wanted: dict[str, engine.State] = {}
     for seed in range(10):
@@ -517,7 +521,7 @@ def fuzz_positions(walk) -> list[engine.State]:
     return list(wanted.values())
 
 
-def test_parsing_arbitrary_text_raises_only_move_errors(walk) -> None:
+def test_parsing_arbitrary_text_raises_only_move_errors(walk: Walk) -> None:
     """Non-decimal digits and numbers over 4300 digits are left out: see the xfails below."""
     rng = random.Random(2024)
     positions = fuzz_positions(walk)

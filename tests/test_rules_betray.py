@@ -36,7 +36,8 @@ def cati_betrays(target: int, rupees: int = 4) -> Position:
 
 
 def influence(state: engine.State, name: str) -> int:
-    return engine.view(state)["players"][state.seat(name)]["influence"]
+    influence: int = engine.view(state)["players"][state.seat(name)]["influence"]
+    return influence
 
 
 def test_betray_discards_the_card_and_always_costs_two() -> None:

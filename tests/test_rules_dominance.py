@@ -267,8 +267,8 @@ def test_dominance_check_unsuccessful_second_place_scores_even_with_zero_cylinde
     """[Unsuccessful Check, p. 15] "Players will score points based on the number of
     cylinders they have in play (even zero)."
     """
-    state = check_in_market({"Cati": "british", "Hope": "russian"}).tribes("Cati", "herat", 2)
-    state = buy_check(state.build())
+    position = check_in_market({"Cati": "british", "Hope": "russian"}).tribes("Cati", "herat", 2)
+    state = buy_check(position.build())
     assert vps(state) == [3, 1]
 
 
@@ -389,8 +389,8 @@ def test_dominance_check_resolved_the_moment_it_is_bought() -> None:
     """[Purchase: Event Cards, p. 10] "Event cards (including Dominance Checks) ... are
     resolved the moment they are bought from the market."
     """
-    state = check_in_market({"Cati": "british", "Hope": "russian"}).tribes("Hope", "herat", 1)
-    state = buy_check(state.build())
+    position = check_in_market({"Cati": "british", "Hope": "russian"}).tribes("Hope", "herat", 1)
+    state = buy_check(position.build())
     assert state.checks_resolved == 1
     assert 101 in state.discard
     assert vps(state) == [1, 3]

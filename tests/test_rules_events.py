@@ -37,7 +37,8 @@ def with_market(players: dict[str, str], top0: int | None, bottom0: int | None =
 
 
 def influence(state: engine.State, name: str) -> int:
-    return engine.view(state)["players"][state.seat(name)]["influence"]
+    influence: int = engine.view(state)["players"][state.seat(name)]["influence"]
+    return influence
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,9 @@ def test_event_confidence_failure_players_discard_from_hand_at_once() -> None:
     with pytest.raises(NotationError) as caught:
         engine.parse_line("discard 32", state)
     assert caught.value.code == "which-player"
-    seat, action = engine.parse_line("Hope: discard 32", state)
+    parsed = engine.parse_line("Hope: discard 32", state)
+    assert parsed is not None
+    seat, action = parsed
     state = engine.apply(state, seat, action)
     assert waiting_for(state) == ("discard_each", ["Cati"])
     state = act(state, "Cati", "discard 31")
@@ -379,8 +382,8 @@ def test_event_favored_suit_events_move_the_marker_when_discarded(card: int, sui
     """[Military / Intelligence / Political, top] "The favored suit marker moves to
     <suit>."
     """
-    state = with_market({"Cati": "british", "Hope": "russian"}, card).favored("economic")
-    state = act(state.build(), "Cati", "pass")
+    position = with_market({"Cati": "british", "Hope": "russian"}, card).favored("economic")
+    state = act(position.build(), "Cati", "pass")
     assert state.favored == suit
     assert card in state.discard
 

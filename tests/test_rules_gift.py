@@ -26,7 +26,8 @@ def cati_with_the_bank(rupees: int) -> Position:
 
 
 def influence(state: engine.State, name: str) -> int:
-    return engine.view(state)["players"][state.seat(name)]["influence"]
+    influence: int = engine.view(state)["players"][state.seat(name)]["influence"]
+    return influence
 
 
 @pytest.mark.parametrize(("price", "slot"), [(2, 0), (4, 1), (6, 2)])

@@ -372,7 +372,8 @@ def test_play_favored_suit_icon_moves_the_marker(card: int, suit: str) -> None:
     """[Play, p. 11] "Move the favored suit marker to the suit indicated."."""
     state = Position({"Cati": "british", "Hope": "russian"}).hand("Cati", card).build()
     state = act(state, "Cati", f"play {card} left")
-    while waiting_for(state)[0] in ("road", "spy"):
+    while (waiting := waiting_for(state)) is None or waiting[0] in ("road", "spy"):
+        assert waiting is not None, "the game ended"
         state = act(state, "Cati", options(state, "Cati")[0])
     assert state.favored == suit
 

@@ -12,7 +12,8 @@ SHAH_SHUJAH = 5  # Kabul, political: tribe
 
 
 def ruler(state: engine.State, region: str) -> str | None:
-    return engine.view(state)["regions"][region]["ruler"]
+    ruler: str | None = engine.view(state)["regions"][region]["ruler"]
+    return ruler
 
 
 def three_players() -> Position:

@@ -201,6 +201,8 @@ def test_setup_chosen_loyalty_is_kept() -> None:
     state = engine.new_game(NAMES[:3], 4)
     wanted = {0: "british", 1: "afghan", 2: "russian"}
     while state.phase == "setup":
-        seat = engine.pending(state).seats[0]
+        decision = engine.pending(state)
+        assert decision is not None
+        seat = decision.seats[0]
         state = engine.apply(state, seat, Action("loyalty", (wanted[seat],)))
     assert [p.loyalty for p in state.players] == ["british", "afghan", "russian"]

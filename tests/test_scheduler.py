@@ -25,8 +25,10 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from gitgame import SECRET, TWO, current_home, git, isolate
+from apscheduler.schedulers.base import BaseScheduler
+from gitgame import SECRET, TWO, current_home, git
 from mailserver import free_port, mail_server, settings_for
+from walks import Walk
 
 import engine
 from adjudicator.cli import service
@@ -34,11 +36,12 @@ from adjudicator.cli.refusal import Refused
 from adjudicator.forge import remote
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import (
@@ -56,14 +59,7 @@ NEW_YORK_EVE = datetime(2031, 3, 9, 1, 0, tzinfo=UTC)  # 20:00 EST on the Saturd
 SECOND = timedelta(seconds=1)
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings()
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def new_game(settings: Settings, game_id: str = "tt", turn_hours: int = 48) -> GameRepo:
@@ -281,7 +277,7 @@ def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings
     assert after is None or after.kind != "bribe"
 
 
-def test_a_decision_taken_in_steps_is_defaulted_to_its_end(walk: Any) -> None:
+def test_a_decision_taken_in_steps_is_defaulted_to_its_end(walk: Walk) -> None:
     """A move or build that times out is finished (its first step, then `done`), a discard
     down to the hand limit goes on until the limit is met: one move file for all of it."""
     seen: set[str] = set()
@@ -452,7 +448,7 @@ def test_pamir_pause(settings: Settings, capsys: pytest.CaptureFixture[str]) -> 
 # -- the jobs ------------------------------------------------------------------------------------
 
 
-def jobs(scheduler: Any) -> dict[str, str]:
+def jobs(scheduler: BaseScheduler) -> dict[str, str]:
     return {job.id: job.name for job in scheduler.get_jobs()}
 
 
@@ -550,7 +546,7 @@ def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(
         settings, clock=lambda: datetime.now(UTC) + timedelta(hours=2)
     )
 
-    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Any]:
+    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
         running.set()
         limit = time.monotonic() + 5
         while not scheduler.pamir_stopping and time.monotonic() < limit:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from walks import Start, Walk
 
 import engine
 from engine.game import legal_seat_actions, step
@@ -18,7 +19,7 @@ Doc = dict[str, Any]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 5])
-def test_round_trip_is_byte_identical_throughout_games(num_players: int, walk) -> None:
+def test_round_trip_is_byte_identical_throughout_games(num_players: int, walk: Walk) -> None:
     checked = 0
     for seed in range(3):
         for index, (state, _, _) in enumerate(walk(num_players, seed)):
@@ -33,7 +34,7 @@ def test_round_trip_is_byte_identical_throughout_games(num_players: int, walk) -
     assert checked > 30
 
 
-def test_a_loaded_state_plays_on_exactly_like_the_original(walk) -> None:
+def test_a_loaded_state_plays_on_exactly_like_the_original(walk: Walk) -> None:
     for index, (state, _, _) in enumerate(walk(3, 7)):
         if index == 40:
             original = state.copy()
@@ -60,7 +61,7 @@ def test_dumps_is_indented_json_with_one_trailing_newline() -> None:
 
 
 @pytest.fixture
-def first_turn_doc(start) -> Doc:
+def first_turn_doc(start: Start) -> Doc:
     return engine.to_dict(start(2, 5))
 
 

@@ -53,9 +53,7 @@ class Game:
     moves: int
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+pytestmark = pytest.mark.usefixtures("home")
 
 
 def module_game(

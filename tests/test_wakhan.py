@@ -9,6 +9,8 @@ below builds positions for all of them.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any, Self
 
 import pytest
 from positions import Position, waiting_for
@@ -50,7 +52,7 @@ class WakhanPosition(Position):
         self._quiet()
         self.ai(1, 2)
 
-    def ai(self, face_up: int, *deck_top: int) -> WakhanPosition:
+    def ai(self, face_up: int, *deck_top: int) -> Self:
         """The face-up AI card, and the cards on top of the AI deck (the next one first)."""
         w = self.state.wakhan
         assert w is not None
@@ -146,13 +148,18 @@ def test_setup_include_wakhan_as_a_player_when_determining_the_size_of_the_deck(
         assert state.bank == 36 - 4 * players  # she takes her four rupees too
 
 
+def ai_deck(seed: int) -> tuple[int, ...]:
+    """The AI deck of a new game against Wakhan."""
+    wakhan = engine.new_game(["alice"], seed, {"wakhan": True}).wakhan
+    assert wakhan is not None
+    return tuple(wakhan.deck)
+
+
 def test_setup_shuffle_the_deck_of_24_ai_cards() -> None:
     """[Setting Up, p. 16] "Shuffle the deck of 24 AI cards and place them in a stack face
     down." The game's generator shuffles them: the same seed, the same AI deck.
     """
-    decks = {
-        tuple(engine.new_game(["alice"], seed, {"wakhan": True}).wakhan.deck) for seed in range(5)
-    }  # type: ignore[union-attr]
+    decks = {ai_deck(seed) for seed in range(5)}
     assert len(decks) == 5
     for deck in decks:
         assert sorted(deck) == sorted(WAKHAN_CARDS)
@@ -564,12 +571,14 @@ def test_state_json_holds_the_ai_deck_and_reads_back() -> None:
         (lambda d: d["players"][d["wakhan"]["seat"]].update(loyalty="british"), "pragmatic"),
     ],
 )
-def test_reading_a_state_checks_the_ai_deck(edit: object, message: str) -> None:
+def test_reading_a_state_checks_the_ai_deck(
+    edit: Callable[[dict[str, Any]], object], message: str
+) -> None:
     """docs/state.md: reading a state checks the 24 AI cards, Wakhan's seat and name, and
     that her loyalty is her pragmatic loyalty.
     """
     data = json.loads(engine.dumps(played()))
-    edit(data)  # type: ignore[operator]
+    edit(data)
     with pytest.raises(engine.StateError, match=message):
         engine.from_dict(data)
 

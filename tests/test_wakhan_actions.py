@@ -79,8 +79,8 @@ def test_tax_players_before_market_cards_the_richest_first() -> None:
     """[Tax, p. 18] "Wakhan will always tax players instead of market cards if able. She
     will always tax from players with the most rupees first."
     """
-    state = tax_position({"alice": "british", "bob": "afghan"}).rupees("alice", 3)
-    state = state.rupees("bob", 6).build()
+    position = tax_position({"alice": "british", "bob": "afghan"}).rupees("alice", 3)
+    state = position.rupees("bob", 6).build()
     state, _ = wakhan_does(state, "tax")
     assert [state.players[state.seat(n)].rupees for n in ("alice", "bob")] == [3, 4]
     assert state.market_rupees[0][0] == 2

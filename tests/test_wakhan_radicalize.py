@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from positions import waiting_for
 from test_wakhan import BOTTOM, TOP, WAKHAN, WakhanPosition, logged, wakhan_does, wseat
@@ -163,14 +165,14 @@ def test_radicalize_follows_the_specific_instructions(
     ],
 )
 def test_radicalize_an_instruction_whose_condition_fails_is_skipped(
-    action: str, edit: object
+    action: str, edit: Callable[[WakhanPosition], object]
 ) -> None:
     """[Card-Based Actions, p. 18] "Many actions on the AI card will list a set of
     instructions and conditions which must be true in order for the action to be taken. If
     these conditions cannot be met, the action is skipped."
     """
     position = WakhanPosition({"alice": "british"}).market(TOP, BOTTOM)
-    edit(position)  # type: ignore[operator]
+    edit(position)
     state, kind = wakhan_does(position.build(), action)
     assert kind is None
     assert state.players[wseat(state)].court == position.state.players[wseat(state)].court

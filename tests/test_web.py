@@ -40,6 +40,8 @@ from engine.cards import COURT_CARDS
 GAME = "khyber"
 
 
+# Not conftest's `home`: one PAMIR_HOME per module, with games already played in it, so
+# that the read-only tests do not replay a game each.
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One PAMIR_HOME for the read-only tests: a game 14 moves in, and a new bare game."""
@@ -250,7 +252,9 @@ def test_player_text_in_refusals_and_reports_cannot_inject_markup(
         "purchase <img/src=x/onerror=alert(1)>",
     ]
     with opened(path) as repo:
-        files = {f"moves/{n:04d}-{player}.txt": f"{t}\n".encode() for n, t in enumerate(hostile, 1)}
+        files: dict[str, bytes | None] = {
+            f"moves/{n:04d}-{player}.txt": f"{t}\n".encode() for n, t in enumerate(hostile, 1)
+        }
         repo.commit(files, "pushed moves", parent=repo.head())
         # Each recorded as refused, quoting it.
         refused = pipeline.adjudicate_pending(repo, current_home())

@@ -17,7 +17,6 @@ import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -30,7 +29,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     opened,
     push,
 )
@@ -40,11 +38,12 @@ from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload
 import engine
 from adjudicator.forge import remote
 from adjudicator.games import pipeline
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, replay, snapshot
 from adjudicator.games.verify import verify
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.web import create_app
 from adjudicator.web.webhooks import DeliveryLog
 
@@ -53,14 +52,7 @@ GITEA_SECRET = "gitea-webhook-secret"
 ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings({"home": home})
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @dataclass
@@ -296,7 +288,7 @@ def test_a_push_while_adjudicating_is_caught_up_by_a_retry(
     real = pipeline.adjudicate_pending
     pushed: list[int] = []
 
-    def adjudicate_while_a_player_pushes(repo: GameRepo, home: Path) -> list[Any]:
+    def adjudicate_while_a_player_pushes(repo: GameRepo, home: Path) -> list[Adjudication]:
         if not pushed:  # the forge moves on while the service adjudicates move 1
             pushed.append(push_move(game))
         return real(repo, home)

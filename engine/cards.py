@@ -14,7 +14,7 @@ printed wording.
 from __future__ import annotations
 
 from importlib.resources import files
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
@@ -31,10 +31,12 @@ __all__ = [
     "WAKHAN_ACTION_TEXTS",
     "WAKHAN_CARDS",
     "Ability",
+    "AbilityId",
     "ActionKind",
     "Border",
     "Coalition",
     "CourtCard",
+    "EffectId",
     "EventCard",
     "EventDuration",
     "EventEffect",
@@ -48,13 +50,68 @@ __all__ = [
     "WakhanBack",
     "WakhanCard",
     "WakhanFront",
+    "as_coalition",
+    "as_region",
+    "as_suit",
     "card_name",
     "is_event",
+    "is_region",
 ]
 
 Suit = Literal["economic", "intelligence", "military", "political"]
 Coalition = Literal["afghan", "british", "russian"]
 RegionId = Literal["transcaspia", "persia", "herat", "kabul", "kandahar", "punjab"]
+AbilityId = Literal[
+    "blackmail_herat",
+    "blackmail_kandahar",
+    "bodyguards",
+    "charismatic_courtiers",
+    "citadel_kabul",
+    "citadel_transcaspia",
+    "civil_service_reforms",
+    "claim_of_ancient_lineage",
+    "herat_influence",
+    "indian_supplies",
+    "indispensable_advisors",
+    "infrastructure",
+    "insurrection",
+    "irregulars",
+    "persian_influence",
+    "russian_influence",
+    "safe_house",
+    "savvy_operator",
+    "strange_bedfellows",
+    "well_connected",
+]
+EffectId = Literal[
+    "backing_of_persian_aristocracy",
+    "confidence_failure",
+    "conflict_fatigue",
+    "courtly_manners",
+    "disregard_for_customs",
+    "dominance_check",
+    "embarrassment_of_riches",
+    "failure_to_impress",
+    "favor_intelligence",
+    "favor_military",
+    "favor_political",
+    "koh_i_noor_recovered",
+    "nation_building",
+    "nationalism",
+    "new_tactics",
+    "no_effect",
+    "other_persuasive_methods",
+    "pashtunwali_values",
+    "public_withdrawal",
+    "rebuke",
+    "riots_in_herat",
+    "riots_in_kabul",
+    "riots_in_persia",
+    "riots_in_punjab",
+    "rumor",
+]
+"""Event effect ids: one per half of an event card (both halves of a Dominance Check
+card are ``dominance_check``)."""
 ActionKind = Literal["tax", "gift", "build", "move", "betray", "battle"]
 ImpactKind = Literal["road", "army", "tribe", "spy", "leverage", "favor"]
 EventDuration = Literal[
@@ -141,7 +198,7 @@ class Ability(_Frozen):
     Blackmails have region-specific ids (``citadel_kabul``, ``blackmail_herat``, ...).
     """
 
-    id: str
+    id: AbilityId
     name: str
     text: str
 
@@ -196,7 +253,7 @@ class EventEffect(_Frozen):
     ``next_dominance_check`` changes how that check is scored.
     """
 
-    id: str
+    id: EffectId
     title: str | None
     text: str
     affects: str
@@ -431,6 +488,34 @@ REGIONS, BORDERS = _load_map()
 WAKHAN_ACTION_TEXTS: dict[WakhanActionId, str]
 WAKHAN_CARDS: dict[int, WakhanCard]
 WAKHAN_ACTION_TEXTS, WAKHAN_CARDS = _load_wakhan()
+
+
+def is_region(name: object) -> TypeGuard[RegionId]:
+    """True if ``name`` is a region id (narrows a parsed string to ``RegionId``)."""
+    return name in REGIONS
+
+
+def as_region(name: str) -> RegionId:
+    """``name`` as a region id; ``ValueError`` if it is not one."""
+    if not is_region(name):
+        raise ValueError(f"not a region: {name!r}")
+    return name
+
+
+def as_coalition(name: str) -> Coalition:
+    """``name`` as a coalition id; ``ValueError`` if it is not one."""
+    for coalition in COALITIONS:
+        if coalition == name:
+            return coalition
+    raise ValueError(f"not a coalition: {name!r}")
+
+
+def as_suit(name: str) -> Suit:
+    """``name`` as a suit id; ``ValueError`` if it is not one."""
+    for suit in SUITS:
+        if suit == name:
+            return suit
+    raise ValueError(f"not a suit: {name!r}")
 
 
 def card_name(number: int) -> str:

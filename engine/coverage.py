@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
+from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, RegionId, is_event
 from engine.rules import card_actions
 from engine.rules.abilities import has_ability
 from engine.rules.move import spy_track
@@ -37,14 +37,14 @@ Probe = Callable[[State, int, Action, State], bool]
 
 
 def _top(state: State) -> str:
-    return str(state.stack[-1]["kind"]) if state.stack else ""
+    return state.stack[-1]["kind"] if state.stack else ""
 
 
-def _owner_of_ability(state: State, ability: str) -> set[int]:
+def _owner_of_ability(state: State, ability: AbilityId) -> set[int]:
     return {s for s in range(state.num_players) if has_ability(state, s, ability)}
 
 
-def _free_purchase(region: str | None, patriot: str | None, ability: str) -> Probe:
+def _free_purchase(region: RegionId | None, patriot: str | None, ability: AbilityId) -> Probe:
     def probe(before: State, seat: int, action: Action, after: State) -> bool:
         if action.verb != "purchase" or not has_ability(before, seat, ability):
             return False
@@ -105,7 +105,7 @@ def _bodyguards(before: State, seat: int, action: Action, after: State) -> bool:
     return False
 
 
-def _citadel(region: str, ability: str) -> Probe:
+def _citadel(region: RegionId, ability: AbilityId) -> Probe:
     def probe(before: State, seat: int, action: Action, after: State) -> bool:
         if action.verb != "battle" or action.args[1] != region:
             return False
@@ -134,7 +134,7 @@ def _spy_step(before: State, action: Action) -> int:
     return min(gap, len(track) - gap)
 
 
-def _spy_travel(ability: str, wanted: Callable[[int], bool]) -> Probe:
+def _spy_travel(ability: AbilityId, wanted: Callable[[int], bool]) -> Probe:
     def probe(before: State, seat: int, action: Action, after: State) -> bool:
         if action.verb != "march" or action.args[0] != "spy":
             return False
@@ -153,7 +153,7 @@ def _indian_supplies(before: State, seat: int, action: Action, after: State) -> 
     return coalition is not None and not before.roads[border][coalition]
 
 
-def _frame_answered(kind: str, region: str | None = None) -> Probe:
+def _frame_answered(kind: str, region: RegionId | None = None) -> Probe:
     def probe(before: State, seat: int, action: Action, after: State) -> bool:
         if _top(before) != kind or action.verb in ("done", "decline"):
             return False

@@ -9,14 +9,26 @@ loaded and played on, and an inconsistent one is refused with a clear message.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.cards import BORDERS, COALITIONS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.cards import (
+    BORDERS,
+    COALITIONS,
+    EVENT_CARDS,
+    REGION_IDS,
+    SUITS,
+    Coalition,
+    as_coalition,
+    as_region,
+)
 from engine.errors import StateError, describe_validation
+from engine.frames import Effect, Frame
 from engine.invariants import violations
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
+
+T = TypeVar("T")
 
 FORMAT = "pamir-state/1"
 
@@ -170,12 +182,15 @@ def from_dict(data: Any) -> State:
         bank=doc.bank,
         out_of_game=doc.out_of_game,
         favored=doc.favored,
-        block_supply=doc.block_supply,
-        armies=doc.armies,
-        roads=doc.roads,
-        tribes=doc.tribes,
+        block_supply=_by_coalition(doc.block_supply),
+        armies={as_region(r): _by_coalition(counts) for r, counts in doc.armies.items()},
+        roads={b: _by_coalition(counts) for b, counts in doc.roads.items()},
+        tribes={as_region(r): counts for r, counts in doc.tribes.items()},
         spies={int(card): spies for card, spies in doc.spies.items()},
-        effects=doc.effects,
+        # Only what _check_keys_and_frames checks is known of effects and frames (their
+        # kinds, an effect's keys): docs/state.md says so, and _check_resumable finds a
+        # malformed decision on top. The types are taken on trust from there.
+        effects=cast(list[Effect], doc.effects),
         active=doc.active,
         turn=doc.turn,
         actions_used=doc.actions_used,
@@ -185,7 +200,7 @@ def from_dict(data: Any) -> State:
         checks_resolved=doc.checks_resolved,
         phase=doc.phase,
         winners=doc.winners,
-        stack=doc.stack,
+        stack=cast(list[Frame], doc.stack),
         log=doc.log,
         wakhan=_wakhan(doc.wakhan),
     )
@@ -195,6 +210,11 @@ def from_dict(data: Any) -> State:
     _check_pragmatic_loyalty(state)
     _check_resumable(state)
     return state
+
+
+def _by_coalition(counts: dict[str, T]) -> dict[Coalition, T]:
+    """A table keyed by coalition, in its order; _check_shape has checked the keys."""
+    return {as_coalition(c): n for c, n in counts.items()}
 
 
 def _wakhan(doc: WakhanDoc | None) -> WakhanState | None:

@@ -145,7 +145,9 @@ def _discard(state: State, seat: int, options: list[Action]) -> Action:
 
 
 def _prize(state: State, seat: int, options: list[Action]) -> Action:
-    prize = COURT_CARDS[int(state.stack[-1]["card"])].prize
+    frame = state.stack[-1]
+    assert frame["kind"] == "prize"
+    prize = COURT_CARDS[frame["card"]].prize
     return Action("accept" if prize == state.players[seat].loyalty else "decline")
 
 
@@ -156,6 +158,7 @@ def _loyalty(state: State, seat: int, options: list[Action]) -> Action:
 
 def _choose(state: State, seat: int, options: list[Action]) -> Action:
     frame = state.stack[-1]
+    assert frame["kind"] == "choose"
     if frame["effect"] == "rumor":
         others = [s for s in range(state.num_players) if s != seat]
         leader = max(others, key=lambda s: (state.players[s].vp, -s))

@@ -10,10 +10,13 @@ produced by `engine.serialize`.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import BORDERS, COALITIONS, REGION_IDS
+from engine.cards import BORDERS, COALITIONS, REGION_IDS, Coalition, RegionId, Suit
+from engine.frames import Effect
+from engine.frames import Frame as Frame  # re-exported: rules modules import it from here
 
 BLOCKS_PER_COALITION = 12
 CYLINDERS_PER_PLAYER = 11  # one of them is the victory point marker
@@ -24,15 +27,13 @@ MARKET_ROWS = 2
 MARKET_COLUMNS = 6
 GIFT_COSTS = (2, 4, 6)
 
-Frame = dict[str, Any]
-
 
 @dataclass(slots=True)
 class Player:
     """One player's own pieces and cards."""
 
     name: str
-    loyalty: str | None = None
+    loyalty: Coalition | None = None
     rupees: int = STARTING_RUPEES
     vp: int = 0
     cylinders: int = CYLINDERS_ON_BOARD  # cylinders on the player board (the supply)
@@ -91,13 +92,13 @@ class State:
     discard: list[int] = field(default_factory=list)
     bank: int = 0
     out_of_game: int = 0  # rupees taken out of the game (unpaid action costs)
-    favored: str = "political"
-    block_supply: dict[str, int] = field(default_factory=dict)
-    armies: dict[str, dict[str, int]] = field(default_factory=dict)  # region -> coalition
-    roads: dict[str, dict[str, int]] = field(default_factory=dict)  # border -> coalition
-    tribes: dict[str, list[int]] = field(default_factory=dict)  # region -> per seat
+    favored: Suit = "political"
+    block_supply: dict[Coalition, int] = field(default_factory=dict)
+    armies: dict[RegionId, dict[Coalition, int]] = field(default_factory=dict)
+    roads: dict[str, dict[Coalition, int]] = field(default_factory=dict)  # by border id
+    tribes: dict[RegionId, list[int]] = field(default_factory=dict)  # per seat
     spies: dict[int, list[int]] = field(default_factory=dict)  # court card -> per seat
-    effects: list[Frame] = field(default_factory=list)  # lasting event effects
+    effects: list[Effect] = field(default_factory=list)  # lasting event effects
     active: int = 0
     turn: int = 0
     actions_used: int = 0
@@ -129,7 +130,7 @@ class State:
             roads={k: dict(v) for k, v in self.roads.items()},
             tribes={k: v[:] for k, v in self.tribes.items()},
             spies={k: v[:] for k, v in self.spies.items()},
-            effects=[dict(e) for e in self.effects],
+            effects=[e.copy() for e in self.effects],
             active=self.active,
             turn=self.turn,
             actions_used=self.actions_used,
@@ -139,9 +140,7 @@ class State:
             checks_resolved=self.checks_resolved,
             phase=self.phase,
             winners=self.winners[:],
-            stack=[
-                {k: v[:] if isinstance(v, list) else v for k, v in f.items()} for f in self.stack
-            ],
+            stack=deepcopy(self.stack),  # rules change the top frame in place
             log=self.log[:],
             wakhan=self.wakhan.copy() if self.wakhan is not None else None,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS
+from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId
 from engine.game import options_for, pending
 from engine.notation import format_action
 from engine.rules import pieces
@@ -53,7 +53,7 @@ def view(state: State, player: str | None = None) -> dict[str, Any]:
             {
                 "id": e["id"],
                 "card": e["card"],
-                "player": name(e["player"]) if e.get("player") is not None else None,
+                "player": name(e["player"]) if e["player"] is not None else None,
                 "until": "the next Dominance Check has resolved",
             }
             for e in state.effects
@@ -150,7 +150,7 @@ def _market_view(state: State, me: int | None) -> list[list[dict[str, Any] | Non
     return rows
 
 
-def _region_view(state: State, region: str) -> dict[str, Any]:
+def _region_view(state: State, region: RegionId) -> dict[str, Any]:
     owner = ruler(state, region)
     return {
         "ruler": state.name(owner) if owner is not None else None,

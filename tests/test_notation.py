@@ -15,6 +15,7 @@ from walks import MarketPut, Start, Walk
 import engine
 from engine import Action, MoveError
 from engine.cards import BORDERS, COURT_CARDS, DOMINANCE_CHECKS, is_event
+from engine.frames import DiscardEachFrame
 from engine.game import legal_seat_actions
 from engine.rules.flow import push
 
@@ -240,7 +241,9 @@ def test_several_deciders_need_a_name(start: Start) -> None:
     state = start(3, 5)
     for seat in (0, 1, 2):  # everyone holds a card
         state.players[seat].hand.append(state.deck.pop())
-    push(state, "discard_each", players=[0, 1, 2], reason="Confidence Failure")
+    push(
+        state, DiscardEachFrame(kind="discard_each", players=[0, 1, 2], reason="Confidence Failure")
+    )
     card = state.players[1].hand[0]
     error = error_of(lambda: engine.parse_line(f"discard {card}", state))
     assert error.code == "which-player"

@@ -6,11 +6,11 @@ hostage. The rules that an ability changes ask `has_ability`.
 
 from __future__ import annotations
 
-from engine.cards import COURT_CARDS
+from engine.cards import COURT_CARDS, AbilityId
 from engine.state import State
 
 
-def has_ability(state: State, seat: int, ability: str) -> bool:
+def has_ability(state: State, seat: int, ability: AbilityId) -> bool:
     """Whether a card with this special ability is in the player's court."""
     for card in state.players[seat].court:
         info = COURT_CARDS[card].ability

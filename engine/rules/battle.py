@@ -11,18 +11,30 @@ keeps its owner's spies; Safe House lets the owner save a removed spy onto that 
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, REGION_IDS, REGIONS
+from engine.cards import (
+    COURT_CARDS,
+    REGION_IDS,
+    REGIONS,
+    AbilityId,
+    RegionId,
+    as_coalition,
+    as_region,
+)
+from engine.frames import BattleFrame, SafeHouseFrame
 from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.words import article
-from engine.state import Frame, State
+from engine.state import State
 
-CITADELS = {"kabul": "citadel_kabul", "transcaspia": "citadel_transcaspia"}
+CITADELS: dict[RegionId, AbilityId] = {
+    "kabul": "citadel_kabul",
+    "transcaspia": "citadel_transcaspia",
+}
 
 
-def strength(state: State, seat: int, site: str | int) -> int:
+def strength(state: State, seat: int, site: RegionId | int) -> int:
     if isinstance(site, int):
         spies = state.spies.get(site)
         return spies[seat] if spies else 0
@@ -34,7 +46,7 @@ def strength(state: State, seat: int, site: str | int) -> int:
     return armies
 
 
-def removable(state: State, seat: int, site: str | int) -> list[Action]:
+def removable(state: State, seat: int, site: RegionId | int) -> list[Action]:
     """Enemy pieces at the site that may be removed."""
     me = state.players[seat]
     if isinstance(site, int):
@@ -52,7 +64,7 @@ def removable(state: State, seat: int, site: str | int) -> list[Action]:
         for c, n in state.armies[site].items()
         if n and c != me.loyalty
     ]
-    for border in REGIONS[site].borders:  # type: ignore[index]
+    for border in REGIONS[site].borders:
         found += [
             Action("remove", ("road", border, c))
             for c, n in state.roads[border].items()
@@ -81,26 +93,30 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
     return found
 
 
-def start(state: State, seat: int, card: int, site: str | int) -> None:
+def start(state: State, seat: int, card: int, where: str | int) -> None:
+    site = where if isinstance(where, int) else as_region(where)
     limit = min(card_actions.rank(card), strength(state, seat, site))
     where = COURT_CARDS[site].name if isinstance(site, int) else site
     state.note(f"{state.name(seat)} battles in {where} with {COURT_CARDS[card].name}")
-    push(state, "battle", player=seat, card=card, site=site, remaining=limit, taken=0)
+    push(
+        state,
+        BattleFrame(kind="battle", player=seat, card=card, site=site, remaining=limit, taken=0),
+    )
 
 
-def remove(state: State, seat: int, site: str | int, action: Action) -> None:
+def remove(state: State, seat: int, site: RegionId | int, action: Action) -> None:
     kind = action.args[0]
     me = state.name(seat)
     if kind == "army":
-        pieces.remove_armies(state, str(site), str(action.args[1]))
+        pieces.remove_armies(state, as_region(str(site)), as_coalition(str(action.args[1])))
         state.note(f"{me} removed {article(str(action.args[1]))} army from {site}")
     elif kind == "road":
-        pieces.remove_roads(state, str(action.args[1]), str(action.args[2]))
+        pieces.remove_roads(state, str(action.args[1]), as_coalition(str(action.args[2])))
         state.note(f"{me} removed {article(str(action.args[2]))} road from {action.args[1]}")
     elif kind == "tribe":
         victim = state.seat(str(action.args[1]))
         state.note(f"{me} removed a tribe of {state.name(victim)} from {site}")
-        court.remove_tribes(state, victim, str(site), 1)
+        court.remove_tribes(state, victim, as_region(str(site)), 1)
     else:
         victim = state.seat(str(action.args[1]))
         pieces.remove_spies(state, victim, int(site))
@@ -125,22 +141,22 @@ def safe_house(state: State, seat: int, lost_from: int) -> None:
     supply meanwhile.
     """
     if safe_houses(state, seat, lost_from):
-        push(state, "safe_house", player=seat, lost_from=lost_from)
+        push(state, SafeHouseFrame(kind="safe_house", player=seat, lost_from=lost_from))
 
 
 @decision
-class SafeHouseDecision(Decision):
+class SafeHouseDecision(Decision[SafeHouseFrame]):
     """Save a spy removed in battle onto a Safe House card, or let it go."""
 
     kind = "safe_house"
     section = "Card Precedence and Special Abilities, p. 8"
     auto_single = False
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: SafeHouseFrame, seat: int) -> list[Action]:
         cards = safe_houses(state, seat, int(frame["lost_from"]))
         return [*(Action("spy", (c,)) for c in cards), Action("decline")]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: SafeHouseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action.verb == "decline":
             state.note(f"{state.name(seat)} let the spy go")
@@ -149,22 +165,22 @@ class SafeHouseDecision(Decision):
         pieces.add_spy(state, seat, card)
         state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: SafeHouseFrame) -> str:
         return "Safe House: move your removed spy onto a Safe House card (spy CARD), or decline"
 
 
 @decision
-class BattleDecision(RepeatedDecision):
+class BattleDecision(RepeatedDecision[BattleFrame]):
     """The next enemy piece to remove, or stop."""
 
     kind = "battle"
     section = "Battle, p. 14"
 
-    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def steps(self, state: State, frame: BattleFrame, seat: int) -> list[Action]:
         return removable(state, seat, frame["site"])
 
-    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def take_step(self, state: State, frame: BattleFrame, seat: int, action: Action) -> None:
         remove(state, seat, frame["site"], action)
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: BattleFrame) -> str:
         return f"remove up to {frame['remaining']} more enemy piece(s), or done"

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS
+from engine.frames import PrizeFrame
 from engine.rules import card_actions, court
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
 from engine.rules.words import article
-from engine.state import Frame, State
+from engine.state import State
 
 BETRAY_COST = 2
 
@@ -47,22 +48,22 @@ def start(state: State, seat: int, card: int, target: int) -> None:
     info = COURT_CARDS[target]
     state.note(f"{state.name(seat)} betrayed {info.name} in {state.name(owner)}'s court")
     if info.prize is not None:
-        push(state, "prize", player=seat, card=target)
+        push(state, PrizeFrame(kind="prize", player=seat, card=target))
     court.discard_from_court(state, owner, target)
 
 
 @decision
-class PrizeDecision(Decision):
+class PrizeDecision(Decision[PrizeFrame]):
     """Take the betrayed card as a prize, or leave it in the discard pile."""
 
     kind = "prize"
     section = "Betray, p. 14"
     auto_single = False
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: PrizeFrame, seat: int) -> list[Action]:
         return [Action("accept"), Action("decline")]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: PrizeFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         card = int(frame["card"])
         if action.verb == "decline":
@@ -77,9 +78,9 @@ class PrizeDecision(Decision):
         player.prizes.append(card)
         state.note(f"{player.name} took {COURT_CARDS[card].name} as {article(prize)} prize")
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: PrizeFrame, seat: int) -> Action:
         return Action("decline")
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: PrizeFrame) -> str:
         card = COURT_CARDS[frame["card"]]
         return f"take {card.name} as {article(str(card.prize))} prize (accept) or not (decline)"

@@ -9,11 +9,12 @@ the deck; a second Dominance Check revealed causes Instability.
 from __future__ import annotations
 
 from engine.cards import DOMINANCE_CHECKS, is_event
+from engine.frames import CleanupFrame, DiscardFrame
 from engine.rules import dominance, events, market
 from engine.rules.flow import procedure, push
 from engine.rules.stars import count_stars
 from engine.rules.turn import begin_turn
-from engine.state import MARKET_COLUMNS, MARKET_ROWS, Frame, State
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 BASE_COURT_LIMIT = 3
 BASE_HAND_LIMIT = 2
@@ -28,19 +29,29 @@ def hand_limit(state: State, seat: int) -> int:
 
 
 @procedure("cleanup")
-def cleanup_step(state: State, frame: Frame) -> None:
+def cleanup_step(state: State, frame: CleanupFrame) -> None:
     """Run the next step of cleanup; each step repeats until it has nothing left to do."""
     seat = state.active
     player = state.players[seat]
     step = frame["step"]
     if step == "court":
         if len(player.court) > court_limit(state, seat):
-            push(state, "discard", player=seat, place="court", count=1, reason="court limit")
+            push(
+                state,
+                DiscardFrame(
+                    kind="discard", player=seat, place="court", count=1, reason="court limit"
+                ),
+            )
         else:
             frame["step"] = "hand"
     elif step == "hand":
         if len(player.hand) > hand_limit(state, seat):
-            push(state, "discard", player=seat, place="hand", count=1, reason="hand limit")
+            push(
+                state,
+                DiscardFrame(
+                    kind="discard", player=seat, place="hand", count=1, reason="hand limit"
+                ),
+            )
         else:
             frame["step"] = "events"
     elif step == "events":

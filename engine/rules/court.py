@@ -12,15 +12,16 @@ removes all your tribes there.
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS
+from engine.cards import COURT_CARDS, RegionId
+from engine.frames import DiscardFrame
 from engine.rules import pieces
 from engine.rules.flow import Decision, decision, push
-from engine.state import Frame, State
+from engine.state import State
 
 LEVERAGE_REPAYMENT = 2
 
 
-def political_cards(state: State, seat: int, region: str) -> list[int]:
+def political_cards(state: State, seat: int, region: RegionId) -> list[int]:
     """Political cards of `region` in a player's court, left to right."""
     return [
         card
@@ -67,10 +68,15 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
         state.note(f"{player.name} discards no card for the {missing} rupee(s) she is short")
         return
     if missing and (player.hand or player.court):
-        push(state, "discard", player=seat, place="any", count=missing, reason="leverage")
+        push(
+            state,
+            DiscardFrame(
+                kind="discard", player=seat, place="any", count=missing, reason="leverage"
+            ),
+        )
 
 
-def remove_tribes(state: State, seat: int, region: str, count: int) -> None:
+def remove_tribes(state: State, seat: int, region: RegionId, count: int) -> None:
     """Remove tribes from the map, discarding political cards if the last one goes."""
     if count <= 0:
         return
@@ -86,7 +92,7 @@ def remove_tribes(state: State, seat: int, region: str, count: int) -> None:
             discard_from_court(state, seat, card)
 
 
-def move_tribe(state: State, seat: int, origin: str, destination: str) -> None:
+def move_tribe(state: State, seat: int, origin: RegionId, destination: RegionId) -> None:
     """A tribe leaves a region for another; leaving the last one overthrows [p. 8]."""
     pieces.move_tribe(state, seat, origin, destination)
     if state.tribes[origin][seat] == 0:
@@ -110,21 +116,21 @@ def discard_choices(state: State, seat: int, place: str) -> list[int]:
 
 
 @decision
-class DiscardDecision(Decision):
+class DiscardDecision(Decision[DiscardFrame]):
     """A player discards cards one at a time (court or hand limits, leverage, events)."""
 
     kind = "discard"
     section = "Discarding a Card in Your Court, p. 8"
 
-    def cite(self, state: State, frame: Frame) -> str:
+    def cite(self, state: State, frame: DiscardFrame) -> str:
         if frame["reason"] in ("court limit", "hand limit"):
             return "Cleanup, p. 9"
         return self.section
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: DiscardFrame, seat: int) -> list[Action]:
         return [Action("discard", (c,)) for c in discard_choices(state, seat, frame["place"])]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: DiscardFrame, seat: int, action: Action) -> None:
         card = int(action.args[0])
         frame["count"] -= 1
         choices = discard_choices(state, seat, frame["place"])
@@ -137,13 +143,13 @@ class DiscardDecision(Decision):
         else:
             discard_from_court(state, seat, card)
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: DiscardFrame, seat: int) -> Action:
         # Documented default: the newest card in hand, else the rightmost court card.
         player = state.players[seat]
         if frame["place"] != "court" and player.hand:
             return Action("discard", (player.hand[-1],))
         return Action("discard", (player.court[-1],))
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: DiscardFrame) -> str:
         where = {"hand": "hand", "court": "court", "any": "hand or court"}[frame["place"]]
         return f"discard {frame['count']} card(s) from {where} ({frame['reason']})"

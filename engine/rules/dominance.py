@@ -10,7 +10,7 @@ more points ahead wins at once; after the final check the game always ends.
 
 from __future__ import annotations
 
-from engine.cards import COALITIONS, EVENT_CARDS
+from engine.cards import COALITIONS, EVENT_CARDS, Coalition
 from engine.rules import loyalty, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.stars import count_stars
@@ -37,7 +37,7 @@ def share_points(scores: dict[int, int], points: tuple[int, ...], factor: int) -
     return awards
 
 
-def dominant_coalition(state: State) -> str | None:
+def dominant_coalition(state: State) -> Coalition | None:
     """The coalition that would win a check now, or None."""
     margin = DOMINANCE_MARGIN
     if loyalty.has_effect(state, "conflict_fatigue"):

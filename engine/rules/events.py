@@ -11,27 +11,42 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
+from engine.cards import (
+    COURT_CARDS,
+    EVENT_CARDS,
+    REGION_IDS,
+    SUITS,
+    EffectId,
+    RegionId,
+    Suit,
+    as_region,
+    as_suit,
+)
+from engine.frames import ChooseFrame, DiscardEachFrame, Effect
 from engine.rules import court, dominance, market, pieces
-from engine.rules.flow import Decision, decision, push
-from engine.state import Frame, State
+from engine.rules.flow import BaseDecision, Decision, decision, push
+from engine.state import State
 
 # Effects that last until the next Dominance Check has resolved, and whom they touch.
-LASTING_PERSONAL = {
+LASTING_PERSONAL: set[EffectId] = {
     "new_tactics",
     "koh_i_noor_recovered",
     "courtly_manners",
     "nationalism",
     "nation_building",
 }
-LASTING_GLOBAL = {"embarrassment_of_riches", "disregard_for_customs", "conflict_fatigue"}
-RIOTS = {
+LASTING_GLOBAL: set[EffectId] = {
+    "embarrassment_of_riches",
+    "disregard_for_customs",
+    "conflict_fatigue",
+}
+RIOTS: dict[EffectId, RegionId] = {
     "riots_in_punjab": "punjab",
     "riots_in_herat": "herat",
     "riots_in_kabul": "kabul",
     "riots_in_persia": "persia",
 }
-FAVOR = {
+FAVOR: dict[EffectId, Suit] = {
     "favor_military": "military",
     "favor_intelligence": "intelligence",
     "favor_political": "political",
@@ -53,14 +68,14 @@ def on_discard(state: State, card: int) -> None:
     resolve(state, effect, card, None)
 
 
-def resolve(state: State, effect: str, card: int, seat: int | None) -> None:
+def resolve(state: State, effect: EffectId, card: int, seat: int | None) -> None:
     if effect in LASTING_PERSONAL:
-        state.effects.append({"id": effect, "card": card, "player": seat, "until": "check"})
+        state.effects.append(Effect(id=effect, card=card, player=seat, until="check"))
     elif effect in LASTING_GLOBAL:
-        state.effects.append({"id": effect, "card": card, "player": None, "until": "check"})
+        state.effects.append(Effect(id=effect, card=card, player=None, until="check"))
     elif effect in CHOICES:
         assert seat is not None
-        push(state, "choose", player=seat, effect=effect, card=card)
+        push(state, ChooseFrame(kind="choose", player=seat, effect=effect, card=card))
     else:
         INSTANT[effect](state, card, seat)
 
@@ -82,7 +97,7 @@ def _riots(state: State, card: int, seat: int | None) -> None:
     clear_region(state, RIOTS[EVENT_CARDS[card].if_discarded.id])
 
 
-def clear_region(state: State, region: str) -> None:
+def clear_region(state: State, region: RegionId) -> None:
     """Remove every tribe and army in a region (the Overthrow Rule applies to tribes)."""
     for coalition, count in state.armies[region].items():
         if count:
@@ -102,7 +117,10 @@ def _confidence_failure(state: State, card: int, seat: int | None) -> None:
     state.discard.append(card)
     holders = [s for s, p in enumerate(state.players) if p.hand]
     if holders:
-        push(state, "discard_each", players=holders, reason="Confidence Failure")
+        push(
+            state,
+            DiscardEachFrame(kind="discard_each", players=holders, reason="Confidence Failure"),
+        )
 
 
 def _backing(state: State, card: int, seat: int | None) -> None:
@@ -116,7 +134,7 @@ def _nothing(state: State, card: int, seat: int | None) -> None:
     state.discard.append(card)
 
 
-INSTANT: dict[str, Callable[[State, int, int | None], None]] = {
+INSTANT: dict[EffectId, Callable[[State, int, int | None], None]] = {
     "dominance_check": _dominance_check,
     "failure_to_impress": _failure_to_impress,
     "confidence_failure": _confidence_failure,
@@ -133,7 +151,7 @@ def _players_but(state: State, seat: int) -> list[str]:
 
 
 # What the purchaser chooses, for the events that make them choose.
-CHOICES: dict[str, Callable[[State, int], list[str]]] = {
+CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
     "rumor": lambda state, seat: [p.name for p in state.players],
     "other_persuasive_methods": _players_but,
     "pashtunwali_values": lambda state, seat: list(SUITS),
@@ -142,25 +160,25 @@ CHOICES: dict[str, Callable[[State, int], list[str]]] = {
 
 
 @decision
-class ChooseDecision(Decision):
+class ChooseDecision(Decision[ChooseFrame]):
     """The purchaser of an event picks a player, a region or a suit."""
 
     kind = "choose"
     section = "Purchase, p. 10"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: ChooseFrame, seat: int) -> list[Action]:
         return [Action("choose", (x,)) for x in CHOICES[frame["effect"]](state, seat)]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: ChooseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
-        effect, card, choice = frame["effect"], int(frame["card"]), str(action.args[0])
+        effect, card, choice = frame["effect"], frame["card"], str(action.args[0])
         state.note(f"{state.name(seat)} chose {choice} for {EVENT_CARDS[card].name}")
         if effect == "rumor":
             target = state.seat(choice)
-            state.effects.append({"id": effect, "card": card, "player": target, "until": "check"})
+            state.effects.append(Effect(id=effect, card=card, player=target, until="check"))
         elif effect == "pashtunwali_values":
-            state.favored = choice
-            state.effects.append({"id": effect, "card": card, "player": None, "until": "check"})
+            state.favored = as_suit(choice)
+            state.effects.append(Effect(id=effect, card=card, player=None, until="check"))
         elif effect == "other_persuasive_methods":
             other = state.players[state.seat(choice)]
             mine = state.players[seat]
@@ -168,26 +186,26 @@ class ChooseDecision(Decision):
             state.discard.append(card)
         else:  # rebuke
             state.discard.append(card)
-            clear_region(state, choice)
+            clear_region(state, as_region(choice))
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: ChooseFrame) -> str:
         return f"choose for {EVENT_CARDS[frame['card']].name}"
 
 
 @decision
-class DiscardEachDecision(Decision):
+class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
     """Several players at once each discard a card from hand (Confidence Failure)."""
 
     kind = "discard_each"
     section = "Cleanup, p. 9"
 
-    def deciders(self, state: State, frame: Frame) -> list[int]:
-        return [int(s) for s in frame["players"] if state.players[int(s)].hand]
+    def deciders(self, state: State, frame: DiscardEachFrame) -> list[int]:
+        return [s for s in frame["players"] if state.players[s].hand]
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: DiscardEachFrame, seat: int) -> list[Action]:
         return [Action("discard", (c,)) for c in state.players[seat].hand]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: DiscardEachFrame, seat: int, action: Action) -> None:
         frame["players"] = [s for s in frame["players"] if s != seat]
         if not frame["players"]:
             state.stack.pop()
@@ -195,8 +213,8 @@ class DiscardEachDecision(Decision):
         court.discard_from_hand(state, seat, card)
         state.note(f"{state.name(seat)} discarded {COURT_CARDS[card].name} from hand")
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: DiscardEachFrame, seat: int) -> Action:
         return Action("discard", (state.players[seat].hand[-1],))
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: DiscardEachFrame) -> str:
         return f"each of these players discards one card from hand ({frame['reason']})"

@@ -15,13 +15,20 @@ answered automatically by `run`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any, Generic, TypeVar
 
 from engine.actions import Action
-from engine.state import Frame, State
+from engine.frames import Frame, Repeated, Seated
+from engine.state import State
+
+# The frame type a decision handles: the TypedDict of its kind (engine/frames.py).
+AnyF = TypeVar("AnyF", bound=Mapping[str, object])
+SeatedF = TypeVar("SeatedF", bound=Seated)
+RepeatedF = TypeVar("RepeatedF", bound=Repeated)
 
 
-class Decision:
+class BaseDecision(Generic[AnyF]):
     """A kind of pending decision. Subclasses override what differs."""
 
     kind = ""
@@ -30,57 +37,64 @@ class Decision:
     # a turn and bribes are never forced: they are answers a player must be able to give.
     auto_single = True
 
-    def deciders(self, state: State, frame: Frame) -> list[int]:
+    def deciders(self, state: State, frame: AnyF) -> list[int]:
         """The seats that must answer this decision now."""
-        return [int(frame["player"])]
-
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
         raise NotImplementedError
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def options(self, state: State, frame: AnyF, seat: int) -> list[Action]:
         raise NotImplementedError
 
-    def has_options(self, state: State, frame: Frame) -> bool:
+    def apply(self, state: State, frame: AnyF, seat: int, action: Action) -> None:
+        raise NotImplementedError
+
+    def has_options(self, state: State, frame: AnyF) -> bool:
         """Whether anyone has an option; a decision with none lapses."""
         return any(self.options(state, frame, seat) for seat in self.deciders(state, frame))
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: AnyF, seat: int) -> Action:
         """The answer given for a player who never answers (see docs/decisions.md)."""
         return self.options(state, frame, seat)[0]
 
-    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
+    def by_policy(self, state: State, frame: AnyF) -> tuple[int, Action] | None:
         """An answer given in advance by a standing policy, if any."""
         return None
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: AnyF) -> str:
         return self.kind
 
-    def cite(self, state: State, frame: Frame) -> str:
+    def cite(self, state: State, frame: AnyF) -> str:
         """The rulebook section behind this particular decision."""
         return self.section
+
+
+class Decision(BaseDecision[SeatedF]):
+    """A decision made by the one player the frame names."""
+
+    def deciders(self, state: State, frame: SeatedF) -> list[int]:
+        return [frame["player"]]
 
 
 DONE = Action("done")
 
 
-class RepeatedDecision(Decision):
+class RepeatedDecision(Decision[RepeatedF]):
     """A step taken up to `frame["remaining"]` times; `done` stops it after the first.
 
     Tax, build, move and battle are made of such steps: one rupee, one block, one move,
     one piece removed at a time.
     """
 
-    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def steps(self, state: State, frame: RepeatedF, seat: int) -> list[Action]:
         raise NotImplementedError
 
-    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def take_step(self, state: State, frame: RepeatedF, seat: int, action: Action) -> None:
         raise NotImplementedError
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: RepeatedF, seat: int) -> list[Action]:
         found = self.steps(state, frame, seat)
         return [*found, DONE] if frame["taken"] else found
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: RepeatedF, seat: int, action: Action) -> None:
         if action == DONE:
             state.stack.pop()
             return
@@ -90,30 +104,33 @@ class RepeatedDecision(Decision):
             state.stack.pop()
         self.take_step(state, frame, seat, action)
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: RepeatedF, seat: int) -> Action:
         # Documented default: stop once a step was taken, else the first legal step.
         return DONE if frame["taken"] else self.options(state, frame, seat)[0]
 
 
-DECISIONS: dict[str, Decision] = {}
-PROCEDURES: dict[str, Callable[[State, Frame], None]] = {}
+# The registries are keyed by kind; each entry handles the frame type of its kind, which
+# mypy cannot tie to the key, hence `Any` for the frame here and only here.
+DECISIONS: dict[str, BaseDecision[Any]] = {}
+PROCEDURES: dict[str, Callable[[State, Any], None]] = {}
 # Automated players (Wakhan): given the frame on top, the answer of an automated decider.
 Automaton = Callable[[State, Frame], tuple[int, Action] | None]
 AUTOMATA: list[Automaton] = []
 
+D = TypeVar("D", bound=BaseDecision[Any])
+F = TypeVar("F", bound=Mapping[str, object])
 
-def decision(cls: type[Decision]) -> type[Decision]:
+
+def decision(cls: type[D]) -> type[D]:
     """Class decorator: register a decision kind."""
     DECISIONS[cls.kind] = cls()
     return cls
 
 
-def procedure(
-    kind: str,
-) -> Callable[[Callable[[State, Frame], None]], Callable[[State, Frame], None]]:
+def procedure(kind: str) -> Callable[[Callable[[State, F], None]], Callable[[State, F], None]]:
     """Decorator: register an automatic step."""
 
-    def register(fn: Callable[[State, Frame], None]) -> Callable[[State, Frame], None]:
+    def register(fn: Callable[[State, F], None]) -> Callable[[State, F], None]:
         PROCEDURES[kind] = fn
         return fn
 
@@ -126,9 +143,8 @@ def automaton(fn: Automaton) -> Automaton:
     return fn
 
 
-def push(state: State, kind: str, **fields: object) -> None:
-    frame: Frame = {"kind": kind}
-    frame.update(fields)
+def push(state: State, frame: Frame) -> None:
+    """Put a step on top of the stack: it is the one worked on next."""
     state.stack.append(frame)
 
 

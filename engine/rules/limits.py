@@ -10,17 +10,18 @@ Cylinders in play are tribes, spies and gifts (a gift is not on the player board
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS
+from engine.cards import COURT_CARDS, Coalition, as_region
+from engine.frames import TakeFrame
 from engine.rules import court, pieces
 from engine.rules.flow import Decision, decision, push
 from engine.rules.words import article
-from engine.state import GIFT_COSTS, Frame, State
+from engine.state import GIFT_COSTS, State
 
 BLOCK_KINDS = ("army", "road")
 CYLINDER_KINDS = ("tribe", "spy")
 
 
-def block_sources(state: State, coalition: str, target: tuple[str, str]) -> list[Action]:
+def block_sources(state: State, coalition: Coalition, target: tuple[str, str]) -> list[Action]:
     """Blocks of `coalition` in play that may be taken, as `take` actions."""
     found: list[Action] = []
     for region, counts in state.armies.items():
@@ -63,7 +64,10 @@ def place_block(state: State, seat: int, kind: str, location: str) -> None:
     if state.block_supply[coalition] > 0:
         _put_block(state, seat, kind, location, coalition)
     elif block_sources(state, coalition, (kind, location)):
-        push(state, "take", player=seat, piece=kind, location=location, coalition=coalition)
+        push(
+            state,
+            TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=coalition),
+        )
     else:
         state.note(f"{state.name(seat)} had no {coalition} block to place (component limits)")
 
@@ -73,14 +77,17 @@ def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> N
     if state.players[seat].cylinders > 0:
         _put_cylinder(state, seat, kind, location)
     elif cylinder_sources(state, seat, (kind, location)):
-        push(state, "take", player=seat, piece=kind, location=location, coalition=None)
+        push(
+            state,
+            TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=None),
+        )
     else:
         state.note(f"{state.name(seat)} had no cylinder to place (component limits)")
 
 
-def _put_block(state: State, seat: int, kind: str, location: str, coalition: str) -> None:
+def _put_block(state: State, seat: int, kind: str, location: str, coalition: Coalition) -> None:
     if kind == "army":
-        pieces.add_army(state, location, coalition)
+        pieces.add_army(state, as_region(location), coalition)
         state.note(f"{state.name(seat)} placed {article(coalition)} army in {location}")
     else:
         pieces.add_road(state, location, coalition)
@@ -89,7 +96,7 @@ def _put_block(state: State, seat: int, kind: str, location: str, coalition: str
 
 def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
     if kind == "tribe":
-        pieces.add_tribe(state, seat, str(location))
+        pieces.add_tribe(state, seat, as_region(str(location)))
         state.note(f"{state.name(seat)} placed a tribe in {location}")
     elif kind == "gift":
         state.players[seat].cylinders -= 1
@@ -103,17 +110,17 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
         state.note(f"{state.name(seat)} could not place a spy: {location} left play")
 
 
-def take_piece(state: State, seat: int, source: Action, coalition: str | None) -> None:
+def take_piece(state: State, seat: int, source: Action, coalition: Coalition | None) -> None:
     """Remove the piece named by a `take` action from the board into the supply."""
     kind, where = source.args
     if kind == "army":
         assert coalition is not None
-        pieces.remove_armies(state, str(where), coalition)
+        pieces.remove_armies(state, as_region(str(where)), coalition)
     elif kind == "road":
         assert coalition is not None
         pieces.remove_roads(state, str(where), coalition)
     elif kind == "tribe":
-        court.remove_tribes(state, seat, str(where), 1)
+        court.remove_tribes(state, seat, as_region(str(where)), 1)
     elif kind == "gift":
         state.players[seat].gifts[GIFT_COSTS.index(int(where))] = False
         state.players[seat].cylinders += 1
@@ -123,27 +130,27 @@ def take_piece(state: State, seat: int, source: Action, coalition: str | None) -
 
 
 @decision
-class TakeDecision(Decision):
+class TakeDecision(Decision[TakeFrame]):
     """Which piece in play to take when the supply is empty [Component Limits, p. 8]."""
 
     kind = "take"
     section = "Component Limits, p. 8"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
-        piece, location = str(frame["piece"]), frame["location"]
+    def options(self, state: State, frame: TakeFrame, seat: int) -> list[Action]:
+        piece, location = frame["piece"], frame["location"]
         if frame["coalition"] is not None:
             return block_sources(state, frame["coalition"], (piece, str(location)))
         return cylinder_sources(state, seat, (piece, location))
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: TakeFrame, seat: int, action: Action) -> None:
         state.stack.pop()
-        coalition = frame["coalition"]
+        coalition, location = frame["coalition"], frame["location"]
         take_piece(state, seat, action, coalition)
         if coalition is not None:
-            _put_block(state, seat, frame["piece"], frame["location"], coalition)
+            _put_block(state, seat, frame["piece"], str(location), coalition)
         else:
             _put_cylinder(state, seat, frame["piece"], frame["location"])
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: TakeFrame) -> str:
         piece = article(frame["piece"])
         return f"take a piece from the board to place as {piece} at {frame['location']}"

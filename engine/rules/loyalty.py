@@ -7,12 +7,12 @@ gifts return to the supply, prizes and patriots are discarded, and the dial turn
 
 from __future__ import annotations
 
-from engine.cards import COURT_CARDS
+from engine.cards import COURT_CARDS, Coalition, EffectId
 from engine.rules import court
 from engine.state import State
 
 
-def has_effect(state: State, effect: str, seat: int | None = None) -> bool:
+def has_effect(state: State, effect: EffectId, seat: int | None = None) -> bool:
     """Whether a lasting event effect is in force (for `seat`, when it is personal)."""
     for e in state.effects:
         if e["id"] == effect and (e.get("player") is None or e.get("player") == seat):
@@ -20,7 +20,7 @@ def has_effect(state: State, effect: str, seat: int | None = None) -> bool:
     return False
 
 
-def influence(state: State, seat: int, coalition: str | None = None) -> int:
+def influence(state: State, seat: int, coalition: Coalition | None = None) -> int:
     """The player's influence in their coalition [Loyalty and Influence, p. 7].
 
     Events change it: Rumor (patriots count nothing), Embarrassment of Riches (gifts count
@@ -42,7 +42,7 @@ def influence(state: State, seat: int, coalition: str | None = None) -> int:
     return 1 + patriots + prizes + gifts
 
 
-def change_loyalty(state: State, seat: int, coalition: str) -> None:
+def change_loyalty(state: State, seat: int, coalition: Coalition) -> None:
     """Turn the dial to `coalition`, losing gifts, prizes and patriots of the old one.
 
     Wakhan has no loyalty dial: she keeps patriots and prizes of every coalition. A human's

@@ -12,13 +12,14 @@ Bedfellows makes court cards of the same region adjacent for spies.
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import BORDERS, COURT_CARDS, REGIONS
+from engine.cards import BORDERS, COURT_CARDS, REGIONS, as_region
+from engine.frames import MoveFrame
 from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.words import article
-from engine.state import Frame, State
+from engine.state import State
 
 
 def spy_track(state: State) -> list[int]:
@@ -52,7 +53,7 @@ def army_moves(state: State, seat: int) -> list[Action]:
     for region, counts in state.armies.items():
         if not counts[coalition]:
             continue
-        for border in REGIONS[region].borders:  # type: ignore[index]
+        for border in REGIONS[region].borders:
             if roadless or state.roads[border][coalition]:
                 other = next(r for r in BORDERS[border].regions if r != region)
                 found.append(Action("march", ("army", region, other)))
@@ -69,7 +70,7 @@ def tribe_moves(state: State, seat: int) -> list[Action]:
     for region, tribes in state.tribes.items():
         if not tribes[seat]:
             continue
-        for border in REGIONS[region].borders:  # type: ignore[index]
+        for border in REGIONS[region].borders:
             if roadless or (coalition and state.roads[border][coalition]):
                 other = next(r for r in BORDERS[border].regions if r != region)
                 found.append(Action("march", ("tribe", region, other)))
@@ -94,28 +95,31 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
 
 def start(state: State, seat: int, card: int) -> None:
     state.note(f"{state.name(seat)} moves with {COURT_CARDS[card].name}")
-    push(state, "move", player=seat, card=card, remaining=card_actions.rank(card), taken=0)
+    push(
+        state,
+        MoveFrame(kind="move", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
+    )
 
 
 @decision
-class MoveDecision(RepeatedDecision):
+class MoveDecision(RepeatedDecision[MoveFrame]):
     """The next army or spy to move, or stop."""
 
     kind = "move"
     section = "Move, p. 14"
 
-    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def steps(self, state: State, frame: MoveFrame, seat: int) -> list[Action]:
         return moves(state, seat)
 
-    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def take_step(self, state: State, frame: MoveFrame, seat: int, action: Action) -> None:
         piece, origin, destination = action.args
         if piece == "tribe":
-            court.move_tribe(state, seat, str(origin), str(destination))
+            court.move_tribe(state, seat, as_region(str(origin)), as_region(str(destination)))
             state.note(f"{state.name(seat)} moved a tribe from {origin} to {destination}")
         elif piece == "army":
             coalition = state.players[seat].loyalty
             assert coalition is not None
-            pieces.move_army(state, str(origin), str(destination), coalition)
+            pieces.move_army(state, as_region(str(origin)), as_region(str(destination)), coalition)
             state.note(
                 f"{state.name(seat)} moved {article(coalition)} army from {origin} to {destination}"
             )
@@ -126,7 +130,7 @@ class MoveDecision(RepeatedDecision):
                 f"to {COURT_CARDS[int(destination)].name}"
             )
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: MoveFrame) -> str:
         return (
             f"make up to {frame['remaining']} more move(s): "
             "march army FROM TO, march spy FROM TO (march tribe FROM TO under Nationalism), "

@@ -9,6 +9,7 @@ which pieces were placed this turn [Component Limits, p. 8].
 
 from __future__ import annotations
 
+from engine.cards import Coalition, RegionId
 from engine.state import State
 
 
@@ -35,37 +36,37 @@ def _cap(state: State, key: str, left: int) -> None:
             del state.placed[key]
 
 
-def add_army(state: State, region: str, coalition: str) -> None:
+def add_army(state: State, region: RegionId, coalition: Coalition) -> None:
     state.block_supply[coalition] -= 1
     state.armies[region][coalition] += 1
     _mark(state, placed_key("army", region, coalition))
 
 
-def add_road(state: State, border: str, coalition: str) -> None:
+def add_road(state: State, border: str, coalition: Coalition) -> None:
     state.block_supply[coalition] -= 1
     state.roads[border][coalition] += 1
     _mark(state, placed_key("road", border, coalition))
 
 
-def remove_armies(state: State, region: str, coalition: str, count: int = 1) -> None:
+def remove_armies(state: State, region: RegionId, coalition: Coalition, count: int = 1) -> None:
     state.armies[region][coalition] -= count
     state.block_supply[coalition] += count
     _cap(state, placed_key("army", region, coalition), state.armies[region][coalition])
 
 
-def remove_roads(state: State, border: str, coalition: str, count: int = 1) -> None:
+def remove_roads(state: State, border: str, coalition: Coalition, count: int = 1) -> None:
     state.roads[border][coalition] -= count
     state.block_supply[coalition] += count
     _cap(state, placed_key("road", border, coalition), state.roads[border][coalition])
 
 
-def add_tribe(state: State, seat: int, region: str) -> None:
+def add_tribe(state: State, seat: int, region: RegionId) -> None:
     state.players[seat].cylinders -= 1
     state.tribes[region][seat] += 1
     _mark(state, placed_key("tribe", region, seat))
 
 
-def drop_tribes(state: State, seat: int, region: str, count: int) -> None:
+def drop_tribes(state: State, seat: int, region: RegionId, count: int) -> None:
     """Return tribes to their owner's supply (no overthrow check: see court.remove_tribes)."""
     state.tribes[region][seat] -= count
     state.players[seat].cylinders += count
@@ -100,7 +101,7 @@ def return_all_spies(state: State, card: int) -> None:
             remove_spies(state, seat, card, count)
 
 
-def count_blocks(state: State, coalition: str) -> int:
+def count_blocks(state: State, coalition: Coalition) -> int:
     """Blocks of a coalition on the map: armies plus roads [Dominance Checks, p. 15]."""
     armies = sum(counts[coalition] for counts in state.armies.values())
     roads = sum(counts[coalition] for counts in state.roads.values())
@@ -135,7 +136,7 @@ def _transfer_mark(state: State, old: str, new: str, left: int) -> None:
         _mark(state, new)
 
 
-def move_army(state: State, origin: str, destination: str, coalition: str) -> None:
+def move_army(state: State, origin: RegionId, destination: RegionId, coalition: Coalition) -> None:
     state.armies[origin][coalition] -= 1
     state.armies[destination][coalition] += 1
     old, new = placed_key("army", origin, coalition), placed_key("army", destination, coalition)
@@ -155,7 +156,7 @@ def move_spy(state: State, seat: int, origin: int, destination: int) -> None:
     _transfer_mark(state, old, new, spies[seat])
 
 
-def move_tribe(state: State, seat: int, origin: str, destination: str) -> None:
+def move_tribe(state: State, seat: int, origin: RegionId, destination: RegionId) -> None:
     """Move a tribe (Nationalism); the Overthrow Rule is the caller's concern."""
     state.tribes[origin][seat] -= 1
     state.tribes[destination][seat] += 1

@@ -9,15 +9,19 @@ loyalty. Then the impact icons resolve top to bottom.
 
 from __future__ import annotations
 
-from engine.actions import Action
-from engine.cards import BORDERS, COURT_CARDS, REGIONS
+from typing import TypeVar
+
+from engine.actions import Action, Arg
+from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, Suit
+from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
 from engine.rules import limits, loyalty
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
-from engine.state import Frame, State
+from engine.state import State
 
 SIDES = ("left", "right")
+BribeStepF = TypeVar("BribeStepF", bound=BribeFrame | PayFrame)
 
 
 def play_options(state: State, seat: int) -> list[Action]:
@@ -33,7 +37,7 @@ def extra_cost(action: Action) -> int:
     return 0
 
 
-def bribe_owed(state: State, seat: int, region: str) -> tuple[int | None, int]:
+def bribe_owed(state: State, seat: int, region: RegionId) -> tuple[int | None, int]:
     """(ruler, bribe) for `seat` playing a card of `region` [Play, p. 11].
 
     The bribe is the ruler's tribes in the region; no bribe is owed to oneself, while
@@ -63,12 +67,11 @@ def start_play(state: State, seat: int, card: int, side: str) -> None:
 
 def ask_bribe(state: State, owner: int, payer: int, amount: int, action: Action) -> None:
     """Ask `owner` how much of a bribe they demand before `payer` may take `action`."""
-    push(
-        state, "bribe", player=owner, payer=payer, amount=amount, action=[action.verb, *action.args]
-    )
+    bribed: list[Arg] = [action.verb, *action.args]
+    push(state, BribeFrame(kind="bribe", player=owner, payer=payer, amount=amount, action=bribed))
 
 
-def bribed_action(frame: Frame) -> Action:
+def bribed_action(frame: BribeFrame | PayFrame) -> Action:
     verb, *args = frame["action"]
     return Action(str(verb), tuple(args))
 
@@ -94,109 +97,112 @@ def complete_play(state: State, seat: int, card: int, side: str) -> None:
         player.court.append(card)
     state.actions_used += 1
     state.note(f"{player.name} played {info.name} ({info.region}) to the {side} of their court")
-    push(state, "icons", player=seat, card=card, index=0)
+    push(state, IconsFrame(kind="icons", player=seat, card=card, index=0))
     if info.patriot is not None and info.patriot != player.loyalty:
         loyalty.change_loyalty(state, seat, info.patriot)
 
 
-class BribeStep(Decision):
+class BribeStep(Decision[BribeStepF]):
     """A step of a bribe, for playing a card [Play, p. 11] or using a hostage card
     [Hostage Actions, p. 12]; always asked, never forced."""
 
     section = "Play, p. 11"
     auto_single = False
 
-    def cite(self, state: State, frame: Frame) -> str:
+    def cite(self, state: State, frame: BribeStepF) -> str:
         return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
 
 
 @decision
-class BribeDecision(BribeStep):
+class BribeDecision(BribeStep[BribeFrame]):
     """The ruler says how much of the bribe they demand (0 waives it) [Play, p. 11]."""
 
     kind = "bribe"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
-        return [Action("demand", (n,)) for n in range(int(frame["amount"]) + 1)]
+    def options(self, state: State, frame: BribeFrame, seat: int) -> list[Action]:
+        return [Action("demand", (n,)) for n in range(frame["amount"] + 1)]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: BribeFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         demand = int(action.args[0])
-        payer, wanted = int(frame["payer"]), bribed_action(frame)
+        payer, wanted = frame["payer"], bribed_action(frame)
         state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
         if demand == 0:
             carry_out(state, payer, wanted)
         elif state.players[payer].rupees < demand + extra_cost(wanted):
             state.note(f"{state.name(payer)} cannot pay {demand}: {wanted} did not happen")
         else:
-            push(state, "pay", player=payer, ruler=seat, demand=demand, action=frame["action"])
+            pay = PayFrame(
+                kind="pay", player=payer, ruler=seat, demand=demand, action=frame["action"]
+            )
+            push(state, pay)
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
-        return Action("demand", (int(frame["amount"]),))  # the full bribe
+    def default(self, state: State, frame: BribeFrame, seat: int) -> Action:
+        return Action("demand", (frame["amount"],))  # the full bribe
 
-    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
-        seat = int(frame["player"])
-        most = state.players[seat].policy_demand.get(int(frame["payer"]))
+    def by_policy(self, state: State, frame: BribeFrame) -> tuple[int, Action] | None:
+        seat = frame["player"]
+        most = state.players[seat].policy_demand.get(frame["payer"])
         if most is None:
             return None
-        return seat, Action("demand", (min(most, int(frame["amount"])),))
+        return seat, Action("demand", (min(most, frame["amount"]),))
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: BribeFrame) -> str:
         return (
-            f"{state.name(int(frame['payer']))} wants to {bribed_action(frame)}: "
+            f"{state.name(frame['payer'])} wants to {bribed_action(frame)}: "
             f"demand a bribe of 0 to {frame['amount']}"
         )
 
 
 @decision
-class PayDecision(BribeStep):
+class PayDecision(BribeStep[PayFrame]):
     """The player pays the demanded bribe, or refuses and the play never happens."""
 
     kind = "pay"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: PayFrame, seat: int) -> list[Action]:
         return [Action("pay"), Action("refuse")]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: PayFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         wanted = bribed_action(frame)
         if action.verb == "refuse":
             state.note(f"{state.name(seat)} refused the bribe: {wanted} did not happen")
             return
-        demand, owner = int(frame["demand"]), int(frame["ruler"])
+        demand, owner = frame["demand"], frame["ruler"]
         state.players[seat].rupees -= demand
         state.players[owner].rupees += demand
         state.note(f"{state.name(seat)} paid {state.name(owner)} a bribe of {demand}")
         carry_out(state, seat, wanted)
 
-    def default(self, state: State, frame: Frame, seat: int) -> Action:
+    def default(self, state: State, frame: PayFrame, seat: int) -> Action:
         return Action("refuse")  # no rupee moves without the payer's consent
 
-    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
-        seat = int(frame["player"])
+    def by_policy(self, state: State, frame: PayFrame) -> tuple[int, Action] | None:
+        seat = frame["player"]
         most = state.players[seat].policy_pay
         if most is None:
             return None
-        return seat, Action("pay" if int(frame["demand"]) <= most else "refuse")
+        return seat, Action("pay" if frame["demand"] <= most else "refuse")
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: PayFrame) -> str:
         return (
-            f"{state.name(int(frame['ruler']))} demands {frame['demand']} rupee(s) "
+            f"{state.name(frame['ruler'])} demands {frame['demand']} rupee(s) "
             f"to let you {bribed_action(frame)}: pay or refuse"
         )
 
 
-def spy_targets(state: State, region: str) -> list[int]:
+def spy_targets(state: State, region: RegionId) -> list[int]:
     """Court cards of `region` in every court, in seat order, left to right."""
     return [c for p in state.players for c in p.court if COURT_CARDS[c].region == region]
 
 
 @procedure("icons")
-def resolve_next_icon(state: State, frame: Frame) -> None:
+def resolve_next_icon(state: State, frame: IconsFrame) -> None:
     """Resolve one impact icon of the played card, top to bottom [Play, p. 11]."""
-    seat, card = int(frame["player"]), int(frame["card"])
+    seat, card = frame["player"], frame["card"]
     impacts = COURT_CARDS[card].impacts
-    index = int(frame["index"])
+    index = frame["index"]
     if index >= len(impacts):
         state.stack.pop()
         return
@@ -211,14 +217,14 @@ def resolve_next_icon(state: State, frame: Frame) -> None:
     region = COURT_CARDS[card].region
     player = state.players[seat]
     if impact.kind == "road":
-        push(state, "road", player=seat, region=region)
+        push(state, RoadFrame(kind="road", player=seat, region=region))
     elif impact.kind == "army":
         limits.place_block(state, seat, "army", region)
     elif impact.kind == "tribe":
         limits.place_cylinder(state, seat, "tribe", region)
     elif impact.kind == "spy":
         if spy_targets(state, region):
-            push(state, "spy", player=seat, region=region)
+            push(state, SpyFrame(kind="spy", player=seat, region=region))
         else:
             state.note(f"no {region} card in any court: {player.name}'s spy is not placed")
     elif impact.kind == "leverage":
@@ -230,7 +236,7 @@ def resolve_next_icon(state: State, frame: Frame) -> None:
         change_favored_suit(state, impact.suit)
 
 
-def change_favored_suit(state: State, suit: str) -> None:
+def change_favored_suit(state: State, suit: Suit) -> None:
     """Move the favored suit marker, unless Pashtunwali Values holds it [p. 11]."""
     if loyalty.has_effect(state, "pashtunwali_values"):
         state.note("Pashtunwali Values: the favored suit does not change")
@@ -241,38 +247,38 @@ def change_favored_suit(state: State, suit: str) -> None:
 
 
 @decision
-class RoadDecision(Decision):
+class RoadDecision(Decision[RoadFrame]):
     """Which border of the card's region gets the road."""
 
     kind = "road"
     section = "Play, p. 11"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: RoadFrame, seat: int) -> list[Action]:
         return [Action("road", (b,)) for b in REGIONS[frame["region"]].borders]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: RoadFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         border = str(action.args[0])
         assert border in BORDERS
         limits.place_block(state, seat, "road", border)
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: RoadFrame) -> str:
         return f"choose a border of {frame['region']} for a road"
 
 
 @decision
-class SpyDecision(Decision):
+class SpyDecision(Decision[SpyFrame]):
     """Which court card of the region gets the spy."""
 
     kind = "spy"
     section = "Play, p. 11"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: SpyFrame, seat: int) -> list[Action]:
         return [Action("spy", (c,)) for c in spy_targets(state, frame["region"])]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: SpyFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: SpyFrame) -> str:
         return f"choose a {frame['region']} court card for a spy"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, EVENT_CARDS, is_event
+from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.rules import events, market
 from engine.rules.abilities import has_ability
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
@@ -23,7 +23,7 @@ def rupees_per_column(state: State) -> int:
 
 
 # Special abilities that make some market cards free to their owner [p. 8].
-FREE_PURCHASES: dict[str, Callable[[int], bool]] = {
+FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
     "herat_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "herat",
     "persian_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "persia",
     "russian_influence": lambda card: not is_event(card) and COURT_CARDS[card].patriot == "russian",

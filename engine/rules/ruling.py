@@ -7,10 +7,11 @@ is derived from the pieces whenever it is needed; nothing is stored.
 
 from __future__ import annotations
 
+from engine.cards import RegionId
 from engine.state import State
 
 
-def count_ruling_pieces(state: State, region: str, seat: int) -> int:
+def count_ruling_pieces(state: State, region: RegionId, seat: int) -> int:
     """Tribes of `seat` in the region plus armies loyal to them.
 
     Wakhan counts her tribes and only the most numerous armies of a single coalition there
@@ -23,7 +24,7 @@ def count_ruling_pieces(state: State, region: str, seat: int) -> int:
     return state.tribes[region][seat] + armies
 
 
-def ruler(state: State, region: str) -> int | None:
+def ruler(state: State, region: RegionId) -> int | None:
     """The seat that rules `region`, or None when no one does (ties rule no one)."""
     tribes = state.tribes[region]
     best: int | None = None
@@ -40,5 +41,5 @@ def ruler(state: State, region: str) -> int | None:
     return best
 
 
-def is_ruler(state: State, seat: int, region: str) -> bool:
+def is_ruler(state: State, seat: int, region: RegionId) -> bool:
     return ruler(state, region) == seat

@@ -28,7 +28,9 @@ from engine.cards import (
     REGION_IDS,
     SUITS,
     WAKHAN_CARDS,
+    as_coalition,
 )
+from engine.frames import LoyaltyFrame, StartFrame
 from engine.notation import PIECES, VERBS
 from engine.rng import below, seed_state, shuffle
 from engine.rules.flow import Decision, decision, procedure, push, run
@@ -38,7 +40,6 @@ from engine.state import (
     MARKET_ROWS,
     STARTING_RUPEES,
     TOTAL_RUPEES,
-    Frame,
     Player,
     State,
     WakhanState,
@@ -186,9 +187,9 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
     rng, first = below(rng, n)
     state = starting_state(players, rng, seed, deck, removed, market)
     order = [(first + i) % n for i in range(n)]
-    push(state, "start", player=order[-1])
+    push(state, StartFrame(kind="start", player=order[-1]))
     for seat in reversed(order):
-        push(state, "loyalty", player=seat)
+        push(state, LoyaltyFrame(kind="loyalty", player=seat))
     state.note(f"{players[first]} chooses loyalty first; {players[order[-1]]} will play first")
     run(state)
     return state
@@ -213,9 +214,9 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     seat = names.index(WAKHAN)
     state = starting_state(names, rng, seed, deck, removed, market)
     state.wakhan = WakhanState(seat=seat, deck=ai_deck, backs=backs)
-    push(state, "start", player=seat)
+    push(state, StartFrame(kind="start", player=seat))
     for name in reversed(choosers):
-        push(state, "loyalty", player=names.index(name))
+        push(state, LoyaltyFrame(kind="loyalty", player=names.index(name)))
     state.note(
         f"{choosers[0]} chooses loyalty first; wakhan sits after {choosers[-1]} and will play first"
     )
@@ -224,27 +225,27 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
 
 
 @decision
-class LoyaltyDecision(Decision):
+class LoyaltyDecision(Decision[LoyaltyFrame]):
     """A player's choice of starting loyalty [Setup: Starting Loyalty, p. 4]."""
 
     kind = "loyalty"
     section = "Setup, p. 4"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: LoyaltyFrame, seat: int) -> list[Action]:
         return [Action("loyalty", (c,)) for c in COALITIONS]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: LoyaltyFrame, seat: int, action: Action) -> None:
         state.stack.pop()
-        state.players[seat].loyalty = str(action.args[0])
+        state.players[seat].loyalty = as_coalition(str(action.args[0]))
         state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: LoyaltyFrame) -> str:
         return "choose a starting loyalty"
 
 
 @procedure("start")
-def start(state: State, frame: Frame) -> None:
+def start(state: State, frame: StartFrame) -> None:
     """Every player has chosen: the last to choose takes the first turn."""
     state.stack.pop()
     state.phase = "play"
-    begin_turn(state, int(frame["player"]))
+    begin_turn(state, frame["player"])

@@ -9,16 +9,17 @@ its owner ruled every region.
 from __future__ import annotations
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, REGION_IDS, card_name
+from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
+from engine.frames import TaxFrame
 from engine.rules import card_actions
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.ruling import ruler
 from engine.rules.stars import count_stars
-from engine.state import MARKET_COLUMNS, MARKET_ROWS, Frame, State
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 
-def ruled_regions(state: State, seat: int, *, for_tax: bool = False) -> set[str]:
+def ruled_regions(state: State, seat: int, *, for_tax: bool = False) -> set[RegionId]:
     if for_tax and has_ability(state, seat, "claim_of_ancient_lineage"):
         return set(REGION_IDS)
     return {r for r in REGION_IDS if ruler(state, r) == seat}
@@ -51,20 +52,23 @@ def start_options(state: State, seat: int, card: int) -> list[Action]:
 
 def start(state: State, seat: int, card: int) -> None:
     state.note(f"{state.name(seat)} taxes with {COURT_CARDS[card].name}")
-    push(state, "tax", player=seat, card=card, remaining=card_actions.rank(card), taken=0)
+    push(
+        state,
+        TaxFrame(kind="tax", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
+    )
 
 
 @decision
-class TaxDecision(RepeatedDecision):
+class TaxDecision(RepeatedDecision[TaxFrame]):
     """Where to take the next rupee from, or stop."""
 
     kind = "tax"
     section = "Tax, p. 13"
 
-    def steps(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def steps(self, state: State, frame: TaxFrame, seat: int) -> list[Action]:
         return sources(state, seat)
 
-    def take_step(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def take_step(self, state: State, frame: TaxFrame, seat: int, action: Action) -> None:
         source = action.args[0]
         state.players[seat].rupees += 1
         if isinstance(source, int):
@@ -76,5 +80,5 @@ class TaxDecision(RepeatedDecision):
             state.players[state.seat(source)].rupees -= 1
             state.note(f"{state.name(seat)} took a rupee from {source}")
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: TaxFrame) -> str:
         return f"take up to {frame['remaining']} more rupee(s): collect CARD or PLAYER, or done"

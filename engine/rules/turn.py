@@ -9,7 +9,8 @@ clockwise.
 from __future__ import annotations
 
 from engine.actions import PASS, Action
-from engine.cards import COURT_CARDS
+from engine.cards import COURT_CARDS, AbilityId, RegionId
+from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
 from engine.rules import (
     battle,
     betray,
@@ -117,25 +118,28 @@ def begin_turn(state: State, seat: int) -> None:
     state.placed = {}
     if state.is_wakhan(seat):
         # Wakhan's turn needs no one: a procedure plays it (engine/rules/wakhan.py).
-        push(state, "wakhan_turn", player=seat, step="draw")
+        push(state, WakhanDrawFrame(kind="wakhan_turn", player=seat, step="draw"))
     else:
-        push(state, "turn", player=seat)
+        push(state, TurnFrame(kind="turn", player=seat))
     for ability, region in BLACKMAIL.items():
         if has_ability(state, seat, ability):
-            push(state, "blackmail", player=seat, region=region)
+            push(state, BlackmailFrame(kind="blackmail", player=seat, region=region))
 
 
-BLACKMAIL = {"blackmail_kandahar": "kandahar", "blackmail_herat": "herat"}
+BLACKMAIL: dict[AbilityId, RegionId] = {
+    "blackmail_kandahar": "kandahar",
+    "blackmail_herat": "herat",
+}
 
 
 @decision
-class BlackmailDecision(Decision):
+class BlackmailDecision(Decision[BlackmailFrame]):
     """Blackmail: at the start of the turn, a spy on a spy-free card of the region, or not."""
 
     kind = "blackmail"
     section = "Card Precedence and Special Abilities, p. 8"
 
-    def options(self, state: State, frame: Frame, seat: int) -> list[Action]:
+    def options(self, state: State, frame: BlackmailFrame, seat: int) -> list[Action]:
         region = frame["region"]
         free = [
             c
@@ -145,7 +149,7 @@ class BlackmailDecision(Decision):
         ]
         return [*(Action("spy", (c,)) for c in free), DONE]
 
-    def apply(self, state: State, frame: Frame, seat: int, action: Action) -> None:
+    def apply(self, state: State, frame: BlackmailFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action != DONE:
             state.note(f"{state.name(seat)} blackmails ({frame['region']})")
@@ -154,12 +158,12 @@ class BlackmailDecision(Decision):
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return DONE
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: BlackmailFrame) -> str:
         return f"Blackmail: place a spy on a {frame['region']} court card with no spies, or done"
 
 
 @decision
-class TurnDecision(Decision):
+class TurnDecision(Decision[TurnFrame]):
     """The active player's choice of their next action, or pass."""
 
     kind = "turn"
@@ -175,7 +179,7 @@ class TurnDecision(Decision):
             state.stack.pop()
             if state.actions_used < ACTIONS_PER_TURN:
                 state.note(f"{state.name(seat)} ended their turn")
-            push(state, "cleanup", step="court")
+            push(state, CleanupFrame(kind="cleanup", step="court"))
         elif verb == "purchase":
             purchase.purchase(state, seat, int(action.args[0]))
         elif verb == "play":
@@ -191,9 +195,9 @@ class TurnDecision(Decision):
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return PASS
 
-    def by_policy(self, state: State, frame: Frame) -> tuple[int, Action] | None:
+    def by_policy(self, state: State, frame: TurnFrame) -> tuple[int, Action] | None:
         if is_turn_over(state):
-            return int(frame["player"]), PASS
+            return frame["player"], PASS
         return None
 
     def prompt(self, state: State, frame: Frame) -> str:

@@ -20,9 +20,19 @@ priority in `wakhan_priority.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, card_name
+from engine.frames import (
+    BribeFrame,
+    ChooseFrame,
+    CleanupFrame,
+    Frame,
+    RoadFrame,
+    WakhanDrawFrame,
+    WakhanTurnFrame,
+)
 from engine.rules import card_actions, wakhan_actions, wakhan_radicalize
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
@@ -37,7 +47,7 @@ from engine.rules.wakhan_deck import (
     sync_pragmatic_loyalty,
 )
 from engine.rules.wakhan_priority import best_card, card_to_discard, has_most_spies
-from engine.state import Frame, State
+from engine.state import State
 
 ACTIONS_PER_TURN = 2
 
@@ -46,28 +56,29 @@ ACTIONS_PER_TURN = 2
 
 
 @procedure("wakhan_turn")
-def wakhan_turn(state: State, frame: Frame) -> None:
+def wakhan_turn(state: State, frame: WakhanDrawFrame | WakhanTurnFrame) -> None:
     """One step of Wakhan's turn: `draw`, then `actions`, `bonus` and `end`."""
-    seat = int(frame["player"])
-    step = frame["step"]
-    if step == "draw":
+    seat = frame["player"]
+    if frame["step"] == "draw":
         number = draw(state)
         state.note(f"Wakhan drew AI card {number}: {describe(state, number)}")
         sync_pragmatic_loyalty(state)
-        frame.update(step="actions", next=0, used=0, skipped=0, tried=[])
+        state.stack[-1] = WakhanTurnFrame(
+            kind="wakhan_turn", player=seat, step="actions", next=0, used=0, skipped=0, tried=[]
+        )
         return
-    state.actions_used = int(frame["used"])
-    if step == "actions":
+    state.actions_used = frame["used"]
+    if frame["step"] == "actions":
         take_next_action(state, frame, seat)
-    elif step == "bonus":
+    elif frame["step"] == "bonus":
         take_next_bonus_action(state, frame, seat)
     else:
         state.stack.pop()
         state.note("Wakhan ended her turn")
-        push(state, "cleanup", step="court")
+        push(state, CleanupFrame(kind="cleanup", step="court"))
 
 
-def take_next_action(state: State, frame: Frame, seat: int) -> None:
+def take_next_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     """Her Ambition, else the next listed action of the AI card (skipped if not valid)."""
     card = front(state)
     assert card is not None
@@ -83,7 +94,8 @@ def take_next_action(state: State, frame: Frame, seat: int) -> None:
         wakhan_radicalize.radicalize(
             state, seat, check, "she would score the most from it, or win the game"
         )
-        frame.update(used=frame["used"] + 1, skipped=0)
+        frame["used"] += 1
+        frame["skipped"] = 0
         return
     action = listed[frame["next"]]
     frame["next"] = (frame["next"] + 1) % len(listed)
@@ -112,7 +124,7 @@ def take_listed_action(state: State, seat: int, action: str) -> str | None:
     return wakhan_actions.take_listed(state, seat, action)
 
 
-def take_next_bonus_action(state: State, frame: Frame, seat: int) -> None:
+def take_next_bonus_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     """The leftmost unused favored-suit card of her court, its leftmost possible action."""
     for card in state.players[seat].court:
         if card in frame["tried"] or card in state.used_cards:
@@ -127,12 +139,13 @@ def take_next_bonus_action(state: State, frame: Frame, seat: int) -> None:
 
 # -- her answers to decisions ----------------------------------------------------------------
 
-Chooser = Callable[[State, Frame, int, list[Action]], Action]
+# A chooser is registered under a decision kind and reads that kind's frame type (hence Any).
+Chooser = Callable[[State, Any, int, list[Action]], Action]
 
 
-def _demand_full(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def _demand_full(state: State, frame: BribeFrame, seat: int, options: list[Action]) -> Action:
     state.note("Wakhan demands the full bribe")
-    return Action("demand", (int(frame["amount"]),))
+    return Action("demand", (frame["amount"],))
 
 
 def _pay(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
@@ -140,9 +153,9 @@ def _pay(state: State, frame: Frame, seat: int, options: list[Action]) -> Action
     return Action("pay")
 
 
-def _road(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def _road(state: State, frame: RoadFrame, seat: int, options: list[Action]) -> Action:
     """Roads on consecutive borders in the order of her AI card's regions [p. 17]."""
-    order = border_order(state, str(frame["region"]))
+    order = border_order(state, frame["region"])
     placed = roads_placed_before(state, seat)
     wanted = Action("road", (order[placed % len(order)],))
     state.note(f"Wakhan's road {placed + 1} goes to {wanted.args[0]}, following her AI card")
@@ -152,8 +165,8 @@ def _road(state: State, frame: Frame, seat: int, options: list[Action]) -> Actio
 def roads_placed_before(state: State, seat: int) -> int:
     """Road icons of the card being played that were resolved before this one."""
     for below in reversed(state.stack[:-1]):
-        if below["kind"] == "icons" and int(below["player"]) == seat:
-            impacts = COURT_CARDS[int(below["card"])].impacts[: int(below["index"]) - 1]
+        if below["kind"] == "icons" and below["player"] == seat:
+            impacts = COURT_CARDS[below["card"]].impacts[: below["index"] - 1]
             return sum(1 for impact in impacts if impact.kind == "road")
     return 0
 
@@ -203,7 +216,7 @@ def _discard(state: State, frame: Frame, seat: int, options: list[Action]) -> Ac
     return Action("discard", (card,))
 
 
-def _choose(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def _choose(state: State, frame: ChooseFrame, seat: int, options: list[Action]) -> Action:
     """A player by the red arrow, the favored suit, or a region for Rebuke."""
     effect = frame["effect"]
     if effect in ("rumor", "other_persuasive_methods"):

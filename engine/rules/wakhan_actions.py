@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.actions import Action
-from engine.cards import COURT_CARDS, REGIONS
+from engine.cards import COURT_CARDS, REGIONS, Coalition, RegionId
+from engine.frames import BattleFrame, BuildFrame, InfrastructureFrame, MoveFrame, TaxFrame
 from engine.rules import betray, card_actions, tax
 from engine.rules.abilities import has_ability
 from engine.rules.battle import CITADELS, strength
@@ -35,7 +36,7 @@ from engine.rules.ruling import ruler
 from engine.rules.tax import ruled_regions
 from engine.rules.wakhan_deck import arrow_target, border_order, humans, red_arrow, region_priority
 from engine.rules.wakhan_priority import best_card, spies_on
-from engine.state import GIFT_COSTS, Frame, State
+from engine.state import GIFT_COSTS, State
 
 BLOCK_PRICE = 2
 BETRAY_COST = 2
@@ -45,11 +46,11 @@ Target = str | int
 Planner = Callable[[State, int], Target | None]
 
 
-def human_coalitions(state: State) -> set[str]:
+def human_coalitions(state: State) -> set[Coalition]:
     return {c for s in humans(state) if (c := state.players[s].loyalty) is not None}
 
 
-def other_tribes(state: State, seat: int, region: str) -> int:
+def other_tribes(state: State, seat: int, region: RegionId) -> int:
     return sum(n for s, n in enumerate(state.tribes[region]) if s != seat)
 
 
@@ -66,7 +67,7 @@ def plan_gift(state: State, seat: int) -> Target | None:
     return free[0] if free and free[0] <= player.rupees else None
 
 
-def build_region(state: State, seat: int) -> str | None:
+def build_region(state: State, seat: int) -> RegionId | None:
     """The leftmost region on her AI card that she rules."""
     ruled = ruled_regions(state, seat)
     return next((r for r in region_priority(state) if r in ruled), None)
@@ -76,7 +77,9 @@ def plan_build(state: State, seat: int) -> Target | None:
     return build_region(state, seat)
 
 
-def still_rules_without_an_army(state: State, seat: int, region: str, coalition: str) -> bool:
+def still_rules_without_an_army(
+    state: State, seat: int, region: RegionId, coalition: Coalition
+) -> bool:
     armies = state.armies[region]
     armies[coalition] -= 1
     try:
@@ -99,7 +102,7 @@ def next_move(state: State, seat: int) -> tuple[str, str] | None:
         ):
             continue
         for destination in order:
-            if destination not in REGIONS[origin].adjacent:  # type: ignore[index]
+            if destination not in REGIONS[origin].adjacent:
                 continue
             wanted = other_tribes(state, seat, destination)
             if wanted and state.armies[destination][coalition] < wanted:
@@ -122,7 +125,7 @@ def plan_betray(state: State, seat: int) -> Target | None:
     return betray_target(state, seat)
 
 
-def region_enemies(state: State, seat: int, region: str) -> list[Action]:
+def region_enemies(state: State, seat: int, region: RegionId) -> list[Action]:
     """The pieces Wakhan wants to remove in a region, in the order she removes them."""
     target = arrow_target(state)
     coalitions = human_coalitions(state)
@@ -154,7 +157,7 @@ def card_enemies(state: State, seat: int, card: int) -> list[Action]:
     return found
 
 
-def battle_region(state: State, seat: int) -> str | None:
+def battle_region(state: State, seat: int) -> RegionId | None:
     for region in region_priority(state):
         if strength(state, seat, region) and region_enemies(state, seat, region):
             return region
@@ -286,7 +289,7 @@ def first_wanted(options: list[Action], wanted: list[Action]) -> Action:
     return DONE if DONE in options else options[0]
 
 
-def tax_step(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def tax_step(state: State, frame: TaxFrame, seat: int, options: list[Action]) -> Action:
     collects = [a for a in options if a.verb == "collect"]
     players = [a for a in collects if isinstance(a.args[0], str)]
     if players:
@@ -308,20 +311,22 @@ def tax_step(state: State, frame: Frame, seat: int, options: list[Action]) -> Ac
     return min(cards, key=leftmost) if cards else first_wanted(options, [])
 
 
-def build_step(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def build_step(
+    state: State, frame: BuildFrame | InfrastructureFrame, seat: int, options: list[Action]
+) -> Action:
     region = build_region(state, seat)
     return first_wanted(options, [Action("army", (region,))] if region else [])
 
 
-def move_step(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def move_step(state: State, frame: MoveFrame, seat: int, options: list[Action]) -> Action:
     move = next_move(state, seat)
     return first_wanted(options, [Action("march", ("army", *move))] if move else [])
 
 
-def battle_step(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
+def battle_step(state: State, frame: BattleFrame, seat: int, options: list[Action]) -> Action:
     site = frame["site"]
     if isinstance(site, int):
         wanted = card_enemies(state, seat, site)
     else:
-        wanted = region_enemies(state, seat, str(site))
+        wanted = region_enemies(state, seat, site)
     return first_wanted(options, wanted)

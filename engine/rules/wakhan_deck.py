@@ -15,7 +15,16 @@ the `standard` pairing uses `WakhanCard.back`, the `alternative` one `back_alter
 
 from __future__ import annotations
 
-from engine.cards import BORDERS, REGION_IDS, REGIONS, WAKHAN_CARDS, WakhanBack, WakhanFront
+from engine.cards import (
+    BORDERS,
+    REGION_IDS,
+    REGIONS,
+    WAKHAN_CARDS,
+    Coalition,
+    RegionId,
+    WakhanBack,
+    WakhanFront,
+)
 from engine.rng import shuffle
 from engine.state import State, WakhanState
 
@@ -72,7 +81,7 @@ def humans(state: State) -> list[int]:
     return [s for s in range(state.num_players) if not state.is_wakhan(s)]
 
 
-def pragmatic_loyalty(state: State) -> str | None:
+def pragmatic_loyalty(state: State) -> Coalition | None:
     """The leftmost coalition on the face-up AI card that no human player is loyal to [p. 16]."""
     card = front(state)
     if card is None:
@@ -93,15 +102,15 @@ def sync_pragmatic_loyalty(state: State) -> None:
         )
 
 
-def region_priority(state: State) -> tuple[str, ...]:
+def region_priority(state: State) -> tuple[RegionId, ...]:
     """The regions, highest priority (leftmost on the face-up AI card) first."""
     card = front(state)
     return tuple(card.region_priority) if card is not None else REGION_IDS
 
 
-def border_order(state: State, region: str) -> list[str]:
+def border_order(state: State, region: RegionId) -> list[str]:
     """The borders of `region`, in the priority order of the regions beyond them [p. 17]."""
-    borders = REGIONS[region].borders  # type: ignore[index]
+    borders = REGIONS[region].borders
     beyond = {next(r for r in BORDERS[b].regions if r != region): b for b in borders}
     return [beyond[r] for r in region_priority(state) if r in beyond]
 

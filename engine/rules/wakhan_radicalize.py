@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, card_name, is_event
+from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, Suit, card_name, is_event
 from engine.rules import court, market, play, purchase
 from engine.rules.cleanup import court_limit
 from engine.rules.dominance import dominant_coalition
@@ -56,7 +56,7 @@ def cheapest(offers: dict[int, int], cards: list[int]) -> int | None:
     return min(cards, key=lambda c: (offers[c], -c)) if cards else None
 
 
-def highest_rank_of(state: State, seat: int, suit: str) -> int | None:
+def highest_rank_of(state: State, seat: int, suit: Suit) -> int | None:
     offers = court_cards_for_sale(state, seat)
     cards = [c for c in offers if COURT_CARDS[c].suit == suit]
     if not cards:
@@ -109,7 +109,7 @@ def would_rule(state: State, seat: int, card: int) -> bool:
 # -- the specific instructions of the AI cards ---------------------------------------------
 
 
-def _suit_if(favored: str | None, suit: str, what: str) -> Callable[[State, int], Choice]:
+def _suit_if(favored: Suit | None, suit: Suit, what: str) -> Callable[[State, int], Choice]:
     def choose(state: State, seat: int) -> Choice:
         if favored is not None and state.favored != favored:
             return None

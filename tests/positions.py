@@ -17,7 +17,7 @@ from typing import Self
 
 import engine
 from engine import Action, State
-from engine.cards import COALITIONS, DOMINANCE_CHECKS, is_event
+from engine.cards import COALITIONS, DOMINANCE_CHECKS, Coalition, RegionId, Suit, is_event
 from engine.invariants import violations
 from engine.state import MARKET_COLUMNS, MARKET_ROWS
 
@@ -167,11 +167,11 @@ class Position:
         self.state.players[self.seat(name)].vp = points
         return self
 
-    def favored(self, suit: str) -> Self:
+    def favored(self, suit: Suit) -> Self:
         self.state.favored = suit
         return self
 
-    def tribes(self, name: str, region: str, count: int) -> Self:
+    def tribes(self, name: str, region: RegionId, count: int) -> Self:
         seat = self.seat(name)
         self._cylinders(seat, count)
         self.state.tribes[region][seat] += count
@@ -194,7 +194,7 @@ class Position:
             player.gifts[i] = True
         return self
 
-    def cylinders_left(self, name: str, count: int, region: str = "transcaspia") -> Self:
+    def cylinders_left(self, name: str, count: int, region: RegionId = "transcaspia") -> Self:
         """Put cylinders of the supply on the map as tribes in `region` until `count` are left."""
         extra = self.state.players[self.seat(name)].cylinders - count
         return self.tribes(name, region, extra)
@@ -204,12 +204,12 @@ class Position:
         assert player.cylinders >= count, f"{player.name} has only {player.cylinders} cylinders"
         player.cylinders -= count
 
-    def armies(self, region: str, coalition: str, count: int) -> Self:
+    def armies(self, region: RegionId, coalition: Coalition, count: int) -> Self:
         self._blocks(coalition, count)
         self.state.armies[region][coalition] += count
         return self
 
-    def roads(self, border: str, coalition: str, count: int) -> Self:
+    def roads(self, border: str, coalition: Coalition, count: int) -> Self:
         self._blocks(coalition, count)
         self.state.roads[border][coalition] += count
         return self
@@ -261,7 +261,7 @@ def cylinders_in_play(state: State, name: str) -> int:
     return tribes + spies + sum(player.gifts)
 
 
-def blocks_on_map(state: State, coalition: str) -> int:
+def blocks_on_map(state: State, coalition: Coalition) -> int:
     armies = sum(r[coalition] for r in state.armies.values())
     roads = sum(b[coalition] for b in state.roads.values())
     return armies + roads

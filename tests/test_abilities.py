@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from positions import Position, act, options, waiting_for
 
+from engine.cards import RegionId
 from engine.invariants import violations
 
 KHYBER_PASS = 29  # Punjab, economic, rank 2: tax, move
@@ -121,7 +122,7 @@ def test_bodyguards() -> None:
     assert betrayals(present=True) == {"betray 18 29"}
 
 
-def tribe_in_a_battle(region: str, border: str, citadel: int, present: bool) -> list[str]:
+def tribe_in_a_battle(region: RegionId, border: str, citadel: int, present: bool) -> list[str]:
     """Cati (British) battles in `region`, where Hope (Russian) has a tribe, next to a
     Russian army and a Russian road on `border`.
     """

@@ -8,6 +8,7 @@ import pytest
 from positions import Position, act, options, waiting_for
 
 from engine import IllegalActionError
+from engine.cards import Suit
 from engine.invariants import violations
 
 KHYBER_PASS = 29  # Punjab, economic, rank 2: tax, move
@@ -18,7 +19,7 @@ TOP = [75, 76, 77, 79, 80, 81]
 BOTTOM = [84, 85, 86, 87, 88, 89]
 
 
-def cati_and_hope(favored: str = "intelligence") -> Position:
+def cati_and_hope(favored: Suit = "intelligence") -> Position:
     """Cati (British) to move, Hope (Russian); a market of Persia and Transcaspia cards."""
     return (
         Position({"Cati": "british", "Hope": "russian"})

@@ -12,6 +12,7 @@ from positions import Position, act, options, waiting_for
 
 import engine
 from engine import NotationError
+from engine.cards import RegionId
 
 EMBARRASSMENT = 106  # Embarrassment of Riches / Koh-i-noor Recovered
 CUSTOMS = 107  # Disregard for Customs / Courtly Manners
@@ -51,7 +52,7 @@ def influence(state: engine.State, name: str) -> int:
     ],
 )
 def test_event_riots_remove_every_tribe_and_army_in_the_region(
-    card: int, region: str, border: str
+    card: int, region: RegionId, border: str
 ) -> None:
     """[Riots in Punjab / Herat / Kabul / Persia, top] "Every tribe and army in <region> is
     removed." Roads are on borders, not in the region, and stay.

@@ -262,7 +262,9 @@ def test_a_bribe_demand_that_times_out_demands_the_full_bribe(settings: Settings
     state = position(snapshot(repo), current_home())
     decision = engine.pending(state)
     assert decision is not None and decision.kind == "bribe"
-    amount = state.stack[-1]["amount"]
+    frame = state.stack[-1]
+    assert frame["kind"] == "bribe"
+    amount = frame["amount"]
     assert amount >= 1
     ruler = state.name(decision.seats[0])
     pending = waiting(repo)

@@ -17,7 +17,7 @@ from positions import Position, waiting_for
 
 import engine
 from engine import Action
-from engine.cards import WAKHAN_CARDS
+from engine.cards import WAKHAN_CARDS, Coalition
 from engine.invariants import violations
 from engine.rules.flow import run
 from engine.rules.loyalty import influence
@@ -39,7 +39,7 @@ class WakhanPosition(Position):
     otherwise; the market and deck hold court cards only (see `Position`).
     """
 
-    def __init__(self, humans: dict[str, str], seed: int = 1, *, backs: str = "standard"):
+    def __init__(self, humans: dict[str, Coalition], seed: int = 1, *, backs: str = "standard"):
         names = list(humans)
         state = engine.new_game(names, seed, {"wakhan": True, "wakhan_backs": backs})
         for player in state.players:
@@ -316,7 +316,8 @@ def test_wakhan_demands_the_full_bribe_she_is_owed() -> None:
     )
     state = engine.apply(state, "alice", Action("play", (9, "left")))
     assert waiting_for(state) == ("pay", ["alice"])
-    assert state.stack[-1]["demand"] == 2
+    frame = state.stack[-1]
+    assert frame["kind"] == "pay" and frame["demand"] == 2
     assert logged(state, "Wakhan demands the full bribe")
 
 

@@ -9,6 +9,7 @@ from test_wakhan import WAKHAN, WakhanPosition, logged, wakhan_does, wakhan_turn
 
 import engine
 from engine import Action
+from engine.cards import Coalition
 from engine.rules.wakhan_deck import arrow_target, red_arrow
 from engine.rules.wakhan_priority import best_card
 
@@ -61,7 +62,7 @@ def test_she_uses_the_highest_priority_card_that_could_take_the_action() -> None
 # -- tax ---------------------------------------------------------------------------------------
 
 
-def tax_position(humans: dict[str, str]) -> WakhanPosition:
+def tax_position(humans: dict[str, Coalition]) -> WakhanPosition:
     """Wakhan rules Kabul and taxes with Kabul Bazaar (rank 2); rupees lie on the market."""
     position = (
         WakhanPosition(humans)

@@ -10,7 +10,7 @@ from test_wakhan import BOTTOM, TOP, WAKHAN, WakhanPosition, logged, wakhan_does
 
 import engine
 from engine import Action
-from engine.cards import WAKHAN_CARDS
+from engine.cards import WAKHAN_CARDS, Suit
 from engine.rules.wakhan_deck import court_side, market_position
 
 EMPTY = [None] * 6
@@ -136,7 +136,10 @@ def test_radicalize_she_discards_the_card_when_she_cannot_pay_the_bribe() -> Non
     ],
 )
 def test_radicalize_follows_the_specific_instructions(
-    action: str, market: tuple[list[int | None], list[int | None]], favored: str | None, bought: int
+    action: str,
+    market: tuple[list[int | None], list[int | None]],
+    favored: Suit | None,
+    bought: int,
 ) -> None:
     """[Radicalize, p. 17] "If there are specific instructions: Follow them. Ties are decided
     by the cheapest card in the market with the highest card number breaking any further

@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.errors import IllegalActionError
 from engine.notation import format_action
-from engine.rules import purchase, turn
+from engine.rules import card_actions, purchase
 from engine.rules.flow import DECISIONS
 from engine.state import State
 
@@ -73,7 +73,7 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
 
 def _reason(state: State, seat: int, action: Action) -> tuple[str, str, str | None]:
     verb = action.verb
-    if verb in ("purchase", "play") and not turn.has_core_actions_left(state):
+    if verb in ("purchase", "play") and not card_actions.has_core_actions_left(state):
         return "no-actions-left", "you have used both actions this turn", "Sequence of Play, p. 9"
     if verb == "purchase":
         why = purchase.why_not_purchase(state, seat, int(action.args[0]))

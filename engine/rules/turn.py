@@ -23,14 +23,9 @@ from engine.rules import (
     tax,
 )
 from engine.rules.abilities import has_ability
+from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
 from engine.rules.flow import DONE, Decision, decision, push
 from engine.state import Frame, State
-
-ACTIONS_PER_TURN = 2
-
-
-def has_core_actions_left(state: State) -> bool:
-    return state.actions_used < ACTIONS_PER_TURN
 
 
 def turn_options(state: State, seat: int) -> list[Action]:
@@ -173,7 +168,7 @@ class TurnDecision(Decision):
         verb = action.verb
         if verb == "pass":
             state.stack.pop()
-            if state.actions_used < ACTIONS_PER_TURN:
+            if has_core_actions_left(state):
                 state.note(f"{state.name(seat)} ended their turn")
             push(state, "cleanup", step="court")
         elif verb == "purchase":

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from engine.actions import Action
 from engine.cards import COURT_CARDS, card_name
 from engine.rules import card_actions, wakhan_actions, wakhan_radicalize
+from engine.rules.card_actions import ACTIONS_PER_TURN
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
 from engine.rules.wakhan_deck import (
@@ -38,9 +39,6 @@ from engine.rules.wakhan_deck import (
 )
 from engine.rules.wakhan_priority import best_card, card_to_discard, has_most_spies
 from engine.state import Frame, State
-
-ACTIONS_PER_TURN = 2
-
 
 # -- her turn --------------------------------------------------------------------------------
 

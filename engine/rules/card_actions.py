@@ -14,6 +14,7 @@ from __future__ import annotations
 from itertools import zip_longest
 
 from engine.cards import COURT_CARDS
+from engine.errors import Refusal
 from engine.rules import market
 from engine.rules.abilities import has_ability
 from engine.rules.loyalty import has_effect
@@ -22,6 +23,11 @@ from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 ALWAYS_FAVORED = {"savvy_operator", "irregulars"}
 # [Access to Actions, p. 8]: two actions a turn; bonus actions do not count against them.
 ACTIONS_PER_TURN = 2
+
+
+NO_ACTIONS_LEFT = Refusal(
+    "no-actions-left", "you have used both actions this turn", "Sequence of Play, p. 9"
+)
 
 
 def has_core_actions_left(state: State) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from engine.actions import Action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS
-from engine.rules import limits, loyalty
+from engine.errors import Refusal
+from engine.rules import card_actions, limits, loyalty
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
@@ -22,6 +23,15 @@ SIDES = ("left", "right")
 
 def play_options(state: State, seat: int) -> list[Action]:
     return [Action("play", (card, side)) for card in state.players[seat].hand for side in SIDES]
+
+
+def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:
+    """Why `action` (a play) is refused now, or None when this rule allows it."""
+    if not card_actions.has_core_actions_left(state):
+        return card_actions.NO_ACTIONS_LEFT
+    if action.args and action.args[0] not in state.players[seat].hand:
+        return Refusal("not-in-hand", f"card {action.args[0]} is not in your hand", "Play, p. 11")
+    return None
 
 
 def extra_cost(action: Action) -> int:

@@ -13,13 +13,13 @@ from engine.actions import Action
 from engine.errors import IllegalActionError, Refusal
 from engine.notation import format_action
 from engine.rules import play, purchase
+from engine.rules.card_based import CARD_ACTIONS
 from engine.rules.flow import DECISIONS
 from engine.state import State
 
 # Which decision kinds each verb answers.
 VERB_DECISIONS: dict[str, tuple[str, ...]] = {
-    **{verb: ("turn",) for verb in ("purchase", "play", "pass", "tax", "gift", "build", "move")},
-    **{verb: ("turn",) for verb in ("betray", "battle")},
+    **{verb: ("turn",) for verb in ("purchase", "play", "pass", *CARD_ACTIONS)},
     "loyalty": ("loyalty",),
     "demand": ("bribe",),
     "pay": ("pay",),

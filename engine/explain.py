@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.actions import Action
+from engine.actions import Action, format_action
 from engine.errors import IllegalActionError, Refusal
-from engine.notation import format_action
 from engine.rules import play, purchase
 from engine.rules.card_based import CARD_ACTIONS
 from engine.rules.flow import DECISIONS

@@ -1,9 +1,11 @@
 """The move notation: one action per line (docs/notation.md).
 
 `format_action` gives every action its one canonical text (cards by number, regions and
-borders by id); `parse_action` reads a line against a position. Parsing works by matching
-the text to the legal actions, so a card may also be named by a unique, case-insensitive
-prefix of its name: `purchase mohan` finds Mohan Lal if he can be purchased now.
+borders by id; it lives with `Action` and is re-exported here); `parse_action` reads a line
+against a position. Parsing works by matching the text to the legal actions, so a card may
+also be named by a unique, case-insensitive prefix of its name: `purchase mohan` finds
+Mohan Lal if he can be purchased now. The notation sits above the game: it asks
+`engine.game` for the legal actions and `engine.explain` why one is refused.
 """
 
 from __future__ import annotations
@@ -15,8 +17,11 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.actions import Action, Arg
+from engine.actions import format_action as format_action  # the canonical text, on Action
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
 from engine.errors import AmbiguousActionError, MoveError, NotationError
+from engine.explain import explain_illegal
+from engine.game import legal_seat_actions, options_for
 from engine.rules.card_based import CARD_ACTIONS, Shape
 from engine.rules.verbs import PIECES, VERBS
 
@@ -25,11 +30,6 @@ if TYPE_CHECKING:
 
 SIDES = ("left", "right")
 _PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
-
-
-def format_action(action: Action) -> str:
-    """The canonical text of an action."""
-    return " ".join([action.verb, *(str(arg) for arg in action.args)])
 
 
 def _normalize(text: str) -> str:
@@ -309,9 +309,6 @@ def read_action(text: str) -> list[Action]:
 
 def parse_action(text: str, state: State, seat: int) -> Action:
     """The one legal action of `seat` that `text` means; raise a MoveError otherwise."""
-    from engine.explain import explain_illegal
-    from engine.game import options_for
-
     found = read_action(text)
     if found[0].verb == "policy":
         return found[0]
@@ -335,8 +332,6 @@ def _folded(action: Action) -> Action:
 
 def parse_line(line: str, state: State) -> tuple[int, Action] | None:
     """Read one move-file line: (seat, action), or None for a blank or comment line."""
-    from engine.game import legal_seat_actions
-
     name, text = split_line(line)
     if not text:
         return None
@@ -350,8 +345,6 @@ def parse_line(line: str, state: State) -> tuple[int, Action] | None:
         if len(deciders) != 1:
             who = ", ".join(state.name(s) for s in deciders) or "no one"
             if not deciders and read_action(text)[0].verb != "policy":
-                from engine.explain import explain_illegal
-
                 raise explain_illegal(state, 0, read_action(text)[0])
             if len(deciders) > 1:
                 raise NotationError(

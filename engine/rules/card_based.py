@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.actions import Action, Arg
+from engine.cards import ActionKind
 from engine.rules import battle, betray, build, card_actions, gift, move, tax
 from engine.state import State
 
@@ -27,7 +28,7 @@ Shape = Literal["", "price", "card", "site"]
 class CardAction:
     """One card-based action."""
 
-    verb: str
+    verb: ActionKind
     shape: Shape
     # Its actions with `card` that may be taken now, the card's use aside [p. 12].
     options: Callable[[State, int, int], list[Action]]

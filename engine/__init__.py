@@ -9,7 +9,7 @@ The same seed and the same actions give byte-identical JSON (`dumps`).
 """
 
 from engine import standin
-from engine.actions import Action
+from engine.actions import Action, format_action
 from engine.errors import (
     AmbiguousActionError,
     IllegalActionError,
@@ -18,7 +18,7 @@ from engine.errors import (
     StateError,
 )
 from engine.game import apply, default_action, legal_actions, pending
-from engine.notation import format_action, parse_action, parse_line, read_action
+from engine.notation import parse_action, parse_line, read_action
 from engine.rules.setup import new_game
 from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State

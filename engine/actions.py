@@ -1,7 +1,8 @@
 """Actions: small immutable values, one per thing a player can decide.
 
 An action is a verb and its arguments (card numbers, region or border ids, coalition or
-suit names, counts). Its text form lives in `engine.notation`; `parse(format(a)) == a`.
+suit names, counts). Its canonical text is `format_action`; reading text back, which needs
+the position, is `engine.notation`'s: `parse(format(a)) == a`.
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ class Action(NamedTuple):
     args: tuple[Arg, ...] = ()
 
     def __str__(self) -> str:
-        from engine.notation import format_action
-
         return format_action(self)
+
+
+def format_action(action: Action) -> str:
+    """The canonical text of an action: its verb and arguments, separated by spaces."""
+    return " ".join([action.verb, *(str(arg) for arg in action.args)])
 
 
 PASS = Action("pass")

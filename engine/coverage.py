@@ -15,11 +15,12 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, RegionId, is_event
 from engine.rules import card_actions
 from engine.rules.abilities import has_ability
+from engine.rules.card_based import CARD_ACTIONS
 from engine.rules.move import spy_track
 from engine.rules.ruling import ruler
 from engine.state import State
 
-ACTION_KINDS = ("purchase", "play", "tax", "gift", "build", "move", "betray", "battle")
+ACTION_KINDS = ("purchase", "play", *CARD_ACTIONS)
 # Public Withdrawal can never be purchased, so its bottom half is never "used".
 EVENT_EFFECTS = tuple(
     sorted(
@@ -64,7 +65,7 @@ def _free_purchase(region: RegionId | None, patriot: str | None, ability: Abilit
 def _always_favored(card: int) -> Probe:
     def probe(before: State, seat: int, action: Action, after: State) -> bool:
         return (
-            action.verb in ("tax", "gift", "build", "move", "betray", "battle")
+            action.verb in CARD_ACTIONS
             and action.args[0] == card
             and COURT_CARDS[card].suit != before.favored
         )
@@ -81,7 +82,7 @@ def _charismatic(before: State, seat: int, action: Action, after: State) -> bool
 
 
 def _civil_service(before: State, seat: int, action: Action, after: State) -> bool:
-    if action.verb not in ("tax", "gift", "build", "move", "betray", "battle"):
+    if action.verb not in CARD_ACTIONS:
         return False
     holder = card_actions.hostage_holder(before, int(action.args[0]))
     return holder is not None and has_ability(before, seat, "civil_service_reforms")

@@ -10,7 +10,21 @@ The codes are part of the interface (docs/notation.md lists them); messages may 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from pydantic import ValidationError
+
+
+class Refusal(NamedTuple):
+    """Why a rule refuses an action, in the words of the rule that refused it.
+
+    `code` is the stable code of the `IllegalActionError` it becomes, `reason` the message,
+    `section` the rulebook section (None: the section of the decision pending).
+    """
+
+    code: str
+    reason: str
+    section: str | None = None
 
 
 class MoveError(Exception):

@@ -1,22 +1,24 @@
 """Why an action is not legal: a stable code, a reason, the rulebook section, alternatives.
 
 Legality itself is decided by membership in the legal actions; this module only explains
-a refusal in the players' terms.
+a refusal in the players' terms. The code, reason and section come from the rule that
+refuses (a `Refusal`, see `WHY_NOT`), never from reading the words of its reason.
 """
 
 from __future__ import annotations
 
-from engine.actions import Action
-from engine.errors import IllegalActionError
-from engine.notation import format_action
-from engine.rules import purchase, turn
+from collections.abc import Callable
+
+from engine.actions import Action, format_action
+from engine.errors import IllegalActionError, Refusal
+from engine.rules import play, purchase
+from engine.rules.card_based import CARD_ACTIONS
 from engine.rules.flow import DECISIONS
 from engine.state import State
 
 # Which decision kinds each verb answers.
 VERB_DECISIONS: dict[str, tuple[str, ...]] = {
-    **{verb: ("turn",) for verb in ("purchase", "play", "pass", "tax", "gift", "build", "move")},
-    **{verb: ("turn",) for verb in ("betray", "battle")},
+    **{verb: ("turn",) for verb in ("purchase", "play", "pass", *CARD_ACTIONS)},
     "loyalty": ("loyalty",),
     "demand": ("bribe",),
     "pay": ("pay",),
@@ -65,29 +67,29 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
             section=spec.cite(state, frame),
             alternatives=mine,
         )
-    code, reason, section = _reason(state, seat, action)
+    refusal = _refusal(state, seat, action)
     return IllegalActionError(
-        code, reason, section=section or spec.cite(state, frame), alternatives=mine
+        refusal.code,
+        refusal.reason,
+        section=refusal.section or spec.cite(state, frame),
+        alternatives=mine,
     )
 
 
-def _reason(state: State, seat: int, action: Action) -> tuple[str, str, str | None]:
-    verb = action.verb
-    if verb in ("purchase", "play") and not turn.has_core_actions_left(state):
-        return "no-actions-left", "you have used both actions this turn", "Sequence of Play, p. 9"
-    if verb == "purchase":
-        why = purchase.why_not_purchase(state, seat, int(action.args[0]))
-        if why is not None:
-            code = "not-purchasable"
-            if "rupees" in why:
-                code = "cannot-afford"
-            elif "not in the market" in why:
-                code = "not-in-market"
-            elif "placed a rupee" in why:
-                code = "paid-this-turn"
-            return code, f"cannot purchase card {action.args[0]}: {why}", "Purchase, p. 10"
-    if verb == "play" and action.args and action.args[0] not in state.players[seat].hand:
-        return "not-in-hand", f"card {action.args[0]} is not in your hand", "Play, p. 11"
-    if verb in ("discard", "spy") and action.args:
-        return "bad-card", f"card {action.args[0]} is not one of the choices", None
-    return "illegal", f"{format_action(action)} is not one of the choices", None
+# The rule that says why it refuses an action of each verb, with its own code; the other
+# verbs are refused for not being among the options.
+WHY_NOT: dict[str, Callable[[State, int, Action], Refusal | None]] = {
+    "purchase": purchase.why_not_purchase,
+    "play": play.why_not_play,
+}
+CARD_CHOICES = ("discard", "spy")  # decisions that are a choice among cards
+
+
+def _refusal(state: State, seat: int, action: Action) -> Refusal:
+    why_not = WHY_NOT.get(action.verb)
+    found = why_not(state, seat, action) if why_not is not None else None
+    if found is not None:
+        return found
+    if action.verb in CARD_CHOICES and action.args:
+        return Refusal("bad-card", f"card {action.args[0]} is not one of the choices")
+    return Refusal("illegal", f"{format_action(action)} is not one of the choices")

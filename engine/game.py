@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import engine.rules  # noqa: F401  (registers every decision and procedure)
-from engine.actions import Action
+from engine.actions import Action, format_action
 from engine.errors import IllegalActionError
 from engine.explain import explain_illegal
-from engine.notation import format_action
 from engine.rules.flow import DECISIONS, PROCEDURES, run
 from engine.state import State
 

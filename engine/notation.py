@@ -1,9 +1,11 @@
 """The move notation: one action per line (docs/notation.md).
 
 `format_action` gives every action its one canonical text (cards by number, regions and
-borders by id); `parse_action` reads a line against a position. Parsing works by matching
-the text to the legal actions, so a card may also be named by a unique, case-insensitive
-prefix of its name: `purchase mohan` finds Mohan Lal if he can be purchased now.
+borders by id; it lives with `Action` and is re-exported here); `parse_action` reads a line
+against a position. Parsing works by matching the text to the legal actions, so a card may
+also be named by a unique, case-insensitive prefix of its name: `purchase mohan` finds
+Mohan Lal if he can be purchased now. The notation sits above the game: it asks
+`engine.game` for the legal actions and `engine.explain` why one is refused.
 """
 
 from __future__ import annotations
@@ -11,29 +13,23 @@ from __future__ import annotations
 import contextlib
 import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from engine.actions import Action, Arg
+from engine.actions import format_action as format_action  # the canonical text, on Action
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
 from engine.errors import AmbiguousActionError, MoveError, NotationError
+from engine.explain import explain_illegal
+from engine.game import legal_seat_actions, options_for
+from engine.rules.card_based import CARD_ACTIONS, Shape
+from engine.rules.verbs import PIECES, VERBS
 
 if TYPE_CHECKING:
     from engine.state import State
 
-PIECES = ("army", "road", "tribe", "spy", "gift")
 SIDES = ("left", "right")
-VERBS = (
-    "purchase", "play", "pass", "tax", "gift", "build", "move", "betray", "battle",
-    "loyalty", "demand", "waive", "pay", "refuse", "road", "spy", "take", "discard", "choose",
-    "collect", "army", "march", "remove", "accept", "decline", "done", "policy",
-)  # fmt: skip
 _PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
-
-
-def format_action(action: Action) -> str:
-    """The canonical text of an action."""
-    return " ".join([action.verb, *(str(arg) for arg in action.args)])
 
 
 def _normalize(text: str) -> str:
@@ -131,19 +127,10 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
     if verb in ("pass", "pay", "refuse", "accept", "decline", "done"):
         _expect(verb, args, 0)
         return [Action(verb)]
-    if verb in ("purchase", "spy", "discard", "tax", "build", "move"):
-        return [Action(verb, (card,)) for card in find_cards(args)]
-    if verb == "gift":
-        if not args or not _is_number(args[-1]):
-            raise NotationError("bad-arguments", "gift takes a card and a price: gift 12 4")
-        return [Action("gift", (card, int(args[-1]))) for card in find_cards(args[:-1])]
-    if verb == "betray":
-        return [Action("betray", pair) for pair in _card_pairs(args)]
-    if verb == "battle":
-        if args and args[-1].lower() in REGION_IDS:
-            site = args[-1].lower()
-            return [Action("battle", (card, site)) for card in find_cards(args[:-1])]
-        return [Action("battle", pair) for pair in _card_pairs(args)]
+    if verb in CARD_ACTIONS:
+        return SHAPES[CARD_ACTIONS[verb].shape](verb, args)
+    if verb in ("purchase", "spy", "discard"):
+        return _with_card(verb, args)
     if verb == "collect":
         _expect_some(verb, args)
         if len(args) == 1 and not _is_number(args[0]) and _looks_like_player(args[0]):
@@ -189,6 +176,37 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
     if verb == "policy":
         return [_policy(args)]
     raise NotationError("unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}")
+
+
+def _with_card(verb: str, args: list[str]) -> list[Action]:
+    return [Action(verb, (card,)) for card in find_cards(args)]
+
+
+def _with_card_and_price(verb: str, args: list[str]) -> list[Action]:
+    if not args or not _is_number(args[-1]):
+        raise NotationError("bad-arguments", f"{verb} takes a card and a price: {verb} 12 4")
+    return [Action(verb, (card, int(args[-1]))) for card in find_cards(args[:-1])]
+
+
+def _with_two_cards(verb: str, args: list[str]) -> list[Action]:
+    return [Action(verb, pair) for pair in _card_pairs(args)]
+
+
+def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
+    """A card and a battle site: a region, or a court card."""
+    if args and args[-1].lower() in REGION_IDS:
+        site = args[-1].lower()
+        return [Action(verb, (card, site)) for card in find_cards(args[:-1])]
+    return _with_two_cards(verb, args)
+
+
+# How the words after a card-based action's verb are read, by the shape of its arguments.
+SHAPES: dict[Shape, Callable[[str, list[str]], list[Action]]] = {
+    "": _with_card,
+    "price": _with_card_and_price,
+    "card": _with_two_cards,
+    "site": _with_card_and_site,
+}
 
 
 def _expect_some(verb: str, args: list[str]) -> None:
@@ -291,9 +309,6 @@ def read_action(text: str) -> list[Action]:
 
 def parse_action(text: str, state: State, seat: int) -> Action:
     """The one legal action of `seat` that `text` means; raise a MoveError otherwise."""
-    from engine.explain import explain_illegal
-    from engine.game import options_for
-
     found = read_action(text)
     if found[0].verb == "policy":
         return found[0]
@@ -317,8 +332,6 @@ def _folded(action: Action) -> Action:
 
 def parse_line(line: str, state: State) -> tuple[int, Action] | None:
     """Read one move-file line: (seat, action), or None for a blank or comment line."""
-    from engine.game import legal_seat_actions
-
     name, text = split_line(line)
     if not text:
         return None
@@ -332,8 +345,6 @@ def parse_line(line: str, state: State) -> tuple[int, Action] | None:
         if len(deciders) != 1:
             who = ", ".join(state.name(s) for s in deciders) or "no one"
             if not deciders and read_action(text)[0].verb != "policy":
-                from engine.explain import explain_illegal
-
                 raise explain_illegal(state, 0, read_action(text)[0])
             if len(deciders) > 1:
                 raise NotationError(

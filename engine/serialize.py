@@ -25,7 +25,10 @@ from engine.cards import (
 )
 from engine.errors import StateError, describe_validation
 from engine.frames import Effect, Frame
+from engine.game import KNOWN_FRAMES, legal_seat_actions, pending
 from engine.invariants import violations
+from engine.rules.setup import WAKHAN, check_player_names
+from engine.rules.wakhan_deck import pragmatic_loyalty
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
 
 T = TypeVar("T")
@@ -225,8 +228,6 @@ def _wakhan(doc: WakhanDoc | None) -> WakhanState | None:
 
 def _check_pragmatic_loyalty(state: State) -> None:
     """Wakhan's loyalty must be her pragmatic loyalty once she has drawn an AI card."""
-    from engine.rules.wakhan_deck import pragmatic_loyalty
-
     if state.wakhan is None or not state.wakhan.discard:
         return
     seat = state.wakhan.seat
@@ -240,9 +241,6 @@ def _check_pragmatic_loyalty(state: State) -> None:
 
 def _check_keys_and_frames(doc: StateDoc) -> None:
     """Numeric keys, distinct names, and pending steps the engine knows."""
-    from engine.game import KNOWN_FRAMES
-    from engine.rules.setup import WAKHAN, check_player_names
-
     problems: list[str] = []
     for key in doc.spies:
         if not key.isascii() or not key.isdigit():
@@ -282,8 +280,6 @@ def _check_keys_and_frames(doc: StateDoc) -> None:
 
 def _check_resumable(state: State) -> None:
     """The pending decision must be one the engine can list options for."""
-    from engine.game import legal_seat_actions, pending
-
     try:
         pending(state)
         legal_seat_actions(state)

@@ -40,10 +40,11 @@ from engine.actions import PASS, Action
 from engine.cards import COALITIONS, COURT_CARDS, is_event
 from engine.game import options_for
 from engine.rules.card_actions import hostage_bribe
+from engine.rules.card_based import least_cost
 from engine.rules.cleanup import hand_limit
 from engine.rules.flow import DECISIONS, DONE
 from engine.rules.pieces import count_blocks
-from engine.rules.play import bribe_owed, extra_cost
+from engine.rules.play import bribe_owed
 from engine.rules.wakhan_priority import best_card, card_to_discard
 from engine.rules.wakhan_radicalize import ambition
 from engine.state import State
@@ -66,7 +67,7 @@ def affordable(state: State, seat: int, action: Action) -> bool:
         _, bribe = hostage_bribe(state, seat, int(action.args[0]))
     else:
         return True
-    return bribe + extra_cost(action) <= state.players[seat].rupees
+    return bribe + least_cost(action) <= state.players[seat].rupees
 
 
 def _turn(state: State, seat: int, options: list[Action]) -> Action:

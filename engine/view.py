@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.actions import format_action
 from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId
 from engine.game import options_for, pending
-from engine.notation import format_action
 from engine.rules import pieces
 from engine.rules.cleanup import court_limit, hand_limit
 from engine.rules.loyalty import influence

@@ -1,6 +1,7 @@
 """Facts of the game data loaded by engine.cards."""
 
 from collections import Counter
+from typing import get_args
 
 import pytest
 from pydantic import ValidationError
@@ -16,13 +17,26 @@ from engine.cards import (
     SUITS,
     WAKHAN_ACTION_TEXTS,
     WAKHAN_CARDS,
+    ActionKind,
     CourtCard,
     Impact,
+    ImpactKind,
     card_name,
     is_event,
 )
+from engine.rules.card_based import CARD_ACTIONS
+from engine.rules.play import IMPACTS
 
 CARDS = list(COURT_CARDS.values())
+
+
+def test_every_card_based_action_printed_on_a_card_has_its_row() -> None:
+    assert set(CARD_ACTIONS) == set(get_args(ActionKind))
+    assert all(verb == row.verb for verb, row in CARD_ACTIONS.items())
+
+
+def test_every_impact_icon_has_its_effect() -> None:
+    assert set(IMPACTS) == set(get_args(ImpactKind))
 
 
 def test_one_hundred_court_cards_numbered_1_to_100() -> None:

@@ -56,3 +56,76 @@ def test_the_engine_imports_nothing_from_the_adjudicator() -> None:
         if module.split(".")[0] in ("adjudicator", "pamir_templates")
     ]
     assert wrong == []
+
+
+# The engine's layers, bottom first: values and data, the rules, the game (legal actions,
+# apply, and why an action is refused, which apply needs), the notation, then what uses
+# the game (state files, views, the stand-in, random play) and the package's API.
+# `engine.explain` sits with the game, not above it: `apply` must say why it refuses.
+ENGINE_LAYERS: list[tuple[str, ...]] = [
+    (
+        "engine.actions",
+        "engine.cards",
+        "engine.errors",
+        "engine.frames",
+        "engine.rng",
+        "engine.state",
+    ),
+    ("engine.invariants", "engine.rules"),
+    ("engine.game", "engine.explain"),
+    ("engine.notation",),
+    ("engine.serialize", "engine.view", "engine.standin", "engine.playout", "engine.coverage"),
+    ("engine",),
+]
+
+
+def engine_module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def engine_layer(module: str) -> int | None:
+    """The layer of an engine module (the longest prefix listed wins), None if not ours."""
+    found = [
+        (len(prefix), index)
+        for index, layer in enumerate(ENGINE_LAYERS)
+        for prefix in layer
+        if module == prefix or (prefix != "engine" and module.startswith(prefix + "."))
+    ]
+    return max(found)[1] if found else None
+
+
+ENGINE_FILES = sorted((ROOT / "engine").rglob("*.py"))
+
+
+def test_every_engine_module_is_in_a_layer() -> None:
+    missing = [
+        str(p.relative_to(ROOT)) for p in ENGINE_FILES if engine_layer(engine_module(p)) is None
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_an_engine_module_imports_nothing_from_a_layer_above_it(path: Path) -> None:
+    own = engine_layer(engine_module(path))
+    assert own is not None
+    wrong = [
+        f"{engine_module(path)} imports {module}"
+        for module in imported_modules(path)
+        if (found := engine_layer(module)) is not None and found > own
+    ]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_an_engine_module_imports_at_its_top(path: Path) -> None:
+    """An import inside a function would hide a cycle instead of breaking it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    hidden = [
+        f"line {node.lineno}"
+        for function in ast.walk(tree)
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(function)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
+    assert hidden == []

@@ -13,6 +13,7 @@ from engine.invariants import violations
 
 KHYBER_PASS = 29  # Punjab, economic, rank 2: tax, move
 KARAKUL_SHEEP = 61  # Herat, economic, rank 2: tax
+JOSIAH_HARLAN = 25  # Punjab, political, rank 1: tax
 BANK = 46  # Kandahar, economic, rank 2: gift
 SIR_JOHN_KEANE = 51  # Kandahar, military, rank 1: battle; Indian Supplies
 TOP = [75, 76, 77, 79, 80, 81]
@@ -116,6 +117,23 @@ def test_bonus_actions_turn_ends_after_two_actions_without_a_favored_card() -> N
     """[Sequence of Play, p. 9] "Each turn, the active player performs up to two actions"."""
     state = with_taxes(cati_and_hope("military")).court("Cati", KHYBER_PASS).build()
     state = act(state, "Cati", "purchase 75", "purchase 84")
+    assert waiting_for(state) == ("turn", ["Hope"])
+
+
+def test_access_to_actions_bonus_actions_only_after_two_actions() -> None:
+    """[Access to Actions, p. 8; Bonus Actions, p. 12] "Actions on cards matching the
+    favored suit do not count against your turn's two-action limit." After two actions,
+    Khyber Pass (economic, favored) may still tax as a bonus action; Josiah Harlan
+    (political) may not: a third action that is not a bonus action is never allowed.
+    """
+    state = with_taxes(cati_and_hope("economic")).court("Cati", KHYBER_PASS, JOSIAH_HARLAN).build()
+    assert {"tax 29", "tax 25"} <= set(options(state, "Cati"))
+    state = act(state, "Cati", "purchase 75", "purchase 84")
+    assert state.actions_used == 2
+    assert options(state, "Cati") == ["tax 29", "pass"]
+    with pytest.raises(IllegalActionError):
+        act(state, "Cati", "tax 25")
+    state = act(state, "Cati", "tax 29", "collect 76", "collect 76")
     assert waiting_for(state) == ("turn", ["Hope"])
 
 

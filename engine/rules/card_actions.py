@@ -14,12 +14,25 @@ from __future__ import annotations
 from itertools import zip_longest
 
 from engine.cards import COURT_CARDS
+from engine.errors import Refusal
 from engine.rules import market
 from engine.rules.abilities import has_ability
 from engine.rules.loyalty import has_effect
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 ALWAYS_FAVORED = {"savvy_operator", "irregulars"}
+# [Access to Actions, p. 8]: two actions a turn; bonus actions do not count against them.
+ACTIONS_PER_TURN = 2
+
+
+NO_ACTIONS_LEFT = Refusal(
+    "no-actions-left", "you have used both actions this turn", "Sequence of Play, p. 9"
+)
+
+
+def has_core_actions_left(state: State) -> bool:
+    """Whether an action that is not a bonus action may still be taken this turn."""
+    return state.actions_used < ACTIONS_PER_TURN
 
 
 def is_favored_card(state: State, seat: int, card: int) -> bool:
@@ -36,7 +49,7 @@ def can_use(state: State, seat: int, card: int) -> bool:
     """The card may be used for an action now (unused this turn; an action left or bonus)."""
     if card in state.used_cards:
         return False
-    return state.actions_used < 2 or is_favored_card(state, seat, card)
+    return has_core_actions_left(state) or is_favored_card(state, seat, card)
 
 
 def spend(state: State, seat: int, card: int) -> None:

@@ -11,6 +11,8 @@ removes all your tribes there.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
@@ -19,6 +21,7 @@ from engine.rules.flow import Decision, decision, push
 from engine.state import State
 
 LEVERAGE_REPAYMENT = 2
+Loss = Literal["tribe", "political card"]  # what triggers the Overthrow Rule [p. 8]
 
 
 def political_cards(state: State, seat: int, region: RegionId) -> list[int]:
@@ -43,14 +46,8 @@ def discard_from_court(state: State, seat: int, card: int, *, to_prizes: int | N
     else:
         state.players[to_prizes].prizes.append(card)
     info = COURT_CARDS[card]
-    if info.suit == "political" and not political_cards(state, seat, info.region):
-        tribes = state.tribes[info.region][seat]
-        if tribes:
-            state.note(
-                f"{player.name} lost their last political card of {info.region}: "
-                f"{tribes} tribe(s) removed (Overthrow Rule)"
-            )
-            pieces.drop_tribes(state, seat, info.region, tribes)
+    if info.suit == "political":
+        overthrow(state, seat, info.region, lost="political card")
     if info.is_leveraged:
         repay_leverage(state, seat, card)
 
@@ -81,23 +78,42 @@ def remove_tribes(state: State, seat: int, region: RegionId, count: int) -> None
     if count <= 0:
         return
     pieces.drop_tribes(state, seat, region, count)
-    if state.tribes[region][seat] == 0:
-        doomed = political_cards(state, seat, region)
-        if doomed:
+    overthrow(state, seat, region, lost="tribe")
+
+
+def move_tribe(state: State, seat: int, origin: RegionId, destination: RegionId) -> None:
+    """A tribe leaves a region for another; leaving the last one overthrows [p. 8]."""
+    pieces.move_tribe(state, seat, origin, destination)
+    # Unannounced, as it always was: the move's own log line follows.
+    overthrow(state, seat, origin, lost="tribe", announce=False)
+
+
+def overthrow(
+    state: State, seat: int, region: RegionId, *, lost: Loss, announce: bool = True
+) -> None:
+    """[The Overthrow Rule, p. 8] after `seat` lost a tribe or a political card of `region`.
+
+    Only the loss triggers the rule: tribes placed without a political card of their region
+    (a tribe icon of another suit) stay until the last of them goes.
+    """
+    if lost == "tribe":
+        doomed = [] if state.tribes[region][seat] else political_cards(state, seat, region)
+        if doomed and announce:
             state.note(
                 f"{state.name(seat)} lost their last tribe in {region}: political cards "
                 "of that region are discarded (Overthrow Rule)"
             )
         for card in doomed:
             discard_from_court(state, seat, card)
-
-
-def move_tribe(state: State, seat: int, origin: RegionId, destination: RegionId) -> None:
-    """A tribe leaves a region for another; leaving the last one overthrows [p. 8]."""
-    pieces.move_tribe(state, seat, origin, destination)
-    if state.tribes[origin][seat] == 0:
-        for card in political_cards(state, seat, origin):
-            discard_from_court(state, seat, card)
+        return
+    tribes = 0 if political_cards(state, seat, region) else state.tribes[region][seat]
+    if tribes:
+        if announce:
+            state.note(
+                f"{state.name(seat)} lost their last political card of {region}: "
+                f"{tribes} tribe(s) removed (Overthrow Rule)"
+            )
+        pieces.drop_tribes(state, seat, region, tribes)
 
 
 def discard_from_hand(state: State, seat: int, card: int) -> None:

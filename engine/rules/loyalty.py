@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.cards import COURT_CARDS, Coalition, EffectId
 from engine.rules import court
+from engine.rules.wakhan_deck import sync_pragmatic_loyalty
 from engine.state import State
 
 
@@ -61,8 +62,6 @@ def change_loyalty(state: State, seat: int, coalition: Coalition) -> None:
     player.prizes = []
     player.loyalty = coalition
     if state.wakhan is not None:
-        from engine.rules.wakhan_deck import sync_pragmatic_loyalty
-
         sync_pragmatic_loyalty(state)
     for card in [c for c in player.court if COURT_CARDS[c].patriot not in (None, coalition)]:
         court.discard_from_court(state, seat, card)

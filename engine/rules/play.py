@@ -9,12 +9,14 @@ loyalty. Then the impact icons resolve top to bottom.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from engine.actions import Action, Arg
-from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, Suit
+from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
+from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
-from engine.rules import limits, loyalty
+from engine.rules import card_actions, card_based, limits, loyalty
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
@@ -22,19 +24,20 @@ from engine.state import State
 
 SIDES = ("left", "right")
 BribeStepF = TypeVar("BribeStepF", bound=BribeFrame | PayFrame)
+LEVERAGE = 2  # rupees a leverage icon takes from the bank [Play, p. 11]
 
 
 def play_options(state: State, seat: int) -> list[Action]:
     return [Action("play", (card, side)) for card in state.players[seat].hand for side in SIDES]
 
 
-def extra_cost(action: Action) -> int:
-    """Rupees an action needs after its bribe: the least cost of the card-based action."""
-    if action.verb == "gift":
-        return int(action.args[1])
-    if action.verb in ("betray", "build"):
-        return 2
-    return 0
+def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:
+    """Why `action` (a play) is refused now, or None when this rule allows it."""
+    if not card_actions.has_core_actions_left(state):
+        return card_actions.NO_ACTIONS_LEFT
+    if action.args and action.args[0] not in state.players[seat].hand:
+        return Refusal("not-in-hand", f"card {action.args[0]} is not in your hand", "Play, p. 11")
+    return None
 
 
 def bribe_owed(state: State, seat: int, region: RegionId) -> tuple[int | None, int]:
@@ -81,9 +84,7 @@ def carry_out(state: State, seat: int, action: Action) -> None:
     if action.verb == "play":
         complete_play(state, seat, int(action.args[0]), str(action.args[1]))
     else:
-        from engine.rules.turn import perform_card_action
-
-        perform_card_action(state, seat, action)
+        card_based.perform(state, seat, action)
 
 
 def complete_play(state: State, seat: int, card: int, side: str) -> None:
@@ -129,7 +130,7 @@ class BribeDecision(BribeStep[BribeFrame]):
         state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
         if demand == 0:
             carry_out(state, payer, wanted)
-        elif state.players[payer].rupees < demand + extra_cost(wanted):
+        elif state.players[payer].rupees < demand + card_based.least_cost(wanted):
             state.note(f"{state.name(payer)} cannot pay {demand}: {wanted} did not happen")
         else:
             pay = PayFrame(
@@ -214,26 +215,49 @@ def resolve_next_icon(state: State, frame: IconsFrame) -> None:
         return
     frame["index"] = index + 1
     impact = impacts[index]
-    region = COURT_CARDS[card].region
+    IMPACTS[impact.kind](state, seat, COURT_CARDS[card].region, impact)
+
+
+def impact_road(state: State, seat: int, region: RegionId, impact: Impact) -> None:
+    push(state, RoadFrame(kind="road", player=seat, region=region))
+
+
+def impact_army(state: State, seat: int, region: RegionId, impact: Impact) -> None:
+    limits.place_block(state, seat, "army", region)
+
+
+def impact_tribe(state: State, seat: int, region: RegionId, impact: Impact) -> None:
+    limits.place_cylinder(state, seat, "tribe", region)
+
+
+def impact_spy(state: State, seat: int, region: RegionId, impact: Impact) -> None:
+    if spy_targets(state, region):
+        push(state, SpyFrame(kind="spy", player=seat, region=region))
+    else:
+        state.note(f"no {region} card in any court: {state.name(seat)}'s spy is not placed")
+
+
+def impact_leverage(state: State, seat: int, region: RegionId, impact: Impact) -> None:
     player = state.players[seat]
-    if impact.kind == "road":
-        push(state, RoadFrame(kind="road", player=seat, region=region))
-    elif impact.kind == "army":
-        limits.place_block(state, seat, "army", region)
-    elif impact.kind == "tribe":
-        limits.place_cylinder(state, seat, "tribe", region)
-    elif impact.kind == "spy":
-        if spy_targets(state, region):
-            push(state, SpyFrame(kind="spy", player=seat, region=region))
-        else:
-            state.note(f"no {region} card in any court: {player.name}'s spy is not placed")
-    elif impact.kind == "leverage":
-        player.rupees += 2
-        state.bank -= 2
-        state.note(f"{player.name} took 2 rupees of leverage from the bank")
-    elif impact.kind == "favor":
-        assert impact.suit is not None
-        change_favored_suit(state, impact.suit)
+    player.rupees += LEVERAGE
+    state.bank -= LEVERAGE
+    state.note(f"{player.name} took {LEVERAGE} rupees of leverage from the bank")
+
+
+def impact_favor(state: State, seat: int, region: RegionId, impact: Impact) -> None:
+    assert impact.suit is not None
+    change_favored_suit(state, impact.suit)
+
+
+# What each impact icon does, for the player who played the card and the card's region.
+IMPACTS: dict[ImpactKind, Callable[[State, int, RegionId, Impact], None]] = {
+    "road": impact_road,
+    "army": impact_army,
+    "tribe": impact_tribe,
+    "spy": impact_spy,
+    "leverage": impact_leverage,
+    "favor": impact_favor,
+}
 
 
 def change_favored_suit(state: State, suit: Suit) -> None:

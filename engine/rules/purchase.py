@@ -13,9 +13,12 @@ from collections.abc import Callable
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
-from engine.rules import events, market
+from engine.errors import Refusal
+from engine.rules import card_actions, events, market
 from engine.rules.abilities import has_ability
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
+
+SECTION = "Purchase, p. 10"
 
 
 def rupees_per_column(state: State) -> int:
@@ -61,18 +64,32 @@ def purchase_options(state: State, seat: int) -> list[Action]:
     return found
 
 
-def why_not_purchase(state: State, seat: int, card: int) -> str | None:
-    """Why `card` cannot be purchased now, or None when it can."""
+def why_not_purchase(state: State, seat: int, action: Action) -> Refusal | None:
+    """Why `action` (a purchase) is refused now, or None when this rule allows it."""
+    if not card_actions.has_core_actions_left(state):
+        return card_actions.NO_ACTIONS_LEFT
+    card = int(action.args[0])
+    why = _why_not_buy(state, seat, card)
+    if why is None:
+        return None
+    code, reason = why
+    return Refusal(code, f"cannot purchase card {card}: {reason}", SECTION)
+
+
+def _why_not_buy(state: State, seat: int, card: int) -> tuple[str, str] | None:
     where = market.locate(state, card)
     if where is None:
-        return "that card is not in the market"
+        return "not-in-market", "that card is not in the market"
     if card == market.PUBLIC_WITHDRAWAL:
-        return "Public Withdrawal can never be purchased while it is in the market"
+        return (
+            "not-purchasable",
+            "Public Withdrawal can never be purchased while it is in the market",
+        )
     if card in state.paid_cards:
-        return "you placed a rupee on that card this turn"
+        return "paid-this-turn", "you placed a rupee on that card this turn"
     cost = purchase_cost(state, seat, where[1], card)
     if cost > state.players[seat].rupees:
-        return f"it costs {cost} rupees and you have {state.players[seat].rupees}"
+        return "cannot-afford", f"it costs {cost} rupees and you have {state.players[seat].rupees}"
     return None
 
 

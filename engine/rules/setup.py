@@ -31,10 +31,10 @@ from engine.cards import (
     as_coalition,
 )
 from engine.frames import LoyaltyFrame, StartFrame
-from engine.notation import PIECES, VERBS
 from engine.rng import below, seed_state, shuffle
 from engine.rules.flow import Decision, decision, procedure, push, run
 from engine.rules.turn import begin_turn
+from engine.rules.verbs import PIECES, VERBS
 from engine.state import (
     MARKET_COLUMNS,
     MARKET_ROWS,

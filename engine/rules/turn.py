@@ -11,27 +11,12 @@ from __future__ import annotations
 from engine.actions import PASS, Action
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
-from engine.rules import (
-    battle,
-    betray,
-    build,
-    card_actions,
-    gift,
-    limits,
-    move,
-    play,
-    purchase,
-    tax,
-)
+from engine.rules import card_actions, limits, play, purchase
 from engine.rules.abilities import has_ability
+from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
+from engine.rules.card_based import CARD_ACTIONS, perform
 from engine.rules.flow import DONE, Decision, decision, push
 from engine.state import Frame, State
-
-ACTIONS_PER_TURN = 2
-
-
-def has_core_actions_left(state: State) -> bool:
-    return state.actions_used < ACTIONS_PER_TURN
 
 
 def turn_options(state: State, seat: int) -> list[Action]:
@@ -45,17 +30,6 @@ def turn_options(state: State, seat: int) -> list[Action]:
     return found
 
 
-START_OPTIONS = {
-    "tax": tax.start_options,
-    "gift": gift.start_options,
-    "build": build.start_options,
-    "move": move.start_options,
-    "betray": betray.start_options,
-    "battle": battle.start_options,
-}
-CARD_VERBS = frozenset(START_OPTIONS)
-
-
 def card_action_options(state: State, seat: int) -> list[Action]:
     """Card-based actions of the player's court cards that may be taken now [p. 12]."""
     found: list[Action] = []
@@ -63,7 +37,7 @@ def card_action_options(state: State, seat: int) -> list[Action]:
         if not card_actions.can_use(state, seat, card):
             continue
         for kind in dict.fromkeys(COURT_CARDS[card].actions):
-            found.extend(START_OPTIONS[kind](state, seat, card))
+            found.extend(CARD_ACTIONS[kind].options(state, seat, card))
     return found
 
 
@@ -71,7 +45,7 @@ def has_bonus_actions(state: State, seat: int) -> bool:
     for card in state.players[seat].court:
         if card not in state.used_cards and card_actions.is_favored_card(state, seat, card):
             for kind in dict.fromkeys(COURT_CARDS[card].actions):
-                if START_OPTIONS[kind](state, seat, card):
+                if CARD_ACTIONS[kind].options(state, seat, card):
                     return True
     return False
 
@@ -88,25 +62,7 @@ def begin_card_action(state: State, seat: int, action: Action) -> None:
     if holder is not None and amount > 0:
         play.ask_bribe(state, holder, seat, amount, action)
         return
-    perform_card_action(state, seat, action)
-
-
-def perform_card_action(state: State, seat: int, action: Action) -> None:
-    card = int(action.args[0])
-    card_actions.spend(state, seat, card)
-    verb = action.verb
-    if verb == "tax":
-        tax.start(state, seat, card)
-    elif verb == "gift":
-        gift.start(state, seat, card, int(action.args[1]))
-    elif verb == "build":
-        build.start(state, seat, card)
-    elif verb == "move":
-        move.start(state, seat, card)
-    elif verb == "betray":
-        betray.start(state, seat, card, int(action.args[1]))
-    else:
-        battle.start(state, seat, card, action.args[1])
+    perform(state, seat, action)
 
 
 def begin_turn(state: State, seat: int) -> None:
@@ -177,14 +133,14 @@ class TurnDecision(Decision[TurnFrame]):
         verb = action.verb
         if verb == "pass":
             state.stack.pop()
-            if state.actions_used < ACTIONS_PER_TURN:
+            if has_core_actions_left(state):
                 state.note(f"{state.name(seat)} ended their turn")
             push(state, CleanupFrame(kind="cleanup", step="court"))
         elif verb == "purchase":
             purchase.purchase(state, seat, int(action.args[0]))
         elif verb == "play":
             play.start_play(state, seat, int(action.args[0]), str(action.args[1]))
-        elif verb in CARD_VERBS:
+        elif verb in CARD_ACTIONS:
             begin_card_action(state, seat, action)
         else:
             raise ValueError(f"unknown turn action {action}")

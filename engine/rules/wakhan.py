@@ -34,6 +34,7 @@ from engine.frames import (
     WakhanTurnFrame,
 )
 from engine.rules import card_actions, wakhan_actions, wakhan_radicalize
+from engine.rules.card_actions import ACTIONS_PER_TURN
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
 from engine.rules.wakhan_deck import (
@@ -48,9 +49,6 @@ from engine.rules.wakhan_deck import (
 )
 from engine.rules.wakhan_priority import best_card, card_to_discard, has_most_spies
 from engine.state import State
-
-ACTIONS_PER_TURN = 2
-
 
 # -- her turn --------------------------------------------------------------------------------
 

@@ -31,15 +31,14 @@ from engine.frames import BattleFrame, BuildFrame, InfrastructureFrame, MoveFram
 from engine.rules import betray, card_actions, tax
 from engine.rules.abilities import has_ability
 from engine.rules.battle import CITADELS, strength
+from engine.rules.card_based import CARD_ACTIONS, least_cost
 from engine.rules.flow import DONE
 from engine.rules.ruling import ruler
 from engine.rules.tax import ruled_regions
+from engine.rules.turn import begin_card_action
 from engine.rules.wakhan_deck import arrow_target, border_order, humans, red_arrow, region_priority
 from engine.rules.wakhan_priority import best_card, spies_on
 from engine.state import GIFT_COSTS, State
-
-BLOCK_PRICE = 2
-BETRAY_COST = 2
 
 # What an action would do, or None when it is not valid: a region, a card, a price...
 Target = str | int
@@ -197,26 +196,16 @@ PLANS: dict[str, Planner] = {
 }
 
 
-def least_cost(verb: str, target: Target) -> int:
-    if verb == "gift":
-        return int(target)
-    return {"build": BLOCK_PRICE, "betray": BETRAY_COST}.get(verb, 0)
-
-
 def can_take_with(state: State, seat: int, verb: str, card: int, target: Target) -> bool:
     """The card may be used for this action now, its hostage bribe and cost paid."""
     if verb not in COURT_CARDS[card].actions or not card_actions.can_use(state, seat, card):
         return False
     _, bribe = card_actions.hostage_bribe(state, seat, card)
-    return state.players[seat].rupees >= bribe + least_cost(verb, target)
+    return state.players[seat].rupees >= bribe + least_cost(card_action(verb, card, target))
 
 
 def card_action(verb: str, card: int, target: Target) -> Action:
-    if verb == "gift":
-        return Action("gift", (card, int(target)))
-    if verb in ("betray", "battle"):
-        return Action(verb, (card, target))
-    return Action(verb, (card,))
+    return CARD_ACTIONS[verb].action(card, target)
 
 
 def describe_target(state: State, verb: str, target: Target) -> str:
@@ -255,8 +244,6 @@ def take(state: State, seat: int, verb: str, target: Target, card: int | None = 
         f"Wakhan will {verb} with {COURT_CARDS[chosen].name} ({how} for it): "
         f"{describe_target(state, verb, target)}"
     )
-    from engine.rules.turn import begin_card_action
-
     begin_card_action(state, seat, card_action(verb, chosen, target))
     return kind
 

@@ -1,0 +1,110 @@
+"""The card-based actions, one row each [Card-Based Actions, pp. 12-15].
+
+Everything the rest of the engine needs to know of a card-based action is in its row: its
+verb (also its notation verb and its coverage label `action:VERB`), the shape of its
+arguments after the card, the rule module's functions that list and start it, and the
+least it costs. The sequence of play (`turn.py`), the notation, the explanations, the
+coverage report and Wakhan all read this table, so a new card-based action is one row here
+and one rule module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.actions import Action, Arg
+from engine.cards import ActionKind
+from engine.rules import battle, betray, build, card_actions, gift, move, tax
+from engine.state import State
+
+# What follows the card in the notation: nothing, a price, a second card, or a battle
+# site (a region or a card).
+Shape = Literal["", "price", "card", "site"]
+
+
+@dataclass(frozen=True)
+class CardAction:
+    """One card-based action."""
+
+    verb: ActionKind
+    shape: Shape
+    # Its actions with `card` that may be taken now, the card's use aside [p. 12].
+    options: Callable[[State, int, int], list[Action]]
+    # Carry it out once the card is spent and any hostage bribe paid.
+    start: Callable[[State, int, Action], None]
+    # Rupees it needs at the least, after any bribe: a bribe is not demanded of a player
+    # who could not then afford the action.
+    least_cost: Callable[[Action], int] = lambda action: 0
+
+    def action(self, card: int, target: Arg | None = None) -> Action:
+        """The action with `card` (and the argument its shape asks for)."""
+        if self.shape == "":
+            return Action(self.verb, (card,))
+        assert target is not None
+        return Action(self.verb, (card, int(target) if self.shape == "price" else target))
+
+
+def _card(action: Action) -> int:
+    return int(action.args[0])
+
+
+CARD_ACTIONS: dict[str, CardAction] = {
+    row.verb: row
+    for row in (
+        CardAction(
+            "tax",
+            "",
+            tax.start_options,
+            lambda state, seat, action: tax.start(state, seat, _card(action)),
+        ),
+        CardAction(
+            "gift",
+            "price",
+            gift.start_options,
+            lambda state, seat, action: gift.start(state, seat, _card(action), int(action.args[1])),
+            lambda action: int(action.args[1]),
+        ),
+        CardAction(
+            "build",
+            "",
+            build.start_options,
+            lambda state, seat, action: build.start(state, seat, _card(action)),
+            lambda action: build.BLOCK_PRICE,
+        ),
+        CardAction(
+            "move",
+            "",
+            move.start_options,
+            lambda state, seat, action: move.start(state, seat, _card(action)),
+        ),
+        CardAction(
+            "betray",
+            "card",
+            betray.start_options,
+            lambda state, seat, action: betray.start(
+                state, seat, _card(action), int(action.args[1])
+            ),
+            lambda action: betray.BETRAY_COST,
+        ),
+        CardAction(
+            "battle",
+            "site",
+            battle.start_options,
+            lambda state, seat, action: battle.start(state, seat, _card(action), action.args[1]),
+        ),
+    )
+}
+
+
+def least_cost(action: Action) -> int:
+    """Rupees an action needs after its bribe: the least cost of a card-based action."""
+    row = CARD_ACTIONS.get(action.verb)
+    return 0 if row is None else row.least_cost(action)
+
+
+def perform(state: State, seat: int, action: Action) -> None:
+    """Spend the card and carry out its action (any hostage bribe already paid)."""
+    card_actions.spend(state, seat, int(action.args[0]))
+    CARD_ACTIONS[action.verb].start(state, seat, action)

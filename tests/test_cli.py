@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,12 @@ def new_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_console_script_is_installed() -> None:
     assert PAMIR.exists(), PAMIR
+
+
+def test_version_names_the_package_and_the_engine() -> None:
+    out = ok("--version")
+    assert out == f"pamir {metadata.version('pamir')} (engine {engine.__version__})\n"
+    assert re.fullmatch(r"pamir \d+\.\d+\.\d+\S* \(engine \d+\.\d+\.\d+\S*\)\n", out)
 
 
 def test_new_prints_the_full_state(new_state: Path) -> None:

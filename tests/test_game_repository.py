@@ -6,6 +6,7 @@ Real Git repositories, the installed `pamir` console script, a fresh PAMIR_HOME 
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -34,7 +35,9 @@ from gitgame import (
 )
 
 import engine
+from adjudicator.games.registry import list_games
 from adjudicator.games.seeds import commitment
+from adjudicator.home.settings import load_settings
 
 PLAYERS = ("--player", "alice:alice@example.org", "--player", "bob:bob@example.org")
 
@@ -121,6 +124,95 @@ def test_new_refuses_a_folder_that_is_not_empty(tmp_path: Path, home: Path) -> N
     assert "not empty" in done.stderr
     assert not (target / ".git").exists()
     assert not (home / "secrets" / "busy.secret").exists()
+
+
+def left_behind(tmp_path: Path) -> list[str]:
+    """Every file under the test's folder (but for HOME and the seed file), and every
+    folder outside PAMIR_HOME. Empty folders that PAMIR_HOME keeps (secrets/, private/)
+    are no trace of a game."""
+    return sorted(
+        str(p.relative_to(tmp_path))
+        for p in tmp_path.rglob("*")
+        if not p.is_relative_to(tmp_path / "user-home")
+        and p.name not in {"pamir-home", "user-home", "seed.txt"}
+        and (p.is_file() or not p.is_relative_to(tmp_path / "pamir-home"))
+    )
+
+
+@pytest.mark.parametrize("blocked", ["secrets", "private/g1"])
+def test_a_failed_new_leaves_no_repository_and_no_secret(
+    tmp_path: Path, home: Path, blocked: str
+) -> None:
+    """A file where PAMIR_HOME needs a folder makes a step after `git init` fail: keeping
+    the secret, or writing the private sections after the first commit."""
+    (home / blocked).parent.mkdir(parents=True, exist_ok=True)
+    (home / blocked).write_text("in the way\n", encoding="utf-8")
+    done = pamir("new", tmp_path / "games" / "g1", *PLAYERS)
+    assert done.returncode != 0, done.stdout
+    assert "Traceback" not in done.stderr
+    assert left_behind(tmp_path) == ["pamir-home/" + blocked]
+
+
+def fail_to_render(*args: object, **kwargs: object) -> str:
+    raise RuntimeError("a template that cannot be rendered")
+
+
+@pytest.mark.parametrize("bare", [False, True])
+@pytest.mark.parametrize(
+    "step",
+    [
+        "adjudicator.games.pipeline.report_for",  # a bad template
+        "adjudicator.games.repo.GameRepo.commit",  # Git failing
+        "adjudicator.games.pipeline.write_private_sections",  # after the first commit
+    ],
+)
+def test_new_undoes_everything_when_a_step_crashes(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch, step: str, bare: bool
+) -> None:
+    monkeypatch.setattr(step, fail_to_render)
+    target = tmp_path / "deep" / "er" / ("g1.git" if bare else "g1")
+    with pytest.raises(RuntimeError, match="cannot be rendered"):
+        create(target, bare=bare)
+    assert left_behind(tmp_path) == []  # not even the parent folders it made
+    assert not (home / "secrets" / "g1.secret").exists()
+    assert not (home / "private" / "g1").exists()
+
+
+def test_a_failed_new_in_an_empty_folder_leaves_it_empty(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "g1"
+    target.mkdir()
+    monkeypatch.setattr("adjudicator.games.repo.GameRepo.commit", fail_to_render)
+    with pytest.raises(RuntimeError):
+        create(target)
+    assert target.is_dir() and list(target.iterdir()) == []
+    assert left_behind(tmp_path) == ["g1"]
+
+
+def test_new_builds_in_an_empty_folder_in_place(tmp_path: Path, home: Path) -> None:
+    """The folder itself is kept (it may be a mount point, or have its own mode)."""
+    target = tmp_path / "g1"
+    target.mkdir()
+    target.chmod(0o750)
+    inode = target.stat().st_ino
+    pamir_ok("new", target, *PLAYERS)
+    assert target.stat().st_ino == inode and target.stat().st_mode & 0o777 == 0o750
+    assert count_commits(target) == 1
+    assert (home / "secrets" / "g1.secret").exists()
+
+
+def test_new_leaves_no_hidden_folder_beside_the_game(tmp_path: Path, home: Path) -> None:
+    pamir_ok("new", tmp_path / "games" / "g1", *PLAYERS)
+    assert [p.name for p in (tmp_path / "games").iterdir()] == ["g1"]
+
+
+def test_a_game_still_being_built_is_not_listed(home: Path) -> None:
+    """`create_game` builds in a hidden folder beside the target: no game until renamed."""
+    games = home / "games"
+    create(games / "g1")
+    shutil.copytree(games / "g1", games / ".g2.0a1b2c3d.new")
+    assert [game_id for game_id, _ in list_games(load_settings())] == ["g1"]
 
 
 # -- pamir move ----------------------------------------------------------------------------

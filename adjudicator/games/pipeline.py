@@ -9,6 +9,9 @@ one adjudicator commit each. Every adjudicator commit carries the trailers
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 
@@ -47,6 +50,8 @@ from adjudicator.games.snapshot import (
     replay,
     snapshot,
 )
+from adjudicator.home.files import new_folder
+from adjudicator.home.paths import private_dir
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -213,7 +218,11 @@ def create_game(
     wakhan: bool = False,
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret in the
-    service's data folder `home`."""
+    service's data folder `home`.
+
+    All or nothing: should any step fail, neither the repository nor the game's secret
+    and private sections in `home` are left behind (an empty folder at `path` stays).
+    """
     check_player_names([name for name, _ in players], wakhan=wakhan)
     identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
     if secret is not None and not secret.strip():
@@ -239,24 +248,53 @@ def create_game(
         raise FileExistsError(f"this service already has a game {identifier!r}; choose --id")
     if not secret.isascii() or not secret:
         raise ValueError("the secret must be non-empty ASCII text")
-    repo = GameRepo.init(path, bare=bare)
-    if bare:  # history is never rewritten: refuse forced pushes and deletions
-        repo.repo.git.config("receive.denyNonFastForwards", "true")
-        repo.repo.git.config("receive.denyDeletes", "true")
-    store_secret(home, identifier, secret)
-    state_text = state_document(identifier, 0, None, state)
-    when = now()
-    snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
-    report = report_for(snap, 0, "a new game", state, state.log, when)
-    files: dict[str, bytes | None] = {
-        GAME_FILE: dump_game_file(game).encode(),
-        STATE_FILE: state_text.encode(),
-        f"{REPORTS_DIR}/0000.md": report.encode(),
-        "README.md": readme(game).encode(),
-    }
-    repo.commit(files, f"New game {identifier}" + trailers(0, state_text), parent=None, when=when)
-    write_private_sections(home, snap, 0, state)
-    return repo
+    # The home's files are undone last, so that they also go if the final rename fails.
+    with _undone_on_failure(home, identifier), new_folder(path) as folder:
+        _first_commit(GameRepo.init(folder, bare=bare), home, game, secret, state)
+    return GameRepo(path)
+
+
+def _first_commit(
+    repo: GameRepo, home: Path, game: GameFile, secret: str, state: engine.State
+) -> None:
+    """Keep the secret, commit the new game, write the private sections."""
+    try:
+        if repo.bare:  # history is never rewritten: refuse forced pushes and deletions
+            repo.repo.git.config("receive.denyNonFastForwards", "true")
+            repo.repo.git.config("receive.denyDeletes", "true")
+        store_secret(home, game.id, secret)
+        state_text = state_document(game.id, 0, None, state)
+        when = now()
+        snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
+        report = report_for(snap, 0, "a new game", state, state.log, when)
+        files: dict[str, bytes | None] = {
+            GAME_FILE: dump_game_file(game).encode(),
+            STATE_FILE: state_text.encode(),
+            f"{REPORTS_DIR}/0000.md": report.encode(),
+            "README.md": readme(game).encode(),
+        }
+        message = f"New game {game.id}" + trailers(0, state_text)
+        repo.commit(files, message, parent=None, when=when)
+        write_private_sections(home, snap, 0, state)
+    finally:
+        repo.repo.close()  # its git processes must not outlive the folder's move or removal
+
+
+@contextmanager
+def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
+    """Remove the game's secret and private sections if the block fails, unless they were
+    there before it."""
+    secret, private = secret_path(home, game_id), private_dir(home, game_id)
+    had_secret, had_private = secret.exists(), private.exists()
+    try:
+        yield
+    except BaseException:
+        if not had_secret:
+            with suppress(OSError):  # the failure may be that it cannot be there at all
+                secret.unlink(missing_ok=True)
+        if not had_private:
+            shutil.rmtree(private, ignore_errors=True)
+        raise
 
 
 def readme(game: GameFile) -> str:

@@ -41,7 +41,8 @@ def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
     if not settings.games_dir.is_dir():
         return found
     for path in sorted(settings.games_dir.iterdir()):
-        if not path.is_dir():
+        # A hidden folder is a game still being built by `create_game`, not yet a game.
+        if not path.is_dir() or path.name.startswith("."):
             continue
         try:
             repo = GameRepo(path)

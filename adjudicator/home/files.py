@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import secrets
-from contextlib import suppress
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 
@@ -22,3 +24,53 @@ def write_atomically(path: Path, data: bytes) -> None:
     finally:
         with suppress(FileNotFoundError):
             temp.unlink()
+
+
+@contextmanager
+def new_folder(path: Path) -> Iterator[Path]:
+    """The folder to build `path` in, all or nothing: if the block fails, whatever it made
+    is removed, and so are the parent folders made for it.
+
+    A missing `path` is built in a hidden folder beside it and renamed into place at the
+    end, so nobody sees it half made. An empty folder already at `path` is built in place
+    and emptied again on failure: it may be a mount point, or carry an owner and mode of
+    its own that a rename would lose.
+    """
+    if path.is_dir() and not any(path.iterdir()):
+        with _emptied_on_failure(path):
+            yield path
+        return
+    if path.exists():
+        raise FileExistsError(f"{path} exists and is not empty")
+    made = _make_parents(path.parent)
+    staging = path.with_name(f".{path.name}.{secrets.token_hex(4)}.new")
+    try:
+        staging.mkdir()
+        yield staging
+        os.rename(staging, path)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        for folder in reversed(made):
+            with suppress(OSError):  # someone else may have put something there meanwhile
+                folder.rmdir()
+        raise
+
+
+@contextmanager
+def _emptied_on_failure(folder: Path) -> Iterator[None]:
+    try:
+        yield
+    except BaseException:
+        for child in folder.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        raise
+
+
+def _make_parents(folder: Path) -> list[Path]:
+    """Make `folder` and its missing parents; return those made, outermost first."""
+    missing = [f for f in (folder, *folder.parents) if not f.exists()][::-1]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing

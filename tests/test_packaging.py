@@ -1,0 +1,48 @@
+"""What the package carries besides code: the templates and the engine's card data.
+
+Both are read through importlib.resources, as the service reads them, so a packaging
+rule that drops a file fails here (.ci/run makes the same check on the built wheel).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from importlib import metadata
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATES = sorted(
+    p.relative_to(ROOT / "templates").as_posix()
+    for p in (ROOT / "templates").rglob("*")
+    if p.suffix in {".j2", ".html"}
+)
+DATA = sorted(p.name for p in (ROOT / "engine" / "data").glob("*.json"))
+
+
+def test_the_templates_and_data_are_found() -> None:
+    assert {"report.md.j2", "private.md.j2", "web/base.html"} <= set(TEMPLATES)
+    assert {"court_cards.json", "events.json", "map.json", "wakhan.json"} <= set(DATA)
+
+
+@pytest.mark.parametrize("name", TEMPLATES)
+def test_every_template_is_in_pamir_templates(name: str) -> None:
+    packaged = files("pamir_templates").joinpath(*name.split("/"))
+    source = (ROOT / "templates" / name).read_text(encoding="utf-8")
+    assert packaged.read_text(encoding="utf-8") == source
+
+
+@pytest.mark.parametrize("name", DATA)
+def test_every_data_file_is_in_engine_data(name: str) -> None:
+    text = files("engine").joinpath("data", name).read_text(encoding="utf-8")
+    assert json.loads(text)
+    assert text == (ROOT / "engine" / "data" / name).read_text(encoding="utf-8")
+
+
+def test_the_installed_version_is_the_projects() -> None:
+    """A stale installation (pyproject changed, package not reinstalled) shows here."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert metadata.version("pamir") == project["version"]

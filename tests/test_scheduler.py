@@ -636,6 +636,8 @@ def push_as_player(tmp_path: Path, origin: Path, player: str, text: str) -> None
         f"user.name={player}",
         "commit",
         "-q",
+        "--author",  # the environment's author would win over user.email
+        f"{player} <{player}@example.org>",
         "-m",
         f"{player}: move {number}",
     )

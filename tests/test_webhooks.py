@@ -30,6 +30,7 @@ from gitgame import (
     git,
     head,
     opened,
+    player_email,
     push,
 )
 from gitgame import show as git_show
@@ -122,7 +123,8 @@ def push_move(game: Hosted, text: str | None = None, *, player: str | None = Non
     moves.mkdir(exist_ok=True)
     (moves / f"{number:04d}-{player}.txt").write_text(text, encoding="utf-8")
     git(clone, "add", "moves")
-    git(clone, "commit", "-q", "-m", f"{player}: move {number}")
+    author = f"{player} <{player_email(clone, player)}>"  # the contract: by its player
+    git(clone, "commit", "-q", "--author", author, "-m", f"{player}: move {number}")
     done = push(clone)
     assert done.returncode == 0, done.stderr
     return number

@@ -258,6 +258,8 @@ def cmd_verify(args: argparse.Namespace) -> None:
     if not result.ok:
         print(f"divergence: {result.divergence}", file=sys.stderr)
         raise SystemExit(EXIT_DIVERGED)
+    for refused in result.refused:  # tampering the service put back: not a divergence
+        print(f"refused: {refused}")
     seed = "secret checked against its commitment" if result.revealed else "seed not revealed yet"
     print(f"ok: {result.commits} commits, moves up to {result.moves} replayed and match ({seed})")
 

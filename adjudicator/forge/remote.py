@@ -30,11 +30,13 @@ from urllib.parse import unquote, urlsplit
 import git
 
 from adjudicator.games import pipeline
+from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.registry import list_games
-from adjudicator.games.repo import BRANCH, REF, GameRepo, RepoError
+from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
+from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
 
 ORIGIN = "origin"
@@ -43,6 +45,7 @@ MAX_ATTEMPTS = 5
 GIT_TIMEOUT = 120  # seconds for one fetch or push
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}  # never wait for a password nobody will type
 ON_BEHALF = re.compile(r"^Move \d+ for [^ ]+ \((?P<why>.*)\): ")
+RECORDS = "forge"  # PAMIR_HOME/forge/<id>.json: the last commit adjudicated per game
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +66,19 @@ class RefusedMove:
 
 @dataclass
 class Update:
-    """What one `update` did: the adjudicator commits now on the forge, and refusals."""
+    """What one `update` did: the adjudicator commits now on the forge, and refusals.
+
+    `restored` lists the pushed commits that broke the contract (their changes were put
+    back by an adjudicator commit); `held` says why the game is held for the host (a
+    rewritten history that could not be put back); `notices` are what every player should
+    be told (the caller mails them: this module sends no mail)."""
 
     results: list[Adjudication] = field(default_factory=list)
     refused: list[RefusedMove] = field(default_factory=list)
     attempts: int = 0
+    restored: list[Breach] = field(default_factory=list)
+    held: str | None = None
+    notices: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -198,8 +209,8 @@ def _is_ancestor(repo: GameRepo, old: str, new: str) -> bool:
 
 
 def _fetch(repo: GameRepo) -> str:
-    """Fetch origin's main into origin/main; refuse a history that was rewritten."""
-    before = _rev(repo, TRACKING)
+    """Fetch origin's main into origin/main (whatever it is: `update` judges it against the
+    service's record, never against what the previous fetch saw)."""
     try:
         _git(repo, "fetch", "--quiet", "--no-tags", ORIGIN, f"+{REF}:{TRACKING}")
     except git.GitCommandError as error:
@@ -208,11 +219,6 @@ def _fetch(repo: GameRepo) -> str:
     after = _rev(repo, TRACKING)
     if after is None:
         raise RemoteError(f"the forge repository of {repo.path.name} has no {BRANCH} branch")
-    if before is not None and not _is_ancestor(repo, before, after):
-        raise RemoteError(
-            f"the {BRANCH} branch of {repo.path.name} was rewritten on the forge (a force "
-            "push?); restore it, or reset the service clone by hand"
-        )
     return after
 
 
@@ -235,14 +241,14 @@ def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:
     repo.sync_worktree()
 
 
-def _local_only(repo: GameRepo, upstream: str) -> list[_LocalMove]:
-    """Moves the service committed on main that `upstream` does not have, oldest first.
+def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
+    """Moves the service committed on `start` that `upstream` does not have, oldest first.
 
     Adjudications of pushed moves are simply made again; any other local-only commit
     (a rollback by the service, say) cannot be redone automatically.
     """
     moves: list[_LocalMove] = []
-    listing = _git(repo, "rev-list", "--reverse", f"{upstream}..{REF}").split()
+    listing = _git(repo, "rev-list", "--reverse", f"{upstream}..{start}").split()
     for sha in listing:
         commit = repo.repo.commit(sha)
         added = _git(
@@ -281,19 +287,23 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
 # -- Keeping the clone in step ---------------------------------------------------------------
 
 
-def _attempt(repo: GameRepo, home: Path, upstream: str) -> Update:
-    """Bring main onto `upstream`, adjudicate and resubmit; the result is not pushed yet."""
+def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Update:
+    """Bring main from `start` (the service's own main before this update) onto
+    `upstream`, with the files the contract does not allow put back; adjudicate and
+    resubmit. The result is not pushed yet."""
     update = Update()
-    local = repo.head()
+    target = upstream
+    if start is not None:
+        target, update.restored = _vetted(repo, start, upstream)
     replays: list[_LocalMove] = []
-    if local is None or _is_ancestor(repo, local, upstream):
-        _move_to(repo, upstream, local)  # a fast-forward (or nothing to do)
-    elif not _is_ancestor(repo, upstream, local):
+    if start is None or _is_ancestor(repo, start, target):
+        new = target  # a fast-forward (or nothing to do)
+    elif not _is_ancestor(repo, target, start):
         # Both moved: our unpushed commits go on top of the forge's, made again.
-        replays = _local_only(repo, upstream)
-        _move_to(repo, upstream, local)
+        replays, new = _local_only(repo, upstream, start), target
     else:
-        repo.sync_worktree()  # ahead of the forge: only a push is missing
+        new = start  # ahead of the forge: only a push is missing
+    _move_to(repo, new, repo.head())
     update.results.extend(pipeline.adjudicate_pending(repo, home))
     for move in replays:
         try:
@@ -310,22 +320,31 @@ def _attempt(repo: GameRepo, home: Path, upstream: str) -> Update:
 
 
 def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Update:
-    """Fetch, fast-forward, adjudicate, push back; retry when the push is not a
-    fast-forward. The caller holds the game's lock; `home` is the service's data folder."""
+    """Fetch, put back what the contract does not allow, adjudicate, push back; retry
+    when the push is not a fast-forward. A forge whose history no longer holds the last
+    commit the service adjudicated gets the service's history back, or the game is held.
+    The caller holds the game's lock; `home` is the service's data folder."""
     if repo.bare or origin_url(repo) is None:
         raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
+    start = repo.head()
+    anchor = recorded(home, repo) or _rev(repo, TRACKING)
     upstream = _fetch(repo)
+    if anchor is not None and not _is_ancestor(repo, anchor, upstream):
+        held = _rewritten(repo, home, upstream, start)
+        if held.held is not None:
+            return held
+        upstream = str(start)
     dropped: list[RefusedMove] = []  # our own moves no longer legal: gone for good
     for attempt in range(1, attempts + 1):
-        result = _attempt(repo, home, upstream)
+        result = _attempt(repo, home, upstream, start)
         result.attempts = attempt
         dropped += [r for r in result.refused if r.number is None and r not in dropped]
         result.refused = [*(r for r in result.refused if r.number is not None), *dropped]
         head = repo.head()
-        if head == upstream:
-            return result
-        if _push(repo):
+        if head == upstream or _push(repo):
             _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
+            _record(home, repo, str(head))
+            result.notices += [_restore_notice(repo, result.restored)] if result.restored else []
             return result
         fresh = _fetch(repo)
         if fresh == upstream:
@@ -335,6 +354,140 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
         f"{repo.path.name}: players kept pushing; gave up after {attempts} attempts "
         "(the next push or poll will try again)"
     )
+
+
+# -- The contract on a forge -----------------------------------------------------------------
+
+
+def _vetted(repo: GameRepo, start: str, upstream: str) -> tuple[str, list[Breach]]:
+    """`upstream` itself when every commit the service has not seen keeps the contract;
+    otherwise a new adjudicator commit on top of it that puts back every file the service
+    owns, keeping only the move files added by the contract, and the offending commits."""
+    base = _git(repo, "merge-base", start, upstream).strip()
+    if base == upstream:
+        return upstream, []
+    snap = snapshot(repo, base)  # the service's own commit: its game.toml is trusted
+    vetting = vet(repo, base, upstream, snap.game, snap.next_number)
+    if not vetting.breaches:
+        return upstream, []
+    changes = _restoring_changes(repo, base, upstream, vetting.accepted)
+    culprits = ", ".join(f"{b.commit[:10]} ({b.author})" for b in vetting.breaches)
+    details = "\n".join(f"- {b.describe()}" for b in vetting.breaches)
+    message = (
+        f"Restore the adjudicator's files after {culprits}\n\n"
+        "A player's commit may only add the next move file, by that player; what these "
+        f"commits changed is put back:\n\n{details}\n\n"
+        f"{RESTORE_TRAILER}: {' '.join(b.commit for b in vetting.breaches)}\n"
+    )
+    log.warning("%s: restored the files changed by %s", repo.path.name, culprits)
+    return repo.make_commit(changes, message, parent=upstream), vetting.breaches
+
+
+def _blob(repo: GameRepo, sha: str) -> bytes:
+    data: bytes = repo.repo.odb.stream(bytes.fromhex(sha)).read()
+    return data
+
+
+def _restoring_changes(
+    repo: GameRepo, base: str, upstream: str, accepted: list[Accepted]
+) -> dict[str, bytes | None]:
+    """The changes that turn `upstream`'s files into `base`'s plus the accepted moves."""
+    wanted = {path: _blob(repo, sha) for path, (sha, _) in tree_files(repo, base).items()}
+    wanted.update({a.move.path: a.text.encode() for a in accepted})
+    found = tree_files(repo, upstream)
+    changes: dict[str, bytes | None] = {path: None for path in found if path not in wanted}
+    for path, data in wanted.items():
+        if found.get(path) != (blob_id(data), FILE_MODE):
+            changes[path] = data
+    return changes
+
+
+def _rewritten(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Update:
+    """The forge's main no longer holds the last commit the service adjudicated: push the
+    service's main back over it, or hold the game."""
+    name = repo.path.name
+    if start is not None and _force_push(repo, start, upstream):
+        log.warning("%s: the main branch was rewritten on the forge; put back", name)
+        _git(repo, "update-ref", TRACKING, start)
+        done = Update()
+        done.notices.append(
+            f"# {name}: the game's history was put back\n\nSomeone rewrote the history of "
+            "the game's main branch on the forge (a force push). The adjudicator pushed the "
+            "game's true history back; pull (`git fetch` and `git reset --hard origin/main`) "
+            "before your next move.\n"
+        )
+        return done
+    reason = (
+        f"the {BRANCH} branch of {name} was rewritten on the forge and could not be put back; "
+        "the game is held until the host restores it"
+    )
+    log.error("%s", reason)
+    held = Update(held=reason)
+    if _hold_is_news(home, repo, upstream):
+        held.notices.append(
+            f"# {name}: the game is held\n\nSomeone rewrote the history of the game's main "
+            "branch on the forge, and the adjudicator could not push the true history back. "
+            "No move is adjudicated until the host restores it.\n"
+        )
+    return held
+
+
+def _force_push(repo: GameRepo, start: str, upstream: str) -> bool:
+    """Push `start` over the forge's rewritten main, only if it is still `upstream`."""
+    lease = f"--force-with-lease={REF}:{upstream}"
+    try:
+        _git(repo, "push", "--quiet", "--porcelain", lease, ORIGIN, f"{start}:{REF}")
+    except git.GitCommandError as error:
+        log.info("forced push refused in %s: %s", repo.path, error.stderr)
+        return False
+    return True
+
+
+def _restore_notice(repo: GameRepo, breaches: list[Breach]) -> str:
+    lines = "\n".join(f"- {b.describe()}" for b in breaches)
+    return (
+        f"# {repo.path.name}: pushed changes were put back\n\n"
+        "A player's commit may only add the next move file, by that player. These commits "
+        "did more, and the adjudicator put back what they changed (the move files they "
+        f"added were not played):\n\n{lines}\n"
+    )
+
+
+# -- The service's record of each forge-hosted game ------------------------------------------
+
+
+def record_path(home: Path, repo: GameRepo) -> Path:
+    return home / RECORDS / f"{repo.path.name}.json"
+
+
+def _read_record(home: Path, repo: GameRepo) -> dict[str, Any]:
+    path = record_path(home, repo)
+    if not path.exists():
+        return {}
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def recorded(home: Path, repo: GameRepo) -> str | None:
+    """The last commit the service adjudicated and the forge had, or None."""
+    value = _read_record(home, repo).get("adjudicated")
+    return str(value) if value else None
+
+
+def _record(home: Path, repo: GameRepo, commit: str) -> None:
+    data = {"adjudicated": commit}
+    write_atomically(record_path(home, repo), (json.dumps(data, indent=2) + "\n").encode())
+
+
+def _hold_is_news(home: Path, repo: GameRepo, upstream: str) -> bool:
+    """Whether the players have not been told yet that the game is held at this forge tip
+    (polls come every few minutes: one notice per rewrite is enough)."""
+    data = _read_record(home, repo)
+    if data.get("held") == upstream:
+        return False
+    data["held"] = upstream
+    write_atomically(record_path(home, repo), (json.dumps(data, indent=2) + "\n").encode())
+    return True
 
 
 # -- Setting a game up -----------------------------------------------------------------------
@@ -368,7 +521,7 @@ def create_remote_game(
             f"could not push the new game to {url}: the forge repository must exist and be "
             f"empty (the game is in {path}; push it by hand)"
         )
-    _fetch(repo)
+    _record(settings.home, repo, _fetch(repo))
     _git(repo, "branch", f"--set-upstream-to={ORIGIN}/{BRANCH}", BRANCH)
     return repo
 
@@ -407,4 +560,7 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
     finally:
         if folder.exists():
             shutil.rmtree(folder)
-    return GameRepo(target)
+    adopted = GameRepo(target)
+    # What the forge has now is taken as the game's history from here on.
+    _record(settings.home, adopted, str(adopted.head()))
+    return adopted

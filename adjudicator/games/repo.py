@@ -145,6 +145,26 @@ class GameRepo:
 
         Raises StaleHead when the branch is no longer at `parent`.
         """
+        made = self.make_commit(changes, message, parent=parent, author=author, when=when)
+        _fault("before-ref")
+        try:
+            self.repo.git.update_ref(REF, made, parent or ZERO)
+        except git.GitCommandError:
+            raise StaleHead("the game moved on while this move was being adjudicated") from None
+        _fault("after-ref")
+        self.sync_worktree()
+        return made
+
+    def make_commit(
+        self,
+        changes: dict[str, bytes | None],
+        message: str,
+        *,
+        parent: str | None,
+        author: Person = ADJUDICATOR,
+        when: datetime | None = None,
+    ) -> str:
+        """Write a commit of file changes on top of `parent` without moving any branch."""
         base = self.repo.commit(parent).tree if parent else None
         tree = git.Tree(self.repo, self._write_tree(base, changes))
         parents = [self.repo.commit(parent)] if parent else []
@@ -159,13 +179,6 @@ class GameRepo:
             author_date=_git_date(when),
             commit_date=_git_date(when),
         )
-        _fault("before-ref")
-        try:
-            self.repo.git.update_ref(REF, made.hexsha, parent or ZERO)
-        except git.GitCommandError:
-            raise StaleHead("the game moved on while this move was being adjudicated") from None
-        _fault("after-ref")
-        self.sync_worktree()
         return str(made.hexsha)
 
     def _store(self, kind: str, data: bytes) -> bytes:

@@ -5,6 +5,13 @@ the replay gives after the moves adjudicated by then (with the rollbacks recorde
 then); each report must be what the replay renders at the commit that adjudicated it, and
 must not have changed since. With `reveal.toml` the secret is checked against the
 commitment; before the reveal only the service holding the secret can verify.
+
+Every commit must also keep the contract of `adjudicator.games.contract`: one the
+adjudicator made (its committer) is checked against the replay; any other only adds the
+next move file, by its player. A player's commit that broke it is acceptable only when a
+later restore commit of the service names it and put back exactly the files the
+adjudicator had, plus the move files added by the contract meanwhile: it is then reported
+as refused, not as a divergence.
 """
 
 from __future__ import annotations
@@ -14,8 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from adjudicator.games.contract import (
+    Breach,
+    ContractBreach,
+    author_of,
+    blob_id,
+    check_commit,
+    is_adjudicator_commit,
+    restored_commits,
+    tree_files,
+)
 from adjudicator.games.outputs import report_for
-from adjudicator.games.repo import GameRepo
+from adjudicator.games.repo import FILE_MODE, GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.snapshot import (
     REPORTS_DIR,
@@ -38,6 +55,7 @@ class Verification:
     revealed: bool = False
     divergence: str | None = None
     checked_reports: dict[str, str] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)  # tampering the service put back
 
     @property
     def ok(self) -> bool:
@@ -74,6 +92,74 @@ class _Replayer:
         return self.state
 
 
+class Diverged(Exception):
+    """A commit breaks the contract of a game repository (the message says which)."""
+
+
+class _Contract:
+    """Follows the contract through the history: which player commits broke it, and
+    whether the service's restore commits put back exactly the right files."""
+
+    def __init__(self, repo: GameRepo, commits: list[str]) -> None:
+        self.repo = repo
+        self.named = {
+            named
+            for sha in commits
+            for named in restored_commits(_text(repo.repo.commit(sha).message))
+        }
+        self.pending: list[Breach] = []  # broke the contract; a restore commit follows
+        self.clean: dict[str, tuple[str, int]] = {}  # what the restore must leave
+        self.expected = 0
+        self.refused: list[str] = []
+
+    def step(self, sha: str) -> tuple[bool, Breach | None]:
+        """Check one commit: (skip the replay checks, a breach to report after them).
+        Raises Diverged when the commit cannot be accepted at all."""
+        commit = self.repo.repo.commit(sha)
+        if not commit.parents:
+            return False, None
+        if is_adjudicator_commit(self.repo, sha):
+            self._restore(sha)
+            return False, None
+        parent = commit.parents[0].hexsha
+        if not self.pending:
+            snap = snapshot(self.repo, parent)
+            self.game, self.expected = snap.game, snap.next_number
+        try:
+            move = check_commit(self.repo, sha, self.game, self.expected)
+        except ContractBreach as error:
+            breach = Breach(sha, author_of(self.repo, sha), str(error))
+            if sha not in self.named:
+                if self.pending:
+                    raise Diverged(breach.describe()) from None
+                return False, breach  # the replay's own words come first, if it differs
+            if not self.pending:
+                self.clean = tree_files(self.repo, parent)
+            self.pending.append(breach)
+            return True, None
+        self.expected += 1
+        if self.pending:
+            text = self.repo.read(move.path, sha) or ""
+            self.clean[move.path] = (blob_id(text.encode()), FILE_MODE)
+        return bool(self.pending), None
+
+    def _restore(self, sha: str) -> None:
+        if not self.pending:
+            return
+        named = restored_commits(_text(self.repo.repo.commit(sha).message))
+        first = self.pending[0].describe()
+        if set(named) != {b.commit for b in self.pending}:
+            raise Diverged(f"{first}; not put back by the adjudicator")
+        if tree_files(self.repo, sha) != self.clean:
+            raise Diverged(f"{first}; commit {sha[:10]} did not put back the right files")
+        self.refused += [f"{b.describe()} (put back by {sha[:10]})" for b in self.pending]
+        self.pending = []
+
+    def finish(self) -> None:
+        if self.pending:
+            raise Diverged(self.pending[0].describe())
+
+
 def verify(repo: GameRepo, home: Path) -> Verification:
     """Check the whole history; raise GameError when the game cannot be replayed at all
     (no secret before the reveal, or a revealed secret that does not match). Before the
@@ -82,19 +168,31 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     head = repo.head()
     # The secret revealed at the tip seeds every position of the game; checked here
     # against the commitment before anything is replayed.
+    # The commitment is the first commit's: a player's commit that changes it, or one that
+    # adds a reveal of its own, is named (a changed commitment below, when the history is
+    # walked).
+    commits = repo.log()
+    first = snapshot(repo, commits[0].hexsha if commits else None)
     try:
-        seed = game_seed(snapshot(repo), home, reveal_at=head)
+        seed = game_seed(first, home, reveal_at=head)
     except GameError as error:
         if repo.read(REVEAL_FILE, head) is None:
             raise  # no secret at all: this service cannot verify before the reveal
-        result.divergence = f"reveal.toml: {error}"
+        result.divergence = f"reveal.toml: {error}{_written_by(repo)}"
         return result
     replayer = _Replayer(seed)
-    commits = repo.log()
     lasts: dict[int, dict[str, object]] = {}  # the 'last' each engine move must show
+    contract = _Contract(repo, [c.hexsha for c in commits])
     for commit in commits:
-        snap = snapshot(repo, commit.hexsha)
         result.commits += 1
+        try:
+            skip, breach = contract.step(commit.hexsha)
+        except Diverged as error:
+            result.divergence = str(error)
+            return result
+        if skip:
+            continue  # a tampered tree the service put back later: nothing to replay
+        snap = snapshot(repo, commit.hexsha)
         try:
             state = replayer.state_after(snap, snap.adjudicated)
         except ReplayError as error:
@@ -148,6 +246,15 @@ def verify(repo: GameRepo, home: Path) -> Verification:
             if report is not None:
                 result.checked_reports[path] = report
             result.moves = max(result.moves, number)
+        if breach is not None:
+            result.divergence = breach.describe()
+            return result
+    try:
+        contract.finish()
+    except Diverged as error:
+        result.divergence = str(error)
+        return result
+    result.refused = contract.refused
     for path, text in result.checked_reports.items():
         if repo.read(path, head) != text:
             result.divergence = f"{path} was changed after its move was adjudicated"
@@ -158,8 +265,17 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         if replayed is not None and final.text(move) != replayed:
             result.divergence = f"{move.path} was changed after it was adjudicated"
             return result
-    result.revealed = repo.read("reveal.toml", head) is not None
+    result.revealed = repo.read(REVEAL_FILE, head) is not None
     return result
+
+
+def _written_by(repo: GameRepo) -> str:
+    """Who last wrote reveal.toml, when it was not the adjudicator."""
+    touched = repo.log(REVEAL_FILE)
+    if not touched or is_adjudicator_commit(repo, touched[-1].hexsha):
+        return ""
+    sha = touched[-1].hexsha
+    return f" (written by commit {sha[:10]} by {author_of(repo, sha)})"
 
 
 def _text(value: str | bytes) -> str:

@@ -1,8 +1,9 @@
 """Git hooks for self-hosted bare game repositories (`pamir hook install`).
 
-pre-receive: a push to `main` may only add move files, numbered in sequence from the
-next move, each one legal for its author; otherwise the push is refused and the engine's
-message is printed to the pusher. Other branches are refused too. post-receive: the
+pre-receive: each commit of a push to `main` may only add the next move file, by its
+player (`adjudicator.games.contract`), and each move must be legal for its author;
+otherwise the push is refused and the reason (or the engine's message) is printed to the
+pusher. Other branches are refused too. post-receive: the
 accepted moves are adjudicated, one adjudicator commit each.
 """
 
@@ -16,7 +17,8 @@ from typing import TextIO
 import git
 
 import engine
-from adjudicator.games.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
+from adjudicator.games.contract import vet
+from adjudicator.games.moves import apply_submission, rollback_request
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
@@ -65,42 +67,14 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
         repo.repo.git.merge_base("--is-ancestor", old, new)
     except git.GitCommandError:
         raise PushRefused("history cannot be rewritten: pull, then push on top") from None
-    changes = repo.repo.git.diff("--name-status", "--no-renames", old, new).splitlines()
     snap = snapshot(repo, old)
-    added = []
-    for change in changes:
-        status, _, path = change.partition("\t")
-        folder, _, name = path.rpartition("/")
-        move = parse_name(name) if folder == MOVES_DIR else None
-        if status != "A" or move is None:
-            raise PushRefused(
-                f"{path}: a push may only add move files moves/NNNN-PLAYER.txt "
-                "(the adjudicator writes everything else)"
-            )
-        added.append(move)
-    added.sort(key=lambda m: m.number)
+    vetting = vet(repo, old, new, snap.game, snap.next_number)
+    if vetting.breaches:
+        raise PushRefused(vetting.breaches[0].problem)
     state, _ = replay(snap, home)
-    expected = snap.next_number
-    for move in added:
-        if move.number != expected:
-            raise PushRefused(
-                f"{move.path}: the next move is number {expected:04d}; pull and renumber"
-            )
-        expected += 1
-        try:
-            entry = snap.game.player(move.player)
-        except KeyError:
-            raise PushRefused(f"{move.path}: no player is called {move.player!r}") from None
-        author = entry.name
-        adder = repo.repo.git.log(
-            "--diff-filter=A", "--format=%ae", f"{old}..{new}", "--", move.path
-        ).split()
-        if not adder or adder[-1].lower() != entry.email.lower():
-            raise PushRefused(
-                f"{move.path}: a move file must be committed by its player "
-                f"(author email {entry.email}), not {adder[-1] if adder else 'nobody'}"
-            )
-        text = repo.read(move.path, new) or ""
+    for accepted in vetting.accepted:
+        move = accepted.move
+        text = accepted.text
         if rollback_request(text) is not None:
             try:
                 plan_request(snap, move, text)
@@ -108,10 +82,10 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
                 raise PushRefused(f"{move.path}: {refusal}") from None
             continue
         try:
-            state = apply_submission(state, author, text).state
+            state = apply_submission(state, move.player, text).state
         except engine.MoveError as error:
             raise PushRefused(f"{move.path}: {error}") from None
-    return len(added)
+    return len(vetting.accepted)
 
 
 def _mail(repo: GameRepo, home: Path, results: list[Adjudication], out: TextIO) -> None:

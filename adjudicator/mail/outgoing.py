@@ -410,13 +410,47 @@ def notify_refusal(
     )
 
 
+def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:
+    """Queue one notice to every player (tampering put back, a game held), in each
+    player's thread, with the addresses of game.toml at the service's own tip."""
+    snap = snapshot(repo)
+    written: list[Path] = []
+    with _threads(settings, snap.game.id) as threads:
+        for entry in snap.game.players:
+            key = entry.name.lower()
+            own = make_message_id(settings, snap.game.id, snap.adjudicated, key)
+            thread = threads.get(key, {})
+            root = thread.get("root", own)
+            message = compose(
+                settings,
+                snap.game.id,
+                entry.name,
+                subject_for(snap.game.id),
+                markdown_text,
+                thread_root=root,
+                in_reply_to=thread.get("last"),
+                number=snap.adjudicated,
+                message_id=own,
+                to=entry.email,
+            )
+            written.append(queue(settings, message))
+            threads[key] = {"root": root, "last": own}
+    return written
+
+
 def announce(settings: Settings, repo: GameRepo, done: Update) -> None:
-    """Tell the players what a forge update did: the new reports, and each refusal."""
+    """Tell the players what a forge update did: changes put back or a held game, the
+    new reports, and each refusal."""
     try:
+        for notice in done.notices:
+            notify_all(settings, repo, notice)
         if done.results:
-            notify(settings, repo, done.results)
+            notify(settings, repo, done.results, deliver_now=False)
         for refused in done.refused:
-            notify_refusal(settings, repo, refused.player, refused.text, refused.reason)
+            notify_refusal(
+                settings, repo, refused.player, refused.text, refused.reason, deliver_now=False
+            )
+        deliver(settings)
     except Exception:  # the moves are adjudicated and pushed; mail must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)
 

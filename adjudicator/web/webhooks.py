@@ -205,6 +205,8 @@ def _synchronize(
         adjudicated=[d.number for d in done.results],
         refused=[r.number for r in done.refused],
         attempts=done.attempts,
+        restored=[b.commit for b in done.restored],
+        held=done.held,
     )
 
 

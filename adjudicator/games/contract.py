@@ -1,0 +1,170 @@
+"""What a player's commit may do, for every game however it is hosted.
+
+A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.txt`, and
+its author's address is the one game.toml gives PLAYER. Everything else in a game
+repository is the adjudicator's. The pre-receive hook of a bare repository refuses a push
+that breaks this; the service puts back what a push to a forge changed
+(`adjudicator.forge.remote`); `pamir verify` names any commit in the history that breaks
+it. docs/game-repository.md states the contract.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import git
+
+from adjudicator.games.gamefile import GameFile
+from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
+
+# The trailer of the adjudicator's commit that puts back what pushed commits changed on a
+# forge: the full ids of those commits. `pamir verify` checks what it put back.
+RESTORE_TRAILER = "Pamir-Restore"
+
+
+class ContractBreach(Exception):
+    """A player's commit that does more (or less) than add the next move file."""
+
+
+@dataclass(frozen=True)
+class Breach:
+    """One commit that broke the contract, and how."""
+
+    commit: str
+    author: str  # "Name <email>", as the commit says
+    problem: str
+
+    def describe(self) -> str:
+        return f"commit {self.commit[:10]} by {self.author}: {self.problem}"
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A move file a player's commit added by the contract, with its text then."""
+
+    commit: str
+    move: MoveName
+    text: str
+
+
+@dataclass
+class Vetting:
+    """The player commits of a range, judged one by one."""
+
+    accepted: list[Accepted] = field(default_factory=list)
+    breaches: list[Breach] = field(default_factory=list)
+
+
+def is_adjudicator_commit(repo: GameRepo, commit: str) -> bool:
+    """Whether the adjudicator made the commit: every commit it makes has it as committer
+    (players' own commits of pushed move files do not)."""
+    committer = repo.repo.commit(commit).committer
+    return str(committer.email).lower() == ADJUDICATOR.email
+
+
+def author_of(repo: GameRepo, commit: str) -> str:
+    made = repo.repo.commit(commit)
+    return f"{made.author.name} <{made.author.email}>"
+
+
+def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
+    """(status, path) of every file a commit changes with respect to `parent`."""
+    listing = repo.repo.git.diff_tree(
+        "--no-commit-id", "-r", "--name-status", "--no-renames", parent, commit
+    )
+    found: list[tuple[str, str]] = []
+    for line in str(listing).splitlines():
+        status, _, path = line.partition("\t")
+        found.append((status[:1], path))
+    return found
+
+
+def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> MoveName:
+    """The move file a player's commit adds, if it keeps the contract: exactly one new
+    file, the move numbered `expected`, named for a player of `game` and authored with
+    that player's address. Raises ContractBreach saying what is wrong."""
+    made = repo.repo.commit(commit)
+    if len(made.parents) != 1:
+        raise ContractBreach("a merge commit (pull with --rebase, then push the move on top)")
+    changed = changes(repo, made.parents[0].hexsha, commit)
+    if not changed:
+        raise ContractBreach("an empty commit: a commit must add the next move file")
+    for status, path in changed:
+        folder, _, name = path.rpartition("/")
+        if status != "A" or folder != MOVES_DIR or parse_name(name) is None:
+            raise ContractBreach(
+                f"{path}: a push may only add move files moves/NNNN-PLAYER.txt "
+                "(the adjudicator writes everything else)"
+            )
+    if len(changed) > 1:
+        raise ContractBreach(f"{changed[1][1]}: one move file a commit")
+    move = parse_name(changed[0][1].rpartition("/")[2])
+    assert move is not None
+    return _check_move(move, str(made.author.email), game, expected)
+
+
+def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> MoveName:
+    if move.number != expected:
+        raise ContractBreach(
+            f"{move.path}: the next move is number {expected:04d}; pull and renumber"
+        )
+    try:
+        entry = game.player(move.player)
+    except KeyError:
+        raise ContractBreach(f"{move.path}: no player is called {move.player!r}") from None
+    if email.lower() != entry.email.lower():
+        raise ContractBreach(
+            f"{move.path}: a move file must be committed by its player "
+            f"(author email {entry.email}), not {email or 'nobody'}"
+        )
+    return MoveName(move.number, entry.name, move.file)
+
+
+def commits_between(repo: GameRepo, base: str, tip: str) -> list[str]:
+    """The commits of `tip` that `base` does not have, oldest first."""
+    try:
+        listing = repo.repo.git.rev_list("--reverse", "--topo-order", f"{base}..{tip}")
+    except git.GitCommandError:
+        return []
+    return str(listing).split()
+
+
+def vet(repo: GameRepo, base: str, tip: str, game: GameFile, expected: int) -> Vetting:
+    """Judge every commit after `base` up to `tip` as a player's: which added a move file
+    by the contract (numbered on from `expected`), and which broke it."""
+    result = Vetting()
+    for commit in commits_between(repo, base, tip):
+        try:
+            move = check_commit(repo, commit, game, expected)
+        except ContractBreach as breach:
+            result.breaches.append(Breach(commit, author_of(repo, commit), str(breach)))
+            continue
+        result.accepted.append(Accepted(commit, move, repo.read(move.path, commit) or ""))
+        expected += 1
+    return result
+
+
+def tree_files(repo: GameRepo, commit: str) -> dict[str, tuple[str, int]]:
+    """Every file of a commit: its blob id and mode, by path."""
+    found: dict[str, tuple[str, int]] = {}
+    for entry in str(repo.repo.git.ls_tree("-r", "-z", commit)).split("\0"):
+        meta, _, path = entry.partition("\t")
+        if path:
+            mode, _, sha = meta.split(" ")
+            found[path] = (sha, int(mode, 8))
+    return found
+
+
+def blob_id(data: bytes) -> str:
+    """The id Git gives a file's content (to compare contents without writing them)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+def restored_commits(message: str) -> list[str]:
+    """The commits an adjudicator's restore commit says it put back, from its trailer."""
+    for line in message.splitlines():
+        if line.startswith(f"{RESTORE_TRAILER}: "):
+            return line.removeprefix(f"{RESTORE_TRAILER}: ").split()
+    return []

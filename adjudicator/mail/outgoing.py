@@ -35,13 +35,12 @@ from email.utils import formataddr, formatdate, getaddresses, parseaddr
 from pathlib import Path
 from typing import Any
 
-import markdown
-
 from adjudicator.forge.remote import Update
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
+from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, snapshot
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -55,7 +54,6 @@ SENT = "sent"
 WRITTEN = "written"
 RETRY_SUFFIX = ".retry.json"
 MAX_RETRY_SECONDS = 6 * 3600
-MARKDOWN_EXTENSIONS = ["tables", "fenced_code"]
 PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
 
 
@@ -85,13 +83,12 @@ def make_message_id(settings: Settings, game_id: str, number: int, player: str) 
 def render_html(markdown_text: str) -> str:
     """The HTML alternative: the Markdown rendered, with tables, in a minimal page.
 
-    Raw HTML in the Markdown is shown as text, never passed through: reports quote what
-    players wrote (a rollback's reason, a refused line), which must not become markup.
+    It renders through the same sanitizing renderer as the web pages: reports quote what
+    players wrote (a note, a rollback's reason, a refused line), which must become neither
+    markup nor a script link, and images become their alt text, so that no remote image
+    tells anyone when a player opened the mail.
     """
-    converter = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS)
-    converter.preprocessors.deregister("html_block")
-    converter.inlinePatterns.deregister("html")
-    body = converter.convert(markdown_text)
+    body = markdown_html(markdown_text)
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
         "<style>table{border-collapse:collapse}td,th{border:1px solid #999;"

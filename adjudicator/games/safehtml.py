@@ -66,18 +66,21 @@ def sanitize(html: str) -> str:
     )
 
 
-def markdown_html(text: str, shift: int = 0) -> str:
-    """Markdown as sanitized HTML, its headings `shift` levels lower."""
-    converter = markdown.Markdown(extensions=[*EXTENSIONS, _TidyExtension(shift)])
+def markdown_html(text: str, shift: int = 0, *, label_tables: bool = True) -> str:
+    """Markdown as sanitized HTML, its headings `shift` levels lower; `label_tables` adds
+    header scopes and captions (the pages' screen-reader aids; mail keeps plain tables)."""
+    tidy = _TidyExtension(shift, label_tables)
+    converter = markdown.Markdown(extensions=[*EXTENSIONS, tidy])
     return sanitize(converter.convert(text))
 
 
 class _Tidy(Treeprocessor):
     """Shift headings under the page's own, defuse links and images, label tables."""
 
-    def __init__(self, md: markdown.Markdown, shift: int) -> None:
+    def __init__(self, md: markdown.Markdown, shift: int, label_tables: bool) -> None:
         super().__init__(md)
         self.shift = shift
+        self.label_tables = label_tables
 
     def run(self, root: ET.Element) -> None:
         for element in root.iter():
@@ -89,7 +92,8 @@ class _Tidy(Treeprocessor):
                 alt = element.get("alt", "")
                 element.attrib.clear()
                 element.tag, element.text = "span", alt
-        self._label_tables(root)
+        if self.label_tables:
+            self._label_tables(root)
 
     def _label_tables(self, root: ET.Element) -> None:
         previous: ET.Element | None = None
@@ -109,11 +113,13 @@ class _Tidy(Treeprocessor):
 
 
 class _TidyExtension(Extension):
-    def __init__(self, shift: int) -> None:
+    def __init__(self, shift: int, label_tables: bool) -> None:
         super().__init__()
         self.shift = shift
+        self.label_tables = label_tables
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
-        md.treeprocessors.register(_Tidy(md, self.shift), "pamir-tidy", 0)
+        tidy = _Tidy(md, self.shift, self.label_tables)
+        md.treeprocessors.register(tidy, "pamir-tidy", 0)

@@ -274,7 +274,9 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
     if not last or not last.get("refused"):
         return None
     player = str(last["player"])
-    submitted = repo.read(MoveName(done.number, player).path, done.commit) or ""
+    # Quoted back to the author as it was: a refused file may not even be UTF-8.
+    data = repo.data(MoveName(done.number, player).path, done.commit) or b""
+    submitted = data.decode("utf-8", "replace")
     return RefusedMove(done.number, player, str(last["refused"]), submitted)
 
 

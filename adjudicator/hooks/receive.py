@@ -16,7 +16,14 @@ from typing import TextIO
 import git
 
 import engine
-from adjudicator.games.moves import MOVES_DIR, apply_submission, parse_name, rollback_request
+from adjudicator.games.moves import (
+    MOVES_DIR,
+    apply_submission,
+    move_limit,
+    parse_name,
+    read_submission,
+    rollback_request,
+)
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
@@ -100,7 +107,10 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
                 f"{move.path}: a move file must be committed by its player "
                 f"(author email {entry.email}), not {adder[-1] if adder else 'nobody'}"
             )
-        text = repo.read(move.path, new) or ""
+        try:
+            text = read_submission(repo.data(move.path, new) or b"", move_limit(home))
+        except engine.MoveError as error:
+            raise PushRefused(f"{move.path}: {error}") from None
         if rollback_request(text) is not None:
             try:
                 plan_request(snap, move, text)

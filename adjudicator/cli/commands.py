@@ -44,6 +44,7 @@ from adjudicator.cli import demo, mail, service
 from adjudicator.cli.refusal import EXIT_DIVERGED, EXIT_REFUSED, Refused
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import format_entry, history
+from adjudicator.games.moves import move_limit, read_submission
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo, RepoError, StaleHead
@@ -65,6 +66,22 @@ def _read(path: str) -> str:
             return handle.read()
     except OSError as error:
         raise Refused(f"cannot read {path}: {error.strerror}") from None
+
+
+def _read_move(path: str) -> str:
+    """A move file's text: UTF-8 (a byte order mark is dropped), at most max_move_bytes."""
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror}") from None
+    try:
+        return read_submission(data, move_limit(_home()))
+    except engine.MoveError as error:
+        raise Refused(f"{path}: {error}") from None
 
 
 def _load_state(path: str) -> engine.State:
@@ -115,7 +132,7 @@ def cmd_apply(args: argparse.Namespace) -> None:
     if args.state == "-" and args.moves == "-":
         raise Refused("STATE and MOVES cannot both be standard input")
     try:
-        state = apply_moves(state, _read(args.moves))
+        state = apply_moves(state, _read_move(args.moves))
     except engine.MoveError as error:
         raise Refused(str(error)) from None
     sys.stdout.write(engine.dumps(state))
@@ -221,7 +238,8 @@ def cmd_new(args: argparse.Namespace) -> None:
 def cmd_move(args: argparse.Namespace) -> None:
     repo = _repo(args.game_dir)
     try:
-        done = submit(repo, args.player, _read(args.file), home=_home(), expected=args.expect)
+        text = _read_move(args.file)
+        done = submit(repo, args.player, text, home=_home(), expected=args.expect)
     except Refusal as refusal:
         raise Refused(str(refusal)) from None
     except (GameError, StaleHead) as error:

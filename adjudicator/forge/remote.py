@@ -280,7 +280,9 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
     if not last or not last.get("refused"):
         return None
     player = str(last["player"])
-    submitted = repo.read(MoveName(done.number, player).path, done.commit) or ""
+    # Quoted back to the author as it was: a refused file may not even be UTF-8.
+    data = repo.data(MoveName(done.number, player).path, done.commit) or b""
+    submitted = data.decode("utf-8", "replace")
     return RefusedMove(done.number, player, str(last["refused"]), submitted)
 
 
@@ -393,7 +395,7 @@ def _restoring_changes(
 ) -> dict[str, bytes | None]:
     """The changes that turn `upstream`'s files into `base`'s plus the accepted moves."""
     wanted = {path: _blob(repo, sha) for path, (sha, _) in tree_files(repo, base).items()}
-    wanted.update({a.move.path: a.text.encode() for a in accepted})
+    wanted.update({a.move.path: a.data for a in accepted})
     found = tree_files(repo, upstream)
     changes: dict[str, bytes | None] = {path: None for path in found if path not in wanted}
     for path, data in wanted.items():

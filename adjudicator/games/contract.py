@@ -42,11 +42,12 @@ class Breach:
 
 @dataclass(frozen=True)
 class Accepted:
-    """A move file a player's commit added by the contract, with its text then."""
+    """A move file a player's commit added by the contract, with its bytes then (a
+    player's input: its readers check its size and encoding)."""
 
     commit: str
     move: MoveName
-    text: str
+    data: bytes
 
 
 @dataclass
@@ -141,7 +142,7 @@ def vet(repo: GameRepo, base: str, tip: str, game: GameFile, expected: int) -> V
         except ContractBreach as breach:
             result.breaches.append(Breach(commit, author_of(repo, commit), str(breach)))
             continue
-        result.accepted.append(Accepted(commit, move, repo.read(move.path, commit) or ""))
+        result.accepted.append(Accepted(commit, move, repo.data(move.path, commit) or b""))
         expected += 1
     return result
 

@@ -6,14 +6,22 @@ line must be the author's own decision: a `NAME:` prefix, if any, must name the 
 Two lines are not engine actions but requests to the adjudicator: `rollback N REASON...`
 proposes to return to the position after move N, and `agree rollback` agrees to the open
 proposal.
+
+A move file is UTF-8 text (a leading byte order mark is dropped) of at most
+`max_move_bytes` bytes; `read_submission` checks both for every way a move comes in.
+A refusal tells its author only their own legal actions (`own_alternatives`): another
+player's show what is in that player's hand.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import engine
+from adjudicator.home.settings import Settings, SettingsError, load_settings
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
 
@@ -21,6 +29,9 @@ MOVES_DIR = "moves"
 NAME = re.compile(r"^(\d{4,})-([A-Za-z][A-Za-z0-9_.-]{0,31})\.txt$")
 ROLLBACK = re.compile(r"^rollback\s+(\d+)\s*(.*)$", re.IGNORECASE)
 AGREE = re.compile(r"^agree\s+rollback$", re.IGNORECASE)
+BOM = "\ufeff"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -72,8 +83,66 @@ def rollback_request(text: str) -> RollbackRequest | None:
     return None
 
 
+def move_limit(home: Path) -> int:
+    """`max_move_bytes` of the service whose data folder is `home`. The commands on game
+    repositories work without valid service settings, so a bad pamir.toml gives the
+    default here (the service's own commands report it)."""
+    try:
+        return load_settings({"home": home}).max_move_bytes
+    except SettingsError as error:
+        log.warning("%s; max_move_bytes is the default", error)
+        default: int = Settings.model_fields["max_move_bytes"].default
+        return default
+
+
+def decode_move(data: bytes) -> str:
+    """A move file's text: UTF-8, without a leading byte order mark (editors on Windows
+    write one). Bytes that are not UTF-8 raise NotationError `not-utf-8` naming the line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NotationError(
+            "not-utf-8",
+            f"the move file is not UTF-8 text (byte 0x{data[error.start]:02x}); save it as UTF-8",
+            line=data.count(b"\n", 0, error.start) + 1,
+        ) from None
+    return text.removeprefix(BOM)
+
+
+def read_submission(data: bytes, limit: int) -> str:
+    """The text of a submitted move file of at most `limit` bytes (`max_move_bytes`)."""
+    if len(data) > limit:
+        raise NotationError(
+            "too-large",
+            f"the move file is {len(data)} bytes; max_move_bytes allows {limit}",
+        )
+    return decode_move(data)
+
+
+def own_alternatives(error: MoveError, author: str) -> MoveError:
+    """The error with only the author's own legal actions among its alternatives: the
+    engine lists whoever decides (`alice: play 22 left`), and another player's actions
+    show their hand. A player who is not deciding gets none; the message says who is
+    awaited."""
+    kept = []
+    for alternative in error.alternatives:
+        name, _ = split_line(alternative)
+        if name is None or name.lower() == author.lower():
+            kept.append(alternative)
+    error.alternatives = kept
+    return error
+
+
+def public_reason(error: MoveError) -> str:
+    """`line N: CODE: message [section]` without the legal alternatives: what a public
+    record of a refusal may say (the author's own alternatives show the author's hand)."""
+    error.alternatives = []
+    return str(error)
+
+
 def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
-    """Apply every line of a move file for `author`; raise the first line's MoveError."""
+    """Apply every line of a move file for `author`; raise the first line's MoveError
+    (listing only the author's own legal actions)."""
     try:
         seat = state.seat(author)
     except KeyError:
@@ -84,6 +153,7 @@ def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:
             error.line = number
+            own_alternatives(error, state.name(seat))
             raise
     if not outcome.actions:
         raise NotationError("empty", "the move file holds no action")

@@ -19,7 +19,15 @@ import tomli_w
 
 import engine
 from adjudicator.games.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
-from adjudicator.games.moves import MoveName, Outcome, apply_submission, rollback_request
+from adjudicator.games.moves import (
+    MoveName,
+    Outcome,
+    apply_submission,
+    move_limit,
+    public_reason,
+    read_submission,
+    rollback_request,
+)
 from adjudicator.games.outputs import (
     Adjudication,
     Refusal,
@@ -120,6 +128,10 @@ def submit(
             "pull the latest state and submit again",
         )
     move = MoveName(number, entry.name)
+    try:  # every way in ends here: the size limit and the encoding hold for all of them
+        text = read_submission(text.encode("utf-8", "surrogatepass"), move_limit(home))
+    except engine.MoveError as error:
+        raise Refusal(error.code, error.describe(), text=str(error)) from None
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
         raise Refusal("game-over", "the game is over and its secret revealed")
     if rollback_request(text) is not None:
@@ -157,16 +169,20 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         if not pending:
             return done
         move = pending[0]
-        text = snap.text(move)
         try:
+            # A forge has no pre-receive hook: the size and the encoding are checked here.
+            text = read_submission(snap.data(move), move_limit(home))
             if rollback_request(text) is not None:
                 done.append(handle_request(repo, snap, move, text, home=home, pushed=True))
                 continue
             outcome = apply_submission(position(snap, home), move.player, text)
-        except (Refusal, engine.MoveError) as error:
+        except Refusal as refusal:
             # Pushed and accepted, yet not playable now: record the refusal so that the
             # game goes on and the author learns why.
-            done.append(record_refusal(repo, home, snap, move, str(error)))
+            done.append(record_refusal(repo, home, snap, move, str(refusal)))
+            continue
+        except engine.MoveError as error:
+            done.append(record_refusal(repo, home, snap, move, public_reason(error)))
             continue
         when = now()
         files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
@@ -181,7 +197,8 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
 def record_refusal(
     repo: GameRepo, home: Path, snap: Snapshot, move: MoveName, reason: str
 ) -> Adjudication:
-    """Commit that a pushed move was refused: it stays in the repository, replays skip it."""
+    """Commit that a pushed move was refused: it stays in the repository, replays skip it.
+    The `reason` is public (report, state.json, commit message): no legal actions in it."""
     rollbacks = Rollbacks(
         snap.rollbacks.done, snap.rollbacks.proposal, [*snap.rollbacks.refused, move.number]
     )

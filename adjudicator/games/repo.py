@@ -71,7 +71,7 @@ class GameRepo:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
-        self._blobs: dict[str, str] = {}  # blob contents by id: blobs never change
+        self._blobs: dict[str, bytes] = {}  # blob contents by id: blobs never change
 
     @classmethod
     def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
@@ -92,8 +92,8 @@ class GameRepo:
         except git.GitCommandError:
             return None
 
-    def read(self, path: str, commit: str | None = None) -> str | None:
-        """A file's text at a commit (default: the tip), or None when it is absent."""
+    def data(self, path: str, commit: str | None = None) -> bytes | None:
+        """A file's bytes at a commit (default: the tip), or None when it is absent."""
         at = commit or self.head()
         if at is None:
             return None
@@ -102,10 +102,16 @@ class GameRepo:
         except KeyError:
             return None
         data: bytes = blob.data_stream.read()
-        return data.decode("utf-8")
+        return data
 
-    def texts(self, folder: str, commit: str | None = None) -> dict[str, str]:
-        """Every file directly inside a folder at a commit, by name (blobs read once)."""
+    def read(self, path: str, commit: str | None = None) -> str | None:
+        """A file's text at a commit (default: the tip), or None when it is absent."""
+        data = self.data(path, commit)
+        return None if data is None else data.decode("utf-8")
+
+    def blobs(self, folder: str, commit: str | None = None) -> dict[str, bytes]:
+        """Every file directly inside a folder at a commit, by name, as bytes (read once):
+        move files are players' input, decoded and checked by their readers."""
         at = commit or self.head()
         if at is None:
             return {}
@@ -113,13 +119,17 @@ class GameRepo:
             tree = self.repo.commit(at).tree / folder
         except KeyError:
             return {}
-        found: dict[str, str] = {}
+        found: dict[str, bytes] = {}
         for blob in tree.blobs:
-            text = self._blobs.get(blob.hexsha)
-            if text is None:
-                text = self._blobs[blob.hexsha] = blob.data_stream.read().decode("utf-8")
-            found[blob.name] = text
+            data = self._blobs.get(blob.hexsha)
+            if data is None:
+                data = self._blobs[blob.hexsha] = blob.data_stream.read()
+            found[blob.name] = data
         return found
+
+    def texts(self, folder: str, commit: str | None = None) -> dict[str, str]:
+        """Every file directly inside a folder at a commit, by name (blobs read once)."""
+        return {name: data.decode("utf-8") for name, data in self.blobs(folder, commit).items()}
 
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""

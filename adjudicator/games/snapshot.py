@@ -23,6 +23,7 @@ from adjudicator.games.moves import (
     MoveName,
     Outcome,
     apply_submission,
+    decode_move,
     parse_name,
     rollback_request,
 )
@@ -80,12 +81,18 @@ class Snapshot:
     moves: list[MoveName]
     rollbacks: Rollbacks
     adjudicated: int  # the number of the last adjudicated move (0: none yet)
-    _texts: dict[str, str] | None = field(default=None, repr=False)
+    _data: dict[str, bytes] | None = field(default=None, repr=False)
+
+    def data(self, move: MoveName) -> bytes:
+        """A move file's bytes, as pushed (checked by `moves.read_submission`)."""
+        if self._data is None:
+            self._data = self.repo.blobs(MOVES_DIR, self.commit)
+        return self._data.get(move.path.removeprefix(MOVES_DIR + "/"), b"")
 
     def text(self, move: MoveName) -> str:
-        if self._texts is None:
-            self._texts = self.repo.texts(MOVES_DIR, self.commit)
-        return self._texts.get(move.path.removeprefix(MOVES_DIR + "/"), "")
+        """A move file's text; NotationError if it is not UTF-8 (such a file is refused
+        when it comes in, so replays never read it)."""
+        return decode_move(self.data(move))
 
     @property
     def next_number(self) -> int:
@@ -197,11 +204,11 @@ def replay_steps(
             break
         if move.number <= after or move.number in undone:
             continue
-        text = snap.text(move)
-        if rollback_request(text) is not None:
-            yield Step(move, text, None)
-            continue
         try:
+            text = snap.text(move)
+            if rollback_request(text) is not None:
+                yield Step(move, text, None)
+                continue
             outcome = apply_submission(state, move.player, text)
         except engine.MoveError as error:
             raise ReplayError(move, error) from None

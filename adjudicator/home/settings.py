@@ -39,6 +39,8 @@ class Settings(BaseModel):
     reply_local: str = "pamir"
     reply_domain: str = "localhost"
     max_inbound_bytes: int = Field(default=1_000_000, ge=1_000)
+    # Move files: the largest accepted on any path (command line, push, forge, email).
+    max_move_bytes: int = Field(default=64 * 1024, ge=256)
     # Webhooks: the shared secrets configured on the forge.
     github_secret: str | None = None
     gitea_secret: str | None = None

@@ -18,13 +18,15 @@ import git
 
 import engine
 from adjudicator.games.contract import vet
-from adjudicator.games.moves import apply_submission, rollback_request
+from adjudicator.games.moves import apply_submission, move_limit, read_submission, rollback_request
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.games.rollback import plan_request
 from adjudicator.games.snapshot import GameError, replay, snapshot
 from adjudicator.home.paths import HOME_VARIABLE
+from adjudicator.home.settings import load_settings
+from adjudicator.mail import outgoing
 
 HOOKS = ("pre-receive", "post-receive")
 
@@ -74,7 +76,10 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
     state, _ = replay(snap, home)
     for accepted in vetting.accepted:
         move = accepted.move
-        text = accepted.text
+        try:
+            text = read_submission(accepted.data, move_limit(home))
+        except engine.MoveError as error:
+            raise PushRefused(f"{move.path}: {error}") from None
         if rollback_request(text) is not None:
             try:
                 plan_request(snap, move, text)
@@ -93,9 +98,6 @@ def _mail(repo: GameRepo, home: Path, results: list[Adjudication], out: TextIO) 
     if not results:
         return
     try:
-        from adjudicator.home.settings import load_settings
-        from adjudicator.mail import outgoing
-
         outgoing.notify(load_settings({"home": home}), repo, results)
     except Exception as error:  # the outbox keeps what was written; it is retried later
         print(f"pamir: the reports were not mailed: {error}", file=out)

@@ -341,8 +341,9 @@ def _handle(
     sender: str,
     deliver_now: bool,
 ) -> InboundResult:
-    message_id = str(message.get("Message-ID", "")).strip() or None
-    subject = str(message.get("Subject", "")).strip() or None
+    # Taken into our answer's headers: one line each, whatever encoded words they held.
+    message_id = outgoing.one_line(str(message.get("Message-ID", "")))
+    subject = outgoing.one_line(str(message.get("Subject", "")))
     try:
         entry = snapshot(repo).game.player(player)
     except (GameError, GameFileError, KeyError) as error:

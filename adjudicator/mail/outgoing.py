@@ -35,13 +35,12 @@ from email.utils import formataddr, formatdate, getaddresses, parseaddr
 from pathlib import Path
 from typing import Any
 
-import markdown
-
 from adjudicator.forge.remote import Update
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
+from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, snapshot
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -55,7 +54,6 @@ SENT = "sent"
 WRITTEN = "written"
 RETRY_SUFFIX = ".retry.json"
 MAX_RETRY_SECONDS = 6 * 3600
-MARKDOWN_EXTENSIONS = ["tables", "fenced_code"]
 PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
 
 
@@ -85,13 +83,12 @@ def make_message_id(settings: Settings, game_id: str, number: int, player: str) 
 def render_html(markdown_text: str) -> str:
     """The HTML alternative: the Markdown rendered, with tables, in a minimal page.
 
-    Raw HTML in the Markdown is shown as text, never passed through: reports quote what
-    players wrote (a rollback's reason, a refused line), which must not become markup.
+    It renders through the same sanitizing renderer as the web pages: reports quote what
+    players wrote (a note, a rollback's reason, a refused line), which must become neither
+    markup nor a script link, and images become their alt text, so that no remote image
+    tells anyone when a player opened the mail.
     """
-    converter = markdown.Markdown(extensions=MARKDOWN_EXTENSIONS)
-    converter.preprocessors.deregister("html_block")
-    converter.inlinePatterns.deregister("html")
-    body = converter.convert(markdown_text)
+    body = markdown_html(markdown_text, label_tables=False)
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
         "<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
@@ -327,11 +324,24 @@ def notify(
     return written
 
 
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(value: str | None) -> str | None:
+    """A header value taken from someone's mail, safe to use in ours: encoded words may
+    decode to CR or LF (`=?utf-8?q?hi=0D=0ABcc:_x?=`), which the email package refuses
+    in a header (and which would inject one); control characters become spaces."""
+    if value is None:
+        return None
+    return " ".join(CONTROL.sub(" ", value).split()) or None
+
+
 def _reply_headers(
     settings: Settings, game_id: str, player: str, in_reply_to: str | None, subject: str | None
 ) -> tuple[str, str, str | None]:
     """Subject, thread root and parent for an answer to a player's own message."""
     thread = thread_of(settings, game_id, player)
+    subject, in_reply_to = one_line(subject), one_line(in_reply_to)
     subject = subject or subject_for(game_id)
     if not subject.lower().startswith("re:"):
         subject = f"Re: {subject}"
@@ -376,6 +386,17 @@ def _numbered(text: str) -> str:
     return "\n".join(f"{n:>3}  {line}" for n, line in enumerate(lines, start=1))
 
 
+QUOTED_LINES = 200  # of a refused move, quoted back: a move file too large is cut here
+
+
+def _quotable(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) <= QUOTED_LINES and len(text) <= QUOTED_LINES * 100:
+        return text
+    kept = "\n".join(line[:100] for line in lines[:QUOTED_LINES])
+    return kept + f"\n[... {len(text)} characters in all; the rest is not quoted]"
+
+
 def notify_refusal(
     settings: Settings,
     repo: GameRepo,
@@ -398,7 +419,7 @@ def notify_refusal(
         "Nothing was changed in the game. The adjudicator says:",
         refusal,
         "Your move as it was read from your message (line numbers as counted above):",
-        "```text\n" + _numbered(submitted_text) + "\n```",
+        "```text\n" + _numbered(_quotable(submitted_text)) + "\n```",
         "Reply to this message with the corrected move: your actions, one a line.",
     ]
     section = private_section(settings, snap.game.id, snap.adjudicated, entry.name)

@@ -22,12 +22,25 @@ if TYPE_CHECKING:
     from flask import Flask
 
 SETTINGS_KEY = "pamir.settings"
+# Nothing on the pages runs script or loads anything from elsewhere: the one stylesheet
+# comes from this site, and no page may be framed. So even markup that slipped past the
+# sanitizer could not run (docs/web.md).
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
+# Bodies no route asks for more of; the routes that take one set their own limit.
+DEFAULT_BODY_BYTES = 1_000_000
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The application. Lower-case keys of `config` override settings (e.g. `home`);
     upper-case keys go to Flask's own config (e.g. `TESTING`)."""
-    from flask import Flask, jsonify
+    from flask import Flask, Response, jsonify
 
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.pages import bp as pages
@@ -39,12 +52,19 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     settings = load_settings(overrides)
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
+    app.config["MAX_CONTENT_LENGTH"] = DEFAULT_BODY_BYTES
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.extensions[SETTINGS_KEY] = settings
     app.register_blueprint(pages)
     app.register_blueprint(webhooks)
     app.register_blueprint(inbound)
+
+    @app.after_request
+    def secure(response: Response) -> Response:
+        # after_request runs for error pages too (404, 413, 500), so every answer has them.
+        response.headers.update(SECURITY_HEADERS)
+        return response
 
     @app.get("/healthz")
     def healthz() -> Any:
@@ -59,3 +79,22 @@ def current_settings() -> Settings:
 
     settings: Settings = current_app.extensions[SETTINGS_KEY]
     return settings
+
+
+def read_body(limit: int) -> bytes | None:
+    """The current request's body, or None when it is longer than `limit` bytes.
+
+    The limit holds while the body streams in, chunked ones too: Werkzeug stops reading at
+    `limit` bytes, so an oversized body is never held in memory whole.
+    """
+    from flask import request
+    from werkzeug.exceptions import RequestEntityTooLarge
+
+    # One byte more than allowed: Werkzeug's limited stream stops quietly at its limit (it
+    # raises only on a later read), so a body that reaches limit + 1 is known too long.
+    request.max_content_length = limit + 1
+    try:
+        body = request.get_data(cache=False)
+    except RequestEntityTooLarge:  # a Content-Length over the limit: nothing was read
+        return None
+    return body if len(body) <= limit else None

@@ -1,7 +1,8 @@
 """Inbound email: a mail gateway posts each received message, raw MIME, to /inbound/email.
 
 The body is the message exactly as received (RFC 5322 bytes), at most
-`max_inbound_bytes` long (413 beyond). `adjudicator.mail.incoming.handle_message` reads it: the
+`max_inbound_bytes` long (413 beyond, found while reading: a chunked body is never
+read further). `adjudicator.mail.incoming.handle_message` reads it: the
 reply address's token says which game and player it is from, and the move in it is
 adjudicated.
 """
@@ -11,10 +12,10 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, jsonify
 
 from adjudicator.mail.incoming import handle_message
-from adjudicator.web import current_settings
+from adjudicator.web import current_settings, read_body
 
 bp = Blueprint("inbound", __name__, url_prefix="/inbound")
 log = logging.getLogger(__name__)
@@ -24,10 +25,8 @@ log = logging.getLogger(__name__)
 def email() -> tuple[Response, int]:
     settings = current_settings()
     limit = settings.max_inbound_bytes
-    if (request.content_length or 0) > limit:
-        return jsonify(error=f"messages are limited to {limit} bytes"), 413
-    raw = request.stream.read(limit + 1)
-    if len(raw) > limit:
+    raw = read_body(limit)
+    if raw is None:
         return jsonify(error=f"messages are limited to {limit} bytes"), 413
     if not raw.strip():
         return jsonify(error="the body must be a raw email message"), 400

@@ -14,9 +14,11 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
-from flask import Blueprint, abort, render_template
+from flask import Blueprint, Response, abort, render_template
 from werkzeug.exceptions import HTTPException
 
 from adjudicator.games.deadlines import DeadlineError, local_text, zone
@@ -195,6 +197,21 @@ def turn(game_id: str, number: int) -> str:
         previous=earlier[-1] if earlier else None,
         following=later[0] if later else None,
     )
+
+
+@lru_cache(maxsize=1)
+def _stylesheet() -> str:
+    return resources.files("pamir_templates").joinpath("web/style.css").read_text("utf-8")
+
+
+@bp.get("/style.css")
+def stylesheet() -> Response:
+    """The pages' styles, in a file of their own: the Content-Security-Policy allows no
+    inline style (docs/web.md)."""
+    response = Response(_stylesheet(), mimetype="text/css")
+    response.cache_control.public = True
+    response.cache_control.max_age = 3600
+    return response
 
 
 @bp.app_errorhandler(404)

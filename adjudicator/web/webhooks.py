@@ -10,7 +10,9 @@ is acknowledged without doing anything again.
 
 Responses: 200 handled (or a repeated delivery), 202 ignored, 400 unreadable, 401 no
 signature, 403 wrong signature or no secret configured, 404 no such game, 413 too big,
-500 the game could not be updated (the forge may deliver again later).
+500 the game could not be updated (the forge may deliver again later). The signature
+header is looked at before the body is read, and the body is read at most MAX_BODY_BYTES
+far, chunked or not.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
-from adjudicator.web import current_settings
+from adjudicator.web import current_settings, read_body
 
 MAX_BODY_BYTES = 5_000_000
 DELIVERIES_KEPT = 2_000
@@ -149,12 +151,12 @@ def _handle(forge: Forge) -> tuple[Response, int]:
     secret = forge.secret(settings)
     if not secret:
         return _reply(403, error=f"no {forge.name} webhook secret is configured on this service")
-    if (request.content_length or 0) > MAX_BODY_BYTES:
-        return _reply(413, error="the delivery is too large")
-    body = request.get_data(cache=False)
     given = request.headers.get(forge.signature_header)
-    if not given:
+    if not given:  # refused before a byte of the body is read
         return _reply(401, error=f"the delivery has no {forge.signature_header} header")
+    body = read_body(MAX_BODY_BYTES)
+    if body is None:
+        return _reply(413, error="the delivery is too large")
     expected = forge.signature_prefix + signature(secret, body)
     if not hmac.compare_digest(given.strip().encode(), expected.encode()):
         return _reply(403, error="the signature does not match the configured secret")

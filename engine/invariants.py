@@ -62,8 +62,11 @@ def violations(state: State) -> list[str]:
         if total != BLOCKS_PER_COALITION:
             problems.append(f"{coalition} blocks: {total} accounted for, not 12")
     in_courts = {c for p in state.players for c in p.court}
-    for card in state.spies:
-        if card not in in_courts:
+    for card, on_card in state.spies.items():
+        if not any(on_card):
+            # Only cards with a spy are kept: an entry of zeros is a slip, not a spy.
+            problems.append(f"spies on card {card}: every count is 0 (leave the card out)")
+        elif card not in in_courts:
             problems.append(f"spies on card {card}, which is in no court")
     for seat, p in enumerate(state.players):
         tribes = sum(t[seat] for t in state.tribes.values())

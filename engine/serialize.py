@@ -16,7 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from engine.cards import (
     BORDERS,
     COALITIONS,
-    EVENT_CARDS,
     REGION_IDS,
     SUITS,
     Coalition,
@@ -25,11 +24,12 @@ from engine.cards import (
 )
 from engine.errors import StateError, describe_validation
 from engine.frames import Effect, Frame
-from engine.game import KNOWN_FRAMES, legal_seat_actions, pending
+from engine.game import legal_seat_actions, pending
 from engine.invariants import violations
 from engine.rules.setup import WAKHAN, check_player_names
 from engine.rules.wakhan_deck import pragmatic_loyalty
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
+from engine.state_checks import position_problems, type_problems
 
 T = TypeVar("T")
 
@@ -190,9 +190,7 @@ def from_dict(data: Any) -> State:
         roads={b: _by_coalition(counts) for b, counts in doc.roads.items()},
         tribes={as_region(r): counts for r, counts in doc.tribes.items()},
         spies={int(card): spies for card, spies in doc.spies.items()},
-        # Only what _check_keys_and_frames checks is known of effects and frames (their
-        # kinds, an effect's keys): docs/state.md says so, and _check_resumable finds a
-        # malformed decision on top. The types are taken on trust from there.
+        # _check_keys_and_frames has checked every frame and effect against its TypedDict.
         effects=cast(list[Effect], doc.effects),
         active=doc.active,
         turn=doc.turn,
@@ -210,6 +208,9 @@ def from_dict(data: Any) -> State:
     problems = violations(state)
     if problems:
         raise StateError("inconsistent state: " + "; ".join(problems))
+    problems = position_problems(state)
+    if problems:
+        raise StateError("not a valid state: " + "; ".join(problems))
     _check_pragmatic_loyalty(state)
     _check_resumable(state)
     return state
@@ -243,27 +244,13 @@ def _check_keys_and_frames(doc: StateDoc) -> None:
     """Numeric keys, distinct names, and pending steps the engine knows."""
     problems: list[str] = []
     for key in doc.spies:
-        if not key.isascii() or not key.isdigit():
+        if not _is_number(key):
             problems.append(f"spies: key {key!r} is not a card number")
     for p in doc.players:
         for key in p.policy.demand:
-            if not key.isascii() or not key.isdigit() or int(key) >= len(doc.players):
+            if not _is_number(key) or int(key) >= len(doc.players):
                 problems.append(f"{p.name}: policy.demand key {key!r} is not a seat number")
-    names = [p.name.lower() for p in doc.players]
-    for index, frame in enumerate(doc.stack):
-        if frame.get("kind") not in KNOWN_FRAMES:
-            problems.append(f"stack[{index}]: unknown kind {frame.get('kind')!r}")
-    for index, effect in enumerate(doc.effects):
-        if set(effect) != {"id", "card", "player", "until"}:
-            problems.append(f"effects[{index}]: needs exactly id, card, player and until")
-            continue
-        player = effect["player"]
-        if not isinstance(effect["card"], int) or effect["card"] not in EVENT_CARDS:
-            problems.append(f"effects[{index}]: card must be an event card number")
-        if player is not None and (not isinstance(player, int) or not 0 <= player < len(names)):
-            problems.append(f"effects[{index}]: player must be a seat number or null")
-        if effect["until"] != "check":
-            problems.append(f"effects[{index}]: until must be 'check'")
+    problems += type_problems(doc.stack, doc.effects)
     wakhan = doc.wakhan.seat if doc.wakhan is not None else None
     humans = [p.name for seat, p in enumerate(doc.players) if seat != wakhan]
     try:
@@ -276,6 +263,12 @@ def _check_keys_and_frames(doc: StateDoc) -> None:
         problems.append("a game in play needs a pending decision on the stack")
     if problems:
         raise StateError("not a valid state: " + "; ".join(problems))
+
+
+def _is_number(key: str) -> bool:
+    """A number written as the engine writes it: ASCII digits, no leading zero (so that the
+    state is written back byte for byte)."""
+    return key.isascii() and key.isdigit() and str(int(key)) == key
 
 
 def _check_resumable(state: State) -> None:

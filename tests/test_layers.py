@@ -74,7 +74,15 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
     ("engine.invariants", "engine.rules"),
     ("engine.game", "engine.explain"),
     ("engine.notation",),
-    ("engine.serialize", "engine.view", "engine.standin", "engine.playout", "engine.coverage"),
+    (
+        "engine.state_checks",
+        "engine.serialize",
+        "engine.view",
+        "engine.standin",
+        "engine.playout",
+        "engine.coverage",
+        "engine.mutate",
+    ),
     ("engine",),
 ]
 

@@ -12,6 +12,8 @@ The service:
     pamir serve --host HOST --port PORT     web pages, webhooks, inbound email, scheduler
     pamir scheduler                         deadlines, reminders, polling, mail retries
     pamir pause GAME_DIR --as P --hours H --reason T
+    pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
+    pamir email GAME_DIR --as P ADDRESS
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
     pamir outbox [--send]                   messages waiting, sent; send now
@@ -40,7 +42,7 @@ from importlib import metadata
 from pathlib import Path
 
 import engine
-from adjudicator.cli import demo, mail, service
+from adjudicator.cli import demo, host, mail, service
 from adjudicator.cli.refusal import EXIT_DIVERGED, EXIT_REFUSED, Refused
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import format_entry, history
@@ -382,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     mail.register(commands)
     service.register(commands)
+    host.register(commands)
 
     eng = commands.add_parser("engine", help="the rules engine on state files")
     sub = eng.add_subparsers(dest="engine_command", required=True)

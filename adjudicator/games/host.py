@@ -1,0 +1,88 @@
+"""Changes the host makes to a game: its deadlines and a player's address.
+
+`game.toml` belongs to the service: a player's push may only add move files
+(`contract.py`), so the host changes it here, with a commit made as the adjudicator on top
+of the game's tip. A change of `[deadlines]` restarts the clock of the decision pending
+then (docs/scheduler.md). Nothing that decides how the game was set up (the players' names
+and order, Wakhan, the options) can be changed: the game would no longer replay.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import ValidationError
+
+from adjudicator.games.deadlines import zone
+from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFile, dump_game_file
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
+from engine.errors import describe_validation
+
+OnTimeout = Literal["default", "standin"]
+
+
+class HostRefused(ValueError):
+    """A change the host asked for that cannot be made; nothing was committed."""
+
+
+def change_deadlines(
+    repo: GameRepo,
+    *,
+    timezone: str | None = None,
+    turn_hours: int | None = None,
+    reminder_hours: int | None = None,
+    on_timeout: OnTimeout | None = None,
+    when: datetime | None = None,
+) -> tuple[str, Deadlines]:
+    """Commit new `[deadlines]` (only the values given change); return the commit and the
+    table. Raises HostRefused, DeadlineError (an unknown time zone) or GameError."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    asked = {
+        "timezone": timezone,
+        "turn_hours": turn_hours,
+        "reminder_hours": reminder_hours,
+        "on_timeout": on_timeout,
+    }
+    changes = {key: value for key, value in asked.items() if value is not None}
+    if timezone is not None:
+        zone(timezone)  # an unknown zone is refused with its own message
+    try:
+        table = Deadlines.model_validate(snap.game.deadlines.model_dump() | changes)
+    except ValidationError as error:
+        raise HostRefused(f"bad deadlines: {describe_validation(error)}") from None
+    if table == snap.game.deadlines:
+        raise HostRefused("nothing to change: the deadlines are already so")
+    said = ", ".join(f"{key} = {value}" for key, value in changes.items())
+    game = snap.game.model_copy(update={"deadlines": table})
+    made = _commit(repo, snap.commit, game, f"Deadlines: {said}", when)
+    return made, table
+
+
+def change_email(repo: GameRepo, player: str, email: str, when: datetime | None = None) -> str:
+    """Commit a player's new address (mail goes there from the next message on)."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    try:
+        entry = snap.game.player(player)
+    except KeyError:
+        raise HostRefused(f"no player is called {player!r}") from None
+    try:
+        changed = entry.model_validate(entry.model_dump() | {"email": email})
+    except ValidationError as error:
+        raise HostRefused(f"bad address: {describe_validation(error)}") from None
+    if changed == entry:
+        raise HostRefused(f"nothing to change: {entry.name}'s address is already {email}")
+    players = tuple(changed if p is entry else p for p in snap.game.players)
+    game = snap.game.model_copy(update={"players": players})
+    return _commit(repo, snap.commit, game, f"Address of {entry.name}: {email}", when)
+
+
+def _commit(
+    repo: GameRepo, parent: str | None, game: GameFile, message: str, when: datetime | None
+) -> str:
+    return repo.commit(
+        {GAME_FILE: dump_game_file(game).encode()}, message, parent=parent, when=when
+    )

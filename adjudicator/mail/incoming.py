@@ -30,7 +30,7 @@ from typing import Literal
 
 from adjudicator.forge import remote
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.outputs import Refusal
+from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
@@ -408,9 +408,12 @@ def _handled_before(
         paths = ledger.refuse(settings, repo, game_id, key, reason)
         return InboundResult("refused", reason, game_id, player, messages=paths, duplicate=True)
     since = record.get("head")
-    done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
-        repo, player, text, since
-    )
+    if record.get("status") == "accepted":
+        done: Adjudication | None = Adjudication(record["number"], record["commit"], "")
+    else:  # pending: the process died; its move landed if a commit says so
+        done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
+            repo, player, text, since
+        )
     if done is None:
         return None  # crashed before its commit: nothing changed, so adjudicate it now
     paths = ledger.reconcile(settings, repo) + ledger.confirm(settings, repo, game_id, key, done)

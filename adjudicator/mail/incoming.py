@@ -9,10 +9,14 @@
 2. reads the text (text/plain, else the HTML as text) and keeps only the reply: quoted
    lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
    quoted originals and the footers mobile mail apps add are dropped;
-3. submits the remaining lines as the player's move through `pipeline.submit`, holding the
-   game's lock;
-4. queues the report for every player (`outgoing.notify`) and a confirmation for the author,
-   or the refusal for the author (`outgoing.notify_refusal`), then attempts delivery.
+3. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
+   as the player's move through `pipeline.submit`, holding the game's lock; the commit
+   names the message in its `Pamir-Inbound` trailer;
+4. queues the report for every player and a confirmation for the author from the commit
+   (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
+   outcome, then attempts delivery.
+
+A message delivered again gets the outcome recorded for it, and no second answer.
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ by `deliver`. A message the server accepted moves to `outbox/sent/`. One the ser
 network) did not take stays pending with a retry time in `NAME.eml.retry.json` beside it;
 the wait doubles after each failure, from `outbox_retry_seconds` up to `MAX_RETRY_SECONDS`.
 With no `smtp_host` configured, pending messages move to `outbox/written/` and the log says
-where they are. docs/email.md describes it all for players and operators.
+where they are. A message queued with a key (`message_key`) is queued once: its file name
+and Message-ID come from the key, so the mails of a commit can be queued again after a
+crash without a second copy (`adjudicator.mail.ledger`). docs/email.md describes it all for
+players and operators.
 
 Messages of one game form one thread per player: the first message a player gets (usually
 the report of move 0) is the thread's root; every later one carries `References: ROOT

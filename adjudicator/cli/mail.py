@@ -9,6 +9,7 @@ import sys
 from adjudicator.cli.refusal import EXIT_TEMPFAIL
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.ledger import reconcile_all
 from adjudicator.mail.outgoing import PENDING, SENT, WRITTEN, deliver, messages_in, retry_info
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ def cmd_inbound_email(args: argparse.Namespace) -> None:
     if len(raw) > settings.max_inbound_bytes:
         sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway
     try:
+        # First the mails of commits whose process died before queuing them.
+        reconcile_all(settings)
         result = handle_message(settings, raw)
     except Exception:
         log.exception("unexpected failure; the message is left to the MTA to retry")

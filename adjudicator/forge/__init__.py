@@ -2,5 +2,5 @@
 
 `remote` fetches what players pushed, adjudicates it, pushes the adjudicator's commits and
 refuses rewritten history. Imports `games` and `home`; telling the players what an update
-did is the caller's part (`adjudicator.mail.outgoing.announce`).
+did is the caller's part (`adjudicator.mail.ledger.announce`).
 """

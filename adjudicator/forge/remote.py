@@ -10,7 +10,7 @@ times). Moves the service committed itself (by email, at a deadline) that have n
 the forge yet are submitted again on top, so that none is lost.
 
 Callers hold the game's lock (`registry.game_lock`) around `update`, and tell the players
-what it did (`adjudicator.mail.outgoing.announce`).
+what it did (`adjudicator.mail.ledger.announce`).
 docs/web.md describes how to set a game up.
 """
 

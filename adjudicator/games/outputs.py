@@ -82,8 +82,17 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
         (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
 
 
-def trailers(number: int, state_text: str) -> str:
-    return f"\n\nPamir-Move: {number}\nPamir-State: {sha256_text(state_text)}\n"
+INBOUND_TRAILER = "Pamir-Inbound"
+
+
+def trailers(number: int, state_text: str, *, inbound: str | None = None) -> str:
+    """The trailers of an adjudicator commit. `inbound` names the email the move came in
+    (a hash of its Message-ID): a crash between the commit and the answer then still
+    finds, from the commit alone, which message was accepted (docs/email.md)."""
+    lines = f"\n\nPamir-Move: {number}\nPamir-State: {sha256_text(state_text)}\n"
+    if inbound is not None:
+        lines += f"{INBOUND_TRAILER}: {inbound}\n"
+    return lines
 
 
 def now() -> datetime:

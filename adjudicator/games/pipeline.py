@@ -105,12 +105,14 @@ def submit(
     home: Path,
     expected: int | None = None,
     on_behalf: str | None = None,
+    inbound: str | None = None,
 ) -> Adjudication:
     """Adjudicate a move file for `author`: one commit with the move, state and report.
 
     `on_behalf` is set when the service itself submits for the player (a deadline passed,
     a stand-in): the commit is then the adjudicator's and says why. `home` is the
-    service's data folder (the game's secret, the players' private sections).
+    service's data folder (the game's secret, the players' private sections). `inbound`
+    names the email the move came in, recorded as the commit's `Pamir-Inbound` trailer.
     """
     repo.sync_worktree()
     snap = snapshot(repo)
@@ -135,7 +137,7 @@ def submit(
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
         raise Refusal("game-over", "the game is over and its secret revealed")
     if rollback_request(text) is not None:
-        return handle_request(repo, snap, move, text, home=home)
+        return handle_request(repo, snap, move, text, home=home, inbound=inbound)
     state = position(snap, home)
     if state.phase == "over":
         raise Refusal("game-over", "the game is over; no move can be submitted")
@@ -153,7 +155,11 @@ def submit(
         message = f"Move {number} for {entry.name} ({on_behalf}): {'; '.join(outcome.actions)}"
         by = ADJUDICATOR
     commit = repo.commit(
-        files, message + trailers(number, state_text), parent=snap.commit, author=by, when=when
+        files,
+        message + trailers(number, state_text, inbound=inbound),
+        parent=snap.commit,
+        author=by,
+        when=when,
     )
     write_private_sections(home, snap, number, outcome.state)
     return Adjudication(number, commit, report)

@@ -6,13 +6,12 @@ leaves only unreferenced objects: the game is exactly as before. A crash after i
 the game exactly after. Non-bare repositories have their working tree brought in line
 with the branch afterwards (and again before each operation), since the service owns it.
 
-Fault injection for tests: with PAMIR_FAULT=before-ref or PAMIR_FAULT=after-ref the
-process exits (status 70) at that point of the next commit.
+Fault injection for tests (`adjudicator.home.faults`): with PAMIR_FAULT=before-ref or
+PAMIR_FAULT=after-ref the process exits (status 70) at that point of the next commit.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime
 from io import BytesIO
@@ -23,13 +22,14 @@ from git.objects.commit import Commit
 from git.objects.fun import tree_to_stream
 from gitdb.base import IStream
 
+from adjudicator.home.faults import fault
+
 BRANCH = "main"
 REF = f"refs/heads/{BRANCH}"
 ZERO = "0" * 40
 FILE_MODE = 0o100644
 TREE_MODE = 0o040000
 EMPTY_TREE = bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
-FAULT_EXIT = 70
 
 
 class RepoError(RuntimeError):
@@ -55,11 +55,6 @@ ADJUDICATOR = Person("pamir adjudicator", "adjudicator@pamir.invalid")
 def _git_date(when: datetime | None) -> str | None:
     """Git's own date format; the report's deadline is computed from this time."""
     return None if when is None else f"{int(when.timestamp())} +0000"
-
-
-def _fault(point: str) -> None:
-    if os.environ.get("PAMIR_FAULT") == point:
-        os._exit(FAULT_EXIT)
 
 
 class GameRepo:
@@ -156,12 +151,12 @@ class GameRepo:
         Raises StaleHead when the branch is no longer at `parent`.
         """
         made = self.make_commit(changes, message, parent=parent, author=author, when=when)
-        _fault("before-ref")
+        fault("before-ref")
         try:
             self.repo.git.update_ref(REF, made, parent or ZERO)
         except git.GitCommandError:
             raise StaleHead("the game moved on while this move was being adjudicated") from None
-        _fault("after-ref")
+        fault("after-ref")
         self.sync_worktree()
         return made
 

@@ -153,8 +153,10 @@ def handle_request(
     *,
     home: Path,
     pushed: bool = False,
+    inbound: str | None = None,
 ) -> Adjudication:
-    """Adjudicate a move file that proposes or agrees to a rollback (or refuse it)."""
+    """Adjudicate a move file that proposes or agrees to a rollback (or refuse it);
+    `inbound` as for `pipeline.submit`."""
     rollbacks, happened, title = plan_request(snap, move, text)
     when = now()
     files, state_text = _files(home, snap, move.number, rollbacks, title, happened, when)
@@ -163,7 +165,8 @@ def handle_request(
         files[move.path] = text.encode()
     commit = repo.commit(
         files,
-        f"Move {move.number} by {move.player}: {happened[0]}" + trailers(move.number, state_text),
+        f"Move {move.number} by {move.player}: {happened[0]}"
+        + trailers(move.number, state_text, inbound=inbound),
         parent=snap.commit,
         author=ADJUDICATOR if pushed else Person(entry.name, entry.email),
         when=when,

@@ -9,15 +9,18 @@
 2. reads the text (text/plain, else the HTML as text) and keeps only the reply: quoted
    lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
    quoted originals and the footers mobile mail apps add are dropped;
-3. submits the remaining lines as the player's move through `pipeline.submit`, holding the
-   game's lock;
-4. queues the report for every player (`outgoing.notify`) and a confirmation for the author,
-   or the refusal for the author (`outgoing.notify_refusal`), then attempts delivery.
+3. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
+   as the player's move through `pipeline.submit`, holding the game's lock; the commit
+   names the message in its `Pamir-Inbound` trailer;
+4. queues the report for every player and a confirmation for the author from the commit
+   (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
+   outcome, then attempts delivery.
+
+A message delivered again gets the outcome recorded for it, and no second answer.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -31,13 +34,13 @@ from typing import Literal
 
 from adjudicator.forge import remote
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.outputs import Refusal
+from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import ledger, outgoing, tokens
 
 log = logging.getLogger(__name__)
 
@@ -266,24 +269,26 @@ def _automatic(message: Message) -> str | None:
     return None
 
 
-def _seen_path(settings: Settings, game_id: str, message_id: str) -> Path:
-    digest = hashlib.sha256(message_id.strip().encode("utf-8", "replace")).hexdigest()[:40]
-    return settings.home / "mail" / "inbound" / game_id / digest
-
-
 def _ignore(reason: str, **details: str | None) -> InboundResult:
     log.warning("inbound mail ignored: %s", reason)
     return InboundResult("ignored", reason, details.get("game"), details.get("player"))
 
 
-def _push_to_forge(settings: Settings, repo: GameRepo) -> None:
-    """A game hosted on a forge gets the emailed move at once (the lock is held)."""
+def _push_to_forge(
+    settings: Settings, repo: GameRepo, answered: tuple[str, str]
+) -> remote.Update | None:
+    """A game hosted on a forge gets the emailed move at once (the lock is held). Moves
+    pushed meanwhile come first: `answered` (player, text), the emailed move, may then be
+    dropped, and its author is answered by the caller."""
     if not remote.is_remote(repo):
-        return
+        return None
     try:
-        outgoing.announce(settings, repo, remote.update(repo, settings.home))
+        update = remote.update(repo, settings.home)
     except remote.RemoteError as error:  # the next webhook or poll pushes it
         log.warning("the move is adjudicated but not yet on the forge: %s", error)
+        return None
+    ledger.announce(settings, repo, update, answered=answered)
+    return update
 
 
 def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) -> InboundResult:
@@ -327,7 +332,7 @@ def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) 
     except (GameError, RepoError) as error:
         return _ignore(f"reply address for an unknown game: {error}", game=game_id)
     try:
-        return _handle(settings, repo, message, game_id, player, sender, deliver_now)
+        return _handle(settings, repo, message, raw, game_id, player, sender, deliver_now)
     finally:
         repo.repo.close()
 
@@ -336,6 +341,7 @@ def _handle(
     settings: Settings,
     repo: GameRepo,
     message: EmailMessage,
+    raw: bytes,
     game_id: str,
     player: str,
     sender: str,
@@ -364,72 +370,101 @@ def _handle(
     lines = reply_lines(text)
     move_text = "\n".join(lines) + "\n" if lines else ""
 
+    key = ledger.inbound_key(message_id, raw)
     with game_lock(settings, game_id):
-        seen = _seen_path(settings, game_id, message_id) if message_id else None
-        if seen is not None and seen.exists():
-            log.info("inbound mail %s from %s was handled before", message_id, sender)
-            result = InboundResult(
-                "ignored", f"message {message_id} was handled before", game_id, entry.name
-            )
-            result.duplicate = True
-            return result
-        try:
-            done = submit(repo, entry.name, move_text, home=settings.home)
-        except (Refusal, GameError) as error:
-            _mark_seen(seen)
-            reason = str(error)
-            log.info(
-                "move by %s in %s (mail %s) refused: %s", entry.name, game_id, message_id, reason
-            )
-            path = outgoing.notify_refusal(
+        ledger.reconcile(settings, repo)
+        result = _handled_before(settings, repo, game_id, entry.name, move_text, key)
+        if result is None:
+            ledger.write_inbound(
                 settings,
-                repo,
-                entry.name,
-                move_text,
-                reason,
-                in_reply_to=message_id,
-                subject=subject,
-                deliver_now=False,
-            )
-            result = InboundResult("refused", reason, game_id, entry.name, messages=[path])
-        else:
-            _mark_seen(seen)
-            _push_to_forge(settings, repo)
-            log.info(
-                "move %d by %s in %s (mail %s) adjudicated in commit %s",
-                done.number,
-                entry.name,
                 game_id,
-                message_id,
-                done.commit[:10],
+                key,
+                {
+                    "status": "pending",
+                    "message_id": message_id,
+                    "subject": subject,
+                    "player": entry.name,
+                    "text": move_text,
+                    "head": repo.head(),
+                },
             )
-            paths = outgoing.notify(settings, repo, [done], deliver_now=False)
-            paths.append(
-                outgoing.notify_confirmation(
-                    settings,
-                    repo,
-                    entry.name,
-                    move_text,
-                    done,
-                    in_reply_to=message_id,
-                    subject=subject,
-                    deliver_now=False,
-                )
-            )
-            result = InboundResult(
-                "accepted",
-                f"move {done.number} adjudicated",
-                game_id,
-                entry.name,
-                done.number,
-                paths,
-            )
+            result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
     if deliver_now:
         outgoing.deliver(settings)
     return result
 
 
-def _mark_seen(seen: Path | None) -> None:
-    if seen is not None:
-        seen.parent.mkdir(parents=True, exist_ok=True)
-        seen.touch()
+def _handled_before(
+    settings: Settings, repo: GameRepo, game_id: str, player: str, text: str, key: str
+) -> InboundResult | None:
+    """The outcome a message delivered before had (queuing its answer again, which does
+    nothing if it is in the outbox already), or None when it must be adjudicated: it is
+    new, or its move never landed (a crash before the commit)."""
+    record = ledger.inbound_record(settings, game_id, key)
+    if record is None:
+        return None
+    if not record:  # handled before records were kept
+        log.info("inbound mail %s was handled before", key)
+        result = InboundResult("ignored", "the message was handled before", game_id, player)
+        result.duplicate = True
+        return result
+    if record.get("status") == "refused":
+        reason = str(record.get("reason", ""))
+        paths = ledger.refuse(settings, repo, game_id, key, reason)
+        return InboundResult("refused", reason, game_id, player, messages=paths, duplicate=True)
+    since = record.get("head")
+    if record.get("status") == "accepted":
+        done: Adjudication | None = Adjudication(record["number"], record["commit"], "")
+    else:  # pending: the process died; its move landed if a commit says so
+        done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
+            repo, player, text, since
+        )
+    if done is None:
+        return None  # crashed before its commit: nothing changed, so adjudicate it now
+    paths = ledger.reconcile(settings, repo) + ledger.confirm(settings, repo, game_id, key, done)
+    log.info("inbound mail %s was handled before: move %d", key, done.number)
+    return InboundResult(
+        "accepted",
+        f"move {done.number} adjudicated",
+        game_id,
+        player,
+        done.number,
+        paths,
+        duplicate=True,
+    )
+
+
+def _adjudicate(
+    settings: Settings, repo: GameRepo, game_id: str, player: str, text: str, key: str
+) -> InboundResult:
+    """Submit the move (the game's lock is held and the message recorded as pending), then
+    queue the answers from what the game's history now says."""
+    since = repo.head()
+    try:
+        submit(repo, player, text, home=settings.home, inbound=key)
+    except (Refusal, GameError) as error:
+        reason = str(error)
+    else:
+        reason = ""
+    update = _push_to_forge(settings, repo, (player, text))
+    paths = ledger.reconcile(settings, repo)
+    # A refused move may be the author's own move pushed to the forge just before: then
+    # it is the same move, already played, and the author is told it was accepted.
+    done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
+        repo, player, text, since, at_since=bool(reason)
+    )
+    if done is not None:
+        paths += ledger.confirm(settings, repo, game_id, key, done)
+        log.info("move %d by %s in %s (mail %s) accepted", done.number, player, game_id, key)
+        return InboundResult(
+            "accepted", f"move {done.number} adjudicated", game_id, player, done.number, paths
+        )
+    if not reason and update is not None:
+        # Committed here, then dropped by the forge update: the reason is its refusal.
+        reason = next(
+            (r.reason for r in update.refused if r.number is None and r.text == text),
+            "the move no longer applies after the moves pushed to the game's forge",
+        )
+    log.info("move by %s in %s (mail %s) refused: %s", player, game_id, key, reason)
+    paths += ledger.refuse(settings, repo, game_id, key, reason)
+    return InboundResult("refused", reason, game_id, player, messages=paths)

@@ -6,7 +6,10 @@ by `deliver`. A message the server accepted moves to `outbox/sent/`. One the ser
 network) did not take stays pending with a retry time in `NAME.eml.retry.json` beside it;
 the wait doubles after each failure, from `outbox_retry_seconds` up to `MAX_RETRY_SECONDS`.
 With no `smtp_host` configured, pending messages move to `outbox/written/` and the log says
-where they are. docs/email.md describes it all for players and operators.
+where they are. A message queued with a key (`message_key`) is queued once: its file name
+and Message-ID come from the key, so the mails of a commit can be queued again after a
+crash without a second copy (`adjudicator.mail.ledger`). docs/email.md describes it all for
+players and operators.
 
 Messages of one game form one thread per player: the first message a player gets (usually
 the report of move 0) is the thread's root; every later one carries `References: ROOT
@@ -17,6 +20,7 @@ PREVIOUS` and `In-Reply-To: PREVIOUS`, and keeps the subject. The thread state i
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -35,13 +39,13 @@ from email.utils import formataddr, formatdate, getaddresses, parseaddr
 from pathlib import Path
 from typing import Any
 
-from adjudicator.forge.remote import Update
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, snapshot
+from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
@@ -72,12 +76,26 @@ def message_domain(settings: Settings) -> str:
     return domain or settings.reply_domain
 
 
-def make_message_id(settings: Settings, game_id: str, number: int, player: str) -> str:
-    """`<GAME.NNNN.PLAYER.RANDOM@DOMAIN>`: unique, and telling what the message is about."""
-    return (
-        f"<{game_id}.{number:04d}.{player.lower()}.{secrets.token_hex(8)}"
-        f"@{message_domain(settings)}>"
-    )
+def make_message_id(
+    settings: Settings, game_id: str, number: int, player: str, key: str | None = None
+) -> str:
+    """`<GAME.NNNN.PLAYER.TOKEN@DOMAIN>`: unique, and telling what the message is about.
+
+    TOKEN is random, or with a `key` (see `message_key`) derived from it: a message queued
+    again after a crash then has the same Message-ID as the first time.
+    """
+    token = secrets.token_hex(8)
+    if key is not None:
+        token = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return f"<{game_id}.{number:04d}.{player.lower()}.{token}@{message_domain(settings)}>"
+
+
+def message_key(game_id: str, number: int, player: str, kind: str, ref: str) -> str:
+    """The name a message has whenever it is queued: the game, the move, the recipient,
+    what kind of message (report, confirmation, refusal) and what it is about (a commit,
+    or the hash of an inbound message). Queuing a message whose key is in the outbox
+    already does nothing, so the mails of one commit can be queued any number of times."""
+    return f"{game_id}-{number:04d}-{player.lower()}-{kind}-{ref[:12]}"
 
 
 def render_html(markdown_text: str) -> str:
@@ -173,16 +191,46 @@ def _retry_file(path: Path) -> Path:
     return path.with_name(path.name + RETRY_SUFFIX)
 
 
-def queue(settings: Settings, message: EmailMessage) -> Path:
-    """Write a message to outbox/pending (atomically); return its path."""
+def queued(settings: Settings, key: str) -> Path | None:
+    """The outbox file of the message with this key (pending, sent or written), if any."""
+    for folder in (PENDING, SENT, WRITTEN):
+        path = settings.outbox_dir / folder
+        if path.is_dir():
+            for found in path.glob(f"*-{key}.eml"):
+                return found
+    return None
+
+
+@contextmanager
+def _queue_lock(settings: Settings) -> Iterator[None]:
+    """Looking for a key and writing its file are one step, across processes."""
+    with open(outbox(settings, PENDING).parent / ".queue.lock", "w", encoding="ascii") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
+    """Write a message to outbox/pending (atomically); return its path. With a `key`, a
+    message already queued (or sent, or written) under it is kept and its path returned."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
     number = int(str(message.get("X-Pamir-Move", "0")))
-    name = f"{stamp}-{game}-{number:04d}-{player}-{secrets.token_hex(4)}.eml"
-    path = outbox(settings, PENDING) / name
-    write_atomically(path, message.as_bytes())
-    return path
+    if key is None:
+        name = f"{stamp}-{game}-{number:04d}-{player}-{secrets.token_hex(4)}.eml"
+        path = outbox(settings, PENDING) / name
+        write_atomically(path, message.as_bytes())
+        return path
+    with _queue_lock(settings):
+        found = queued(settings, key)
+        if found is not None:
+            return found
+        path = outbox(settings, PENDING) / f"{stamp}-{key}.eml"
+        write_atomically(path, message.as_bytes())
+        return path
 
 
 # -- threads -------------------------------------------------------------------------------
@@ -295,14 +343,22 @@ def notify(
     deliver_now: bool = True,
 ) -> list[Path]:
     """Queue one message per adjudication and player (the public report, that player's
-    private section, how to reply), in order; then attempt delivery. Returns the files."""
+    private section, how to reply), in order; then attempt delivery. Returns the files.
+
+    Each message is keyed by its commit and player (`message_key`): an adjudication
+    notified twice is queued once."""
     written: list[Path] = []
     for result in results:
         game = snapshot(repo, result.commit).game
         with _threads(settings, game.id) as threads:
             for entry in game.players:
                 key = entry.name.lower()
-                own = make_message_id(settings, game.id, result.number, key)
+                name = message_key(game.id, result.number, key, "report", result.commit)
+                done = queued(settings, name)
+                if done is not None:
+                    written.append(done)
+                    continue
+                own = make_message_id(settings, game.id, result.number, key, name)
                 thread = threads.get(key, {})
                 root = thread.get("root", own)
                 message = compose(
@@ -317,7 +373,7 @@ def notify(
                     message_id=own,
                     to=entry.email,
                 )
-                written.append(queue(settings, message))
+                written.append(queue(settings, message, name))
                 threads[key] = {"root": root, "last": own}
     if deliver_now and written:
         deliver(settings)
@@ -358,11 +414,14 @@ def _answer(
     in_reply_to: str | None,
     subject: str | None,
     deliver_now: bool,
+    key: str | None = None,
 ) -> Path:
     game = snapshot(repo).game
     entry = game.player(player)
+    if key is not None and (done := queued(settings, key)) is not None:
+        return done
     subject, root, parent = _reply_headers(settings, game.id, entry.name, in_reply_to, subject)
-    own = make_message_id(settings, game.id, number, entry.name)
+    own = make_message_id(settings, game.id, number, entry.name, key)
     message = compose(
         settings,
         game.id,
@@ -375,7 +434,7 @@ def _answer(
         message_id=own,
         to=entry.email,
     )
-    path = queue(settings, message)
+    path = queue(settings, message, key)
     if deliver_now:
         deliver(settings)
     return path
@@ -407,11 +466,14 @@ def notify_refusal(
     in_reply_to: str | None = None,
     subject: str | None = None,
     deliver_now: bool = True,
+    at: str | None = None,
+    key: str | None = None,
 ) -> Path:
     """Tell the author of a move that it was refused: the refusal line by line (as the
     engine words it: `line N: CODE: message ... legal now: ...`), what was read, and
-    their private section as it stands."""
-    snap = snapshot(repo)
+    their private section as it stands (at commit `at`: by default the tip). `key`: as
+    for `queue`."""
+    snap = snapshot(repo, at)
     entry = snap.game.player(player)
     refusal = "\n".join(f"    {line}" for line in message.splitlines())
     parts = [
@@ -427,7 +489,7 @@ def notify_refusal(
         parts.append(section.rstrip("\n"))
     text = "\n\n".join(parts) + "\n"
     return _answer(
-        settings, repo, entry.name, text, snap.next_number, in_reply_to, subject, deliver_now
+        settings, repo, entry.name, text, snap.next_number, in_reply_to, subject, deliver_now, key
     )
 
 
@@ -459,23 +521,6 @@ def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[P
     return written
 
 
-def announce(settings: Settings, repo: GameRepo, done: Update) -> None:
-    """Tell the players what a forge update did: changes put back or a held game, the
-    new reports, and each refusal."""
-    try:
-        for notice in done.notices:
-            notify_all(settings, repo, notice)
-        if done.results:
-            notify(settings, repo, done.results, deliver_now=False)
-        for refused in done.refused:
-            notify_refusal(
-                settings, repo, refused.player, refused.text, refused.reason, deliver_now=False
-            )
-        deliver(settings)
-    except Exception:  # the moves are adjudicated and pushed; mail must not undo that
-        log.exception("notifying the players of %s failed", repo.path.name)
-
-
 def notify_confirmation(
     settings: Settings,
     repo: GameRepo,
@@ -486,6 +531,7 @@ def notify_confirmation(
     in_reply_to: str | None = None,
     subject: str | None = None,
     deliver_now: bool = True,
+    key: str | None = None,
 ) -> Path:
     """Tell the author of a move that it was accepted (the report follows separately)."""
     game = snapshot(repo, result.commit).game
@@ -498,7 +544,7 @@ def notify_confirmation(
         "```text\n" + _numbered(submitted_text) + "\n```\n"
     )
     return _answer(
-        settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now
+        settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now, key
     )
 
 
@@ -638,6 +684,7 @@ def deliver(
         report.waiting = [p for p in pending if p not in due]
         if not due:
             return report
+        fault("before-send")
         try:
             smtp = connect(settings)
         except (OSError, smtplib.SMTPException) as error:

@@ -43,7 +43,7 @@ from adjudicator.games.registry import game_lock, list_games, open_game
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import ledger, outgoing
 from adjudicator.schedule.clock import apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
 
@@ -118,11 +118,11 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         replace_existing=True,
     )
     scheduler.add_job(
-        retry_outbox,
+        mail_tick,
         IntervalTrigger(seconds=settings.outbox_retry_seconds, timezone=UTC),
         args=[settings],
         id=OUTBOX_JOB,
-        name="deliver the outbox",
+        name="queue the mails of every commit that has none yet, deliver the outbox",
         replace_existing=True,
     )
     return scheduler
@@ -242,11 +242,12 @@ def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
 def _remote_update(settings: Settings, repo: GameRepo) -> None:
     """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
     if remote.is_remote(repo):
-        outgoing.announce(settings, repo, remote.update(repo, settings.home))
+        ledger.announce(settings, repo, remote.update(repo, settings.home))
 
 
 def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> None:
-    """Tell the players about the adjudications, by mail."""
+    """Tell the players about the adjudications, by mail: their commits say what to send
+    (`ledger.reconcile`; the caller holds the game's lock)."""
     for result in results:
         log.info(
             "%s: move %d played by default, commit %s",
@@ -257,7 +258,8 @@ def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> N
     if not results:
         return
     try:
-        outgoing.notify(settings, repo, results)
+        ledger.reconcile(settings, repo)
+        outgoing.deliver(settings)
     except Exception:  # the moves are committed; a mail failure must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)
 
@@ -273,6 +275,7 @@ def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudi
             pending = waiting(repo)
             if pending is None or not pending.clock.is_due(now):
                 return []  # by the service's copy; a forge only ever adds answers
+            ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
             _remote_update(settings, repo)
             results = apply_timeouts(repo, settings.home, now)
             if results:
@@ -349,7 +352,8 @@ def sync_game(settings: Settings, game_id: str) -> None:
     with game_lock(settings, game_id):
         repo = open_game(settings, game_id)
         try:
-            outgoing.announce(settings, repo, remote.update(repo, settings.home))
+            ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
+            ledger.announce(settings, repo, remote.update(repo, settings.home))
         finally:
             repo.repo.close()
 
@@ -363,11 +367,21 @@ def poll(scheduler: GameScheduler, settings: Settings) -> None:
 
 
 def retry_outbox(settings: Settings) -> None:
-    """The outbox job: deliver the messages that are due."""
+    """Deliver the messages that are due."""
     try:
         outgoing.deliver(settings)
     except Exception:
         log.exception("delivering the outbox failed")
+
+
+def mail_tick(settings: Settings) -> None:
+    """The outbox job: queue the mails of any commit that has none yet (a process that
+    adjudicated may have died before queuing them), then deliver what is due."""
+    try:
+        ledger.reconcile_all(settings)
+    except Exception:
+        log.exception("queuing the mails of the games' commits failed")
+    retry_outbox(settings)
 
 
 @dataclass
@@ -381,6 +395,7 @@ class Round:
 
 def run_once(settings: Settings, now: datetime | None = None) -> Round:
     """Every job once, now: poll, remind and time out what is due, deliver (for cron)."""
+    ledger.reconcile_all(settings)  # what a crashed process left unmailed goes first
     done = Round(polled=poll_remote(settings))
     games = list_games(settings)
     for _, repo in games:
@@ -394,7 +409,7 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
                 done.timed_out[game_id] = results
         except GAME_ERRORS as error:
             log.warning("game %s: %s", game_id, error)
-    retry_outbox(settings)
+    mail_tick(settings)
     return done
 
 
@@ -426,6 +441,7 @@ def run_forever(settings: Settings, stop: threading.Event | None = None) -> None
     """Run the scheduler until SIGTERM or SIGINT (or until `stop` is set)."""
     stop = stop or threading.Event()
     with _only_scheduler(settings):
+        ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
         scheduler = build_scheduler(settings)
         scheduler.start()
         log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))

@@ -15,6 +15,7 @@ import threading
 from types import FrameType
 
 from adjudicator.home.settings import Settings
+from adjudicator.mail import ledger
 from adjudicator.schedule.scheduler import run_forever
 
 DEFAULT_HOST = "127.0.0.1"
@@ -76,6 +77,8 @@ def serve(host: str, port: int, *, scheduler: bool = True) -> None:
     app = create_app()
     with app.app_context():
         settings = current_settings()
+    # The mails of commits made by a process that died before queuing them (docs/email.md).
+    ledger.reconcile_all(settings)
     server = make_server(host, port, app, threaded=True)
     background = Background(settings)
     note = background.start() if scheduler else "without a scheduler: --no-scheduler"

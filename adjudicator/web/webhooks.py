@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import hmac
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -37,8 +38,9 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
+from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import ledger
 from adjudicator.web import current_settings, read_body
 
 MAX_BODY_BYTES = 5_000_000
@@ -95,7 +97,9 @@ def signature(secret: str, body: bytes) -> str:
 
 
 class DeliveryLog:
-    """Delivery ids already handled, the most recent `limit` of them, in one file.
+    """Delivery ids already handled, the most recent `limit` of them, in one file, and
+    what the service answered to each (`outcomes/`, one file per id, written before the
+    id is listed), so that a redelivery gets the same answer.
 
     The file is locked while read or written, so threads and worker processes share it.
     """
@@ -119,15 +123,32 @@ class DeliveryLog:
         with self._locked() as handle:
             return key in handle.read().split()
 
-    def remember(self, key: str) -> None:
+    def _outcome_path(self, key: str) -> Path:
+        name = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
+        return self.path.parent / "outcomes" / f"{name}.json"
+
+    def outcome(self, key: str) -> dict[str, Any] | None:
+        """The answer recorded for a delivery handled before (None: none recorded)."""
+        path = self._outcome_path(key)
+        if not path.exists():
+            return None
+        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return found
+
+    def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:
         with self._locked() as handle:
             keys = handle.read().split()
             if key in keys:
                 return
-            keys = [*keys, key][-self.limit :]
+            if outcome is not None:
+                data = json.dumps(outcome, indent=2) + "\n"
+                write_atomically(self._outcome_path(key), data.encode())
+            kept = [*keys, key][-self.limit :]
             handle.seek(0)
             handle.truncate()
-            handle.write("".join(f"{k}\n" for k in keys))
+            handle.write("".join(f"{k}\n" for k in kept))
+        for dropped in keys[: len(keys) + 1 - len(kept)]:
+            self._outcome_path(dropped).unlink(missing_ok=True)
 
 
 def deliveries(settings: Settings) -> DeliveryLog:
@@ -187,29 +208,36 @@ def _synchronize(
     key = f"{forge.name}:{delivery}" if delivery else None
     log_ = deliveries(settings)
     with game_lock(settings, game_id):
-        if key is not None and log_.seen(key):
-            return _reply(200, game=game_id, delivery=delivery, duplicate=True)
         repo = open_game(settings, game_id)
         try:
+            # The mails of the game's commits so far (a handling that died may have left
+            # some unqueued), before anything new.
+            ledger.reconcile(settings, repo)
+            if key is not None and log_.seen(key):  # the same answer as the first time
+                return _reply(
+                    200,
+                    **(log_.outcome(key) or {"game": game_id, "delivery": delivery}),
+                    duplicate=True,
+                )
             done = remote.update(repo, settings.home)
+            outcome = {
+                "game": game_id,
+                "delivery": delivery,
+                "adjudicated": [d.number for d in done.results],
+                "refused": [r.number for r in done.refused],
+                "attempts": done.attempts,
+                "restored": [b.commit for b in done.restored],
+                "held": done.held,
+            }
             if key is not None:
-                log_.remember(key)
-            outgoing.announce(settings, repo, done)
+                log_.remember(key, outcome)
+            ledger.announce(settings, repo, done)
         except (remote.RemoteError, GameError, GameFileError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
         finally:
             repo.repo.close()
-    return _reply(
-        200,
-        game=game_id,
-        delivery=delivery,
-        adjudicated=[d.number for d in done.results],
-        refused=[r.number for r in done.refused],
-        attempts=done.attempts,
-        restored=[b.commit for b in done.restored],
-        held=done.held,
-    )
+    return _reply(200, **outcome)
 
 
 @bp.post("/github")

@@ -1,0 +1,23 @@
+"""Fault points for the crash-safety tests: `PAMIR_FAULT=POINT` stops the process there.
+
+Each point names a moment between two durable steps (docs/game-repository.md#crash-safety
+lists them): the tests run a command with one set, see it die with exit status 70, and
+check that a restart (or the sender's redelivery) finishes the work exactly once. With the
+variable unset, `fault` does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+FAULT_VARIABLE = "PAMIR_FAULT"
+FAULT_EXIT = 70  # sysexits EX_SOFTWARE
+POINTS = ("before-ref", "after-ref", "before-queue", "after-queue", "before-send")
+
+
+def fault(point: str) -> None:
+    """Exit at once, as a crash would (no cleanup, no buffers flushed), if PAMIR_FAULT
+    names this point."""
+    assert point in POINTS, point
+    if os.environ.get(FAULT_VARIABLE) == point:
+        os._exit(FAULT_EXIT)

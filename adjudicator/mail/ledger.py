@@ -1,0 +1,378 @@
+"""The mails of an adjudication follow from its commit: the mail ledger and its reconciler.
+
+A crash can come between any two durable steps: the commit of a move, the messages about
+it written to the outbox, the answer to the email or webhook that brought it. So the
+messages are not queued by whoever made the commit but derived from the commits
+themselves, like a Mailman runner draining its queue: `reconcile` walks the game's
+commits that come after the last one whose mails were queued (kept per game in
+`PAMIR_HOME/mail/ledger/GAME.json`, written atomically) and, for each adjudicator commit
+(one with a `Pamir-Move` trailer), queues the report for every player, the refusal for
+the author when the commit records one, and the confirmation for the author of a move
+that came by email (its commit's `Pamir-Inbound` trailer). Then it moves the record on.
+
+Every message has a key (`outgoing.message_key`: game, move, recipient, kind, and the
+commit or inbound message) that is its outbox file name and makes its Message-ID, so a
+crash after queuing and before the record moves on only leads to the same messages being
+found in the outbox again, never to a second copy.
+
+Inbound messages have a record of their own, `PAMIR_HOME/mail/inbound/GAME/HASH` (HASH:
+`inbound_key`): written as `pending` before the move is submitted, then `accepted` (with
+the move's number and commit) or `refused` (with the reason). A message delivered again
+gets the outcome recorded for it; one still `pending` is looked for in the game's history
+by its trailer, so a move committed just before a crash is answered as accepted.
+
+`reconcile` is run by every path that adjudicates for the service (email, webhooks, the
+scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler` and
+`pamir inbound-email` and on every tick of the scheduler's outbox job.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import git
+
+from adjudicator.forge.remote import RefusedMove, Update
+from adjudicator.games.moves import MoveName
+from adjudicator.games.outputs import INBOUND_TRAILER, Adjudication, write_private_sections
+from adjudicator.games.pipeline import position
+from adjudicator.games.registry import game_lock, list_games
+from adjudicator.games.repo import REF, GameRepo
+from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, snapshot
+from adjudicator.home.faults import fault
+from adjudicator.home.files import write_atomically
+from adjudicator.home.paths import private_dir
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+
+log = logging.getLogger(__name__)
+
+Record = dict[str, Any]
+
+
+# -- the ledger: the last commit whose mails were queued ------------------------------------
+
+
+def _ledger_path(settings: Settings, game_id: str) -> Path:
+    return settings.home / "mail" / "ledger" / f"{game_id}.json"
+
+
+def mailed_up_to(settings: Settings, game_id: str) -> str | None:
+    """The last commit of the game whose mails were queued, or None before the first."""
+    path = _ledger_path(settings, game_id)
+    if not path.exists():
+        return None
+    commit = json.loads(path.read_text(encoding="utf-8")).get("commit")
+    return str(commit) if commit else None
+
+
+def _advance(settings: Settings, game_id: str, commit: str) -> None:
+    data = json.dumps({"commit": commit}, indent=2) + "\n"
+    write_atomically(_ledger_path(settings, game_id), data.encode())
+
+
+@contextmanager
+def _ledger_lock(settings: Settings, game_id: str) -> Iterator[None]:
+    """One reconciler per game at a time. Not the game's lock: the paths that adjudicate
+    hold that one already when they reconcile."""
+    path = _ledger_path(settings, game_id).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _trailers(message: str) -> dict[str, str]:
+    return dict(line.split(": ", 1) for line in message.splitlines() if line.startswith("Pamir-"))
+
+
+def _unmailed(settings: Settings, repo: GameRepo, game_id: str, head: str) -> list[str]:
+    """The commits of the game branch after the ledger's, oldest first."""
+    last = mailed_up_to(settings, game_id)
+    if last is None:
+        # The ledger starts where the service first adjudicates for the game: every path
+        # that does reconciles before it commits. What came before (the new game, moves
+        # made with `pamir move`, mails sent before the ledger existed) is not mailed.
+        return []
+    try:
+        # Not only the descendants of `last`: a forge-hosted game's clone can have been
+        # reset onto the forge's history, which dropped `last` (made again on top).
+        return str(repo.repo.git.rev_list("--reverse", f"{last}..{head}")).split()
+    except git.GitCommandError:
+        log.warning("mail ledger of %s names an unknown commit %s; starting afresh", game_id, last)
+        return []
+
+
+def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:
+    """Queue the mails of every adjudicator commit of the game that has none yet, then
+    move the ledger on; return the outbox files (existing ones included). Safe to run at
+    any moment and any number of times. Paths that adjudicate for the service run it
+    before they commit too (holding the game's lock): that starts a game's ledger, and
+    sends what an earlier crash left unsent first."""
+    game_id = snapshot(repo).game.id
+    with _ledger_lock(settings, game_id):
+        head = repo.head()
+        if head is None or mailed_up_to(settings, game_id) == head:
+            return []
+        commits = _unmailed(settings, repo, game_id, head)
+        written: list[Path] = []
+        if commits:
+            fault("before-queue")
+        for commit in commits:
+            written.extend(queue_commit(settings, repo, game_id, commit))
+        if commits:
+            fault("after-queue")
+        _advance(settings, game_id, head)
+    return written
+
+
+def reconcile_all(settings: Settings) -> int:
+    """Reconcile every game, each under its lock; return how many messages were queued.
+    A game that fails is logged and the others go on."""
+    count = 0
+    games = list_games(settings)
+    for _, repo in games:
+        repo.repo.close()
+    for game_id, found in games:
+        try:
+            with game_lock(settings, game_id):
+                repo = GameRepo(found.path)
+                try:
+                    count += len(reconcile(settings, repo))
+                finally:
+                    repo.repo.close()
+        except Exception:
+            log.exception("queuing the mails of game %s failed", game_id)
+    return count
+
+
+# -- the mails of one commit ---------------------------------------------------------------
+
+
+def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) -> list[Path]:
+    """Queue the mails of one commit (none unless it is an adjudicator commit)."""
+    trailers = _trailers(str(repo.repo.commit(commit).message))
+    if "Pamir-Move" not in trailers:
+        return []
+    number = int(trailers["Pamir-Move"])
+    report = repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit)
+    if report is None:
+        return []
+    _ensure_private_sections(settings, repo, game_id, commit, number)
+    result = Adjudication(number, commit, report)
+    written = outgoing.notify(settings, repo, [result], deliver_now=False)
+    refused = _recorded_refusal(repo, commit, number)
+    if refused is not None:
+        key = outgoing.message_key(game_id, number, refused.player, "refusal", commit)
+        written.append(
+            outgoing.notify_refusal(
+                settings,
+                repo,
+                refused.player,
+                refused.text,
+                refused.reason,
+                deliver_now=False,
+                at=commit,
+                key=key,
+            )
+        )
+    inbound = trailers.get(INBOUND_TRAILER)
+    if inbound is not None:
+        written.extend(confirm(settings, repo, game_id, inbound.strip(), result))
+    return written
+
+
+def _recorded_refusal(repo: GameRepo, commit: str, number: int) -> RefusedMove | None:
+    """The refusal a commit records (`last.refused` in its state.json), if any."""
+    text = repo.read(STATE_FILE, commit)
+    last: dict[str, Any] | None = json.loads(text).get("last") if text else None
+    if not last or not last.get("refused") or last.get("number") != number:
+        return None
+    player = str(last["player"])
+    # Quoted back to the author as it was: a refused file may not even be UTF-8.
+    data = repo.data(MoveName(number, player).path, commit) or b""
+    return RefusedMove(number, player, str(last["refused"]), data.decode("utf-8", "replace"))
+
+
+def _ensure_private_sections(
+    settings: Settings, repo: GameRepo, game_id: str, commit: str, number: int
+) -> None:
+    """The private sections after a move are written after its commit: a crash between
+    the two leaves none, so they are made again from the commit."""
+    snap = snapshot(repo, commit)
+    folder = private_dir(settings.home, game_id)
+    if all((folder / f"{number:04d}-{name}.md").exists() for name in snap.game.names):
+        return
+    write_private_sections(settings.home, snap, number, position(snap, settings.home))
+
+
+# -- inbound messages and their outcomes ---------------------------------------------------
+
+
+def inbound_key(message_id: str | None, raw: bytes) -> str:
+    """The hash an inbound message is known by: of its Message-ID, or of its bytes when
+    it has none (the same message delivered again still has the same bytes)."""
+    data = message_id.strip().encode("utf-8", "replace") if message_id else raw
+    return hashlib.sha256(data).hexdigest()[:40]
+
+
+def inbound_path(settings: Settings, game_id: str, key: str) -> Path:
+    return settings.home / "mail" / "inbound" / game_id / key
+
+
+def inbound_record(settings: Settings, game_id: str, key: str) -> Record | None:
+    """What became of an inbound message: {"status": "pending" | "accepted" | "refused",
+    ...}, {} for one handled before records were kept, or None when it is new."""
+    path = inbound_path(settings, game_id, key)
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8").strip()
+    record: Record = json.loads(text) if text else {}
+    return record
+
+
+def write_inbound(settings: Settings, game_id: str, key: str, record: Record) -> None:
+    data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    write_atomically(inbound_path(settings, game_id, key), data.encode())
+
+
+def confirm(
+    settings: Settings, repo: GameRepo, game_id: str, key: str, result: Adjudication
+) -> list[Path]:
+    """Queue the confirmation of an emailed move (once per message) and record it as
+    accepted."""
+    record = inbound_record(settings, game_id, key)
+    if not record or "player" not in record:
+        return []  # not a message this service answers (or an old record without details)
+    name = outgoing.message_key(game_id, result.number, record["player"], "confirmation", key)
+    path = outgoing.notify_confirmation(
+        settings,
+        repo,
+        record["player"],
+        record.get("text", ""),
+        result,
+        in_reply_to=record.get("message_id"),
+        subject=record.get("subject"),
+        deliver_now=False,
+        key=name,
+    )
+    if record.get("status") != "accepted":
+        record.update(status="accepted", number=result.number, commit=result.commit)
+        write_inbound(settings, game_id, key, record)
+    return [path]
+
+
+def refuse(settings: Settings, repo: GameRepo, game_id: str, key: str, reason: str) -> list[Path]:
+    """Record an emailed move as refused, then queue the refusal for its author (once)."""
+    record = inbound_record(settings, game_id, key) or {}
+    if record.get("status") != "refused":
+        record.update(status="refused", reason=reason)
+        write_inbound(settings, game_id, key, record)
+    player = str(record["player"])
+    name = outgoing.message_key(game_id, 0, player, "refusal", key)
+    path = outgoing.notify_refusal(
+        settings,
+        repo,
+        player,
+        str(record.get("text", "")),
+        str(record["reason"]),
+        in_reply_to=record.get("message_id"),
+        subject=record.get("subject"),
+        deliver_now=False,
+        key=name,
+    )
+    return [path]
+
+
+def committed_inbound(repo: GameRepo, key: str, since: str | None) -> Adjudication | None:
+    """The adjudicator commit on the game branch that carries this inbound message's
+    trailer (looked for after `since`, when given), as an adjudication."""
+    span = f"{since}..{REF}" if since else REF
+    try:
+        found = str(
+            repo.repo.git.log("--format=%H", f"--grep=^{INBOUND_TRAILER}: {key}$", span)
+        ).split()
+    except git.GitCommandError:
+        return None
+    for commit in found:
+        return _adjudication_at(repo, commit)
+    return None
+
+
+def same_move_played(
+    repo: GameRepo, player: str, text: str, since: str | None, *, at_since: bool = False
+) -> Adjudication | None:
+    """An adjudicated (not refused) move by `player` with exactly this text, made after
+    `since` (or by the commit `since` itself, with `at_since`): the same move, arrived
+    another way first (a push to the forge racing the email)."""
+    if since is None:
+        return None
+    try:
+        listing = str(repo.repo.git.rev_list(f"{since}..{REF}")).split()
+    except git.GitCommandError:
+        return None
+    for commit in [*listing, *([since] if at_since else [])]:
+        done = _adjudication_at(repo, commit)
+        if done is None:
+            continue
+        state = repo.read(STATE_FILE, commit)
+        last: dict[str, Any] = (json.loads(state).get("last") or {}) if state else {}
+        if str(last.get("player", "")).lower() != player.lower() or last.get("refused"):
+            continue
+        if repo.read(MoveName(done.number, str(last["player"])).path, commit) == text:
+            return done
+    return None
+
+
+def _adjudication_at(repo: GameRepo, commit: str) -> Adjudication | None:
+    trailers = _trailers(str(repo.repo.commit(commit).message))
+    if "Pamir-Move" not in trailers:
+        return None
+    number = int(trailers["Pamir-Move"])
+    report = repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit) or ""
+    return Adjudication(number, commit, report)
+
+
+# -- after a forge update ------------------------------------------------------------------
+
+
+def announce(
+    settings: Settings,
+    repo: GameRepo,
+    done: Update,
+    *,
+    answered: tuple[str, str] | None = None,
+) -> None:
+    """Tell the players what a forge update did (the caller holds the game's lock): the
+    notices of changes put back or of a held game, the mails of its commits
+    (`reconcile`), and the refusal of each move this service had accepted that no longer
+    applies, except `answered` (player, text): the emailed move whose author the caller
+    answers itself."""
+    try:
+        for notice in done.notices:
+            outgoing.notify_all(settings, repo, notice)
+        reconcile(settings, repo)
+        for refused in done.refused:
+            if refused.number is not None:
+                continue  # recorded in a commit: reconcile has queued it
+            if answered is not None and (refused.player.lower(), refused.text) == (
+                answered[0].lower(),
+                answered[1],
+            ):
+                continue
+            outgoing.notify_refusal(
+                settings, repo, refused.player, refused.text, refused.reason, deliver_now=False
+            )
+        outgoing.deliver(settings)
+    except Exception:  # the moves are adjudicated and pushed; mail must not undo that
+        log.exception("notifying the players of %s failed", repo.path.name)

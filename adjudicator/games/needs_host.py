@@ -121,6 +121,8 @@ def tell_operator(home: Path, send: Callable[[Mark], None]) -> list[str]:
     """Call `send` for each mark whose reason the operator has not been told yet, and
     record that it was; return the games told about. Each game and reason is sent once."""
     told: list[str] = []
+    if not every_mark(home):
+        return told  # the usual case, without taking the lock
     with _locked(home):
         for each in every_mark(home):
             if each.mailed == each.reason:

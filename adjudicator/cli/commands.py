@@ -12,6 +12,7 @@ The service:
     pamir serve --host HOST --port PORT     web pages, webhooks, inbound email, scheduler
     pamir scheduler                         deadlines, reminders, polling, mail retries
     pamir pause GAME_DIR --as P --hours H --reason T
+    pamir games                             every game, and those that need their host
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
     pamir outbox [--send]                   messages waiting, sent; send now

@@ -6,7 +6,8 @@ secret, or from `reveal.toml` once the game is over).
 
 Every file is checked as it is read: a game.toml, state.json, rollbacks.toml or reveal.toml
 that cannot be read (not text, not TOML or JSON, the wrong shape) is a `GameError` naming
-the file, as is a tree that `repo.GameRepo` cannot read.
+the file, as is a tree that `repo.GameRepo` cannot read (GameError is defined in repo.py
+for that reason, and exported from here as always).
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from adjudicator.games.moves import (
     parse_name,
     rollback_request,
 )
-# GameError lives in repo.py, which raises it for odd trees; it is exported from here.
 from adjudicator.games.repo import GameError as GameError
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import commitment, load_secret, seed_from

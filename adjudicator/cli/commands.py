@@ -14,6 +14,7 @@ The service:
     pamir pause GAME_DIR --as P --hours H --reason T
     pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
     pamir email GAME_DIR --as P ADDRESS
+    pamir games                             every game, and those that need their host
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
     pamir outbox [--send]                   messages waiting, sent; send now

@@ -1,4 +1,5 @@
-"""`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts."""
+"""`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts;
+`pamir games`: the service's games, and those that need their host."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import sys
 from pathlib import Path
 
 from adjudicator.cli.refusal import EXIT_REFUSED, Refused
+from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.registry import game_lock
+from adjudicator.games.registry import game_lock, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
@@ -108,7 +110,29 @@ def register_scheduler(commands: argparse._SubParsersAction[argparse.ArgumentPar
     pause.set_defaults(func=cmd_pause)
 
 
+def cmd_games(args: argparse.Namespace) -> None:
+    """One line per game in PAMIR_HOME/games: `ok`, or that it needs its host and why."""
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise Refused(str(error)) from None
+    games = survey(settings)
+    width = max((len(entry.id) for entry in games), default=0)
+    for entry in games:
+        entry.repo.repo.close()
+        if entry.problem is None:
+            print(f"{entry.id:<{width}}  ok")
+            continue
+        mark = needs_host.marked(settings.home, entry.id)
+        since = f" (since {mark.first_seen})" if mark else ""
+        print(f"{entry.id:<{width}}  needs the host: {entry.problem}{since}")
+
+
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the service's commands to the `pamir` command line's subcommands."""
     register_serve(commands)
     register_scheduler(commands)
+    games = commands.add_parser(
+        "games", help="list the service's games, and those that need their host"
+    )
+    games.set_defaults(func=cmd_games)

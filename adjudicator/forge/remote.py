@@ -150,7 +150,8 @@ def _game_id_of(path: Path) -> str | None:
     try:
         return snapshot(repo).game.id
     except (GameError, ValueError):
-        return None
+        # Still this game, though it cannot be read now: the delivery is what may repair it.
+        return path.name.removesuffix(".git")
     finally:
         repo.repo.close()
 

@@ -5,18 +5,26 @@ clone of a game hosted on a forge) or PAMIR_HOME/games/<id>.git (a bare reposito
 push to). Everything that changes a game (a webhook delivery, an email, a deadline) takes
 the game's lock first, so deliveries for one game are serialized across threads and
 processes while different games proceed in parallel.
+
+`survey` reads every game once and marks those that cannot be read as needing their host
+(`needs_host`), so that one broken game is listed as such instead of breaking the list.
 """
 
 from __future__ import annotations
 
 import fcntl
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+from adjudicator.games import needs_host
 from adjudicator.games.repo import GameRepo, RepoError
-from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.games.snapshot import GameError, Snapshot, snapshot
 from adjudicator.home.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def game_path(settings: Settings, game_id: str) -> Path | None:
@@ -34,10 +42,55 @@ def open_game(settings: Settings, game_id: str) -> GameRepo:
     return GameRepo(path)
 
 
-def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
-    """Every game repository under PAMIR_HOME/games, by id (folders that are not games
-    are passed over)."""
-    found: list[tuple[str, GameRepo]] = []
+@dataclass
+class Listed:
+    """A game folder of PAMIR_HOME/games, and whether the game can be read. The caller
+    closes `repo`."""
+
+    id: str  # game.toml's id; the folder's name when the game cannot be read
+    repo: GameRepo
+    snap: Snapshot | None  # None when the game cannot be read
+    problem: str | None  # why it needs its host
+
+
+def folder_id(path: Path) -> str:
+    """The id a game folder stands for (folders are named after their game)."""
+    return path.name.removesuffix(".git")
+
+
+def mark_needs_host(settings: Settings, game_id: str, repo: GameRepo, reason: str) -> None:
+    """Mark a game as needing its host, and log it the first time for this reason."""
+    try:
+        tip = repo.head()
+    except Exception:  # the tip is only a hint for clearing the mark later
+        tip = None
+    if needs_host.mark(settings.home, game_id, reason, tip):
+        log.warning("game %s needs its host: %s", game_id, reason)
+
+
+def check_game(settings: Settings, repo: GameRepo) -> Listed:
+    """Read a game, marking it as needing its host when it cannot be read, and clearing
+    the mark when it reads again at a new commit."""
+    try:
+        snap = snapshot(repo)
+    except GameError as error:
+        problem = str(error)
+    except Exception as error:  # an unforeseen failure still concerns this game alone
+        log.exception("game %s cannot be read", repo.path.name)
+        problem = f"the game cannot be read ({type(error).__name__}: {error})"
+    else:
+        needs_host.clear(settings.home, folder_id(repo.path), unless_at=snap.commit)
+        return Listed(snap.game.id, repo, snap, None)
+    game_id = folder_id(repo.path)
+    mark_needs_host(settings, game_id, repo, problem)
+    return Listed(game_id, repo, None, problem)
+
+
+def survey(settings: Settings) -> list[Listed]:
+    """Every game repository under PAMIR_HOME/games, by folder name, read once: those
+    that can be read and those that need their host (folders that are not Git
+    repositories are passed over)."""
+    found: list[Listed] = []
     if not settings.games_dir.is_dir():
         return found
     for path in sorted(settings.games_dir.iterdir()):
@@ -46,9 +99,21 @@ def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
             continue
         try:
             repo = GameRepo(path)
-            found.append((snapshot(repo).game.id, repo))
-        except (RepoError, GameError, ValueError):
+        except RepoError:
             continue
+        found.append(check_game(settings, repo))
+    return found
+
+
+def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
+    """Every game under PAMIR_HOME/games that can be read, by id (the caller closes the
+    repositories). Those that cannot are marked as needing their host and left out."""
+    found: list[tuple[str, GameRepo]] = []
+    for entry in survey(settings):
+        if entry.problem is None:
+            found.append((entry.id, entry.repo))
+        else:
+            entry.repo.repo.close()
     return found
 
 

@@ -6,6 +6,11 @@ leaves only unreferenced objects: the game is exactly as before. A crash after i
 the game exactly after. Non-bare repositories have their working tree brought in line
 with the branch afterwards (and again before each operation), since the service owns it.
 
+Reading never trusts the tree: anyone who can push to a forge-hosted game can commit a
+file, a symbolic link or a submodule where a folder belongs, or bytes that are not text.
+Such a tree is a `GameError` that names the path and says what is there, never an
+exception from deep inside GitPython.
+
 Fault injection for tests (`adjudicator.home.faults`): with PAMIR_FAULT=before-ref or
 PAMIR_FAULT=after-ref the process exits (status 70) at that point of the next commit.
 """
@@ -16,8 +21,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
+from typing import Any
 
 import git
+from git.objects.blob import Blob
 from git.objects.commit import Commit
 from git.objects.fun import tree_to_stream
 from gitdb.base import IStream
@@ -28,6 +35,8 @@ BRANCH = "main"
 REF = f"refs/heads/{BRANCH}"
 ZERO = "0" * 40
 FILE_MODE = 0o100644
+EXECUTABLE_MODE = 0o100755
+SYMLINK_MODE = 0o120000
 TREE_MODE = 0o040000
 EMPTY_TREE = bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 
@@ -38,6 +47,37 @@ class RepoError(RuntimeError):
 
 class StaleHead(RepoError):
     """The branch moved since we read it: someone else committed first."""
+
+
+class GameError(RuntimeError):
+    """The repository cannot be played on: not a game, no secret, inconsistent, or holding
+    something the adjudicator cannot read where a game's file or folder belongs.
+
+    Defined here, below `snapshot` (which exports it), so that reading an odd tree raises
+    it too: callers need to catch one error for "this game cannot be read".
+    """
+
+
+def _what(item: Any) -> str:
+    """What a tree entry is, in words for the host."""
+    if item.type == "tree":
+        return "a folder"
+    if item.type == "submodule":
+        return "a submodule"
+    if item.mode == SYMLINK_MODE:
+        return "a symbolic link"
+    return "a file"
+
+
+def _is_file(item: Any) -> bool:
+    return isinstance(item, Blob) and item.mode in (FILE_MODE, EXECUTABLE_MODE)
+
+
+def _decoded(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise GameError(f"{path} is not UTF-8 text") from None
 
 
 @dataclass(frozen=True)
@@ -87,35 +127,67 @@ class GameRepo:
         except git.GitCommandError:
             return None
 
+    def _entry(self, at: str, path: str) -> Any | None:
+        """The tree entry at `path` in commit `at`, or None when there is none."""
+        try:
+            return self.repo.commit(at).tree / path
+        except KeyError:
+            return None
+        except (TypeError, ValueError) as error:  # GitPython's words for unknown modes
+            raise GameError(f"{path} cannot be read: {error}") from None
+
+    def _files(self, folder: str, commit: str | None) -> list[Blob]:
+        """The files directly inside a folder at a commit ([] when there is no folder).
+
+        Raises GameError when `folder` is not a folder, or holds anything but files.
+        """
+        at = commit or self.head()
+        if at is None:
+            return []
+        tree = self._entry(at, folder)
+        if tree is None:
+            return []
+        if tree.type != "tree":
+            raise GameError(f"{folder} is {_what(tree)}, not a folder")
+        files: list[Blob] = []
+        try:
+            for item in tree:
+                if not _is_file(item):
+                    raise GameError(f"{folder}/{item.name} is {_what(item)}, not a file")
+                files.append(item)
+        except (TypeError, ValueError) as error:
+            raise GameError(f"{folder} cannot be read: {error}") from None
+        return files
+
     def data(self, path: str, commit: str | None = None) -> bytes | None:
-        """A file's bytes at a commit (default: the tip), or None when it is absent."""
+        """A file's bytes at a commit (default: the tip), or None when it is absent.
+
+        Raises GameError when something other than a file is at `path`.
+        """
         at = commit or self.head()
         if at is None:
             return None
-        try:
-            blob = self.repo.commit(at).tree / path
-        except KeyError:
+        item = self._entry(at, path)
+        if item is None:
             return None
-        data: bytes = blob.data_stream.read()
+        if not _is_file(item):
+            raise GameError(f"{path} is {_what(item)}, not a file")
+        data: bytes = item.data_stream.read()
         return data
 
     def read(self, path: str, commit: str | None = None) -> str | None:
-        """A file's text at a commit (default: the tip), or None when it is absent."""
+        """A file's text at a commit (default: the tip), or None when it is absent.
+
+        Raises GameError when something other than a UTF-8 text file is at `path`.
+        """
         data = self.data(path, commit)
-        return None if data is None else data.decode("utf-8")
+        return None if data is None else _decoded(data, path)
 
     def blobs(self, folder: str, commit: str | None = None) -> dict[str, bytes]:
         """Every file directly inside a folder at a commit, by name, as bytes (read once):
         move files are players' input, decoded and checked by their readers."""
-        at = commit or self.head()
-        if at is None:
-            return {}
-        try:
-            tree = self.repo.commit(at).tree / folder
-        except KeyError:
-            return {}
         found: dict[str, bytes] = {}
-        for blob in tree.blobs:
+        for blob in self._files(folder, commit):
             data = self._blobs.get(blob.hexsha)
             if data is None:
                 data = self._blobs[blob.hexsha] = blob.data_stream.read()
@@ -123,19 +195,17 @@ class GameRepo:
         return found
 
     def texts(self, folder: str, commit: str | None = None) -> dict[str, str]:
-        """Every file directly inside a folder at a commit, by name (blobs read once)."""
-        return {name: data.decode("utf-8") for name, data in self.blobs(folder, commit).items()}
+        """Every file directly inside a folder at a commit, by name, as text.
+
+        Raises GameError for a file that is not UTF-8 text."""
+        return {
+            name: _decoded(data, f"{folder}/{name}")
+            for name, data in self.blobs(folder, commit).items()
+        }
 
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""
-        at = commit or self.head()
-        if at is None:
-            return []
-        try:
-            tree = self.repo.commit(at).tree / folder
-        except KeyError:
-            return []
-        return sorted(item.name for item in tree.blobs)
+        return sorted(item.name for item in self._files(folder, commit))
 
     def commit(
         self,

@@ -3,6 +3,11 @@
 The repository is the source of truth: `game.toml`, the move files, `rollbacks.toml`.
 Replaying them from the seed gives the full position (the seed comes from the service's
 secret, or from `reveal.toml` once the game is over).
+
+Every file is checked as it is read: a game.toml, state.json, rollbacks.toml or reveal.toml
+that cannot be read (not text, not TOML or JSON, the wrong shape) is a `GameError` naming
+the file, as is a tree that `repo.GameRepo` cannot read (GameError is defined in repo.py
+for that reason, and exported from here as always).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from adjudicator.games.moves import (
     parse_name,
     rollback_request,
 )
+from adjudicator.games.repo import GameError as GameError
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import commitment, load_secret, seed_from
 
@@ -34,10 +40,6 @@ STATE_FILE = "state.json"
 ROLLBACKS_FILE = "rollbacks.toml"
 REVEAL_FILE = "reveal.toml"
 REPORTS_DIR = "reports"
-
-
-class GameError(RuntimeError):
-    """The repository cannot be played on: not a game, no secret, inconsistent."""
 
 
 @dataclass
@@ -63,12 +65,28 @@ class Rollbacks:
 
     @classmethod
     def parse(cls, text: str | None) -> Rollbacks:
+        """The rollbacks file's contents; GameError when it is not TOML of that shape."""
         if not text:
             return cls()
-        data = tomllib.loads(text)
-        return cls(
-            list(data.get("rollback", [])), data.get("proposal"), list(data.get("refused", []))
-        )
+        try:
+            data = tomllib.loads(text)
+            done, proposal, refused = (
+                data.get("rollback", []),
+                data.get("proposal"),
+                data.get("refused", []),
+            )
+            if not (
+                isinstance(done, list)
+                and all(isinstance(r, dict) for r in done)
+                and all(isinstance(n, int) for r in done for n in r.get("undone", []))
+                and (proposal is None or isinstance(proposal, dict))
+                and isinstance(refused, list)
+                and all(isinstance(n, int) for n in refused)
+            ):
+                raise ValueError("not the shape docs/game-repository.md gives")
+        except (tomllib.TOMLDecodeError, ValueError, TypeError) as error:
+            raise GameError(f"{ROLLBACKS_FILE} is not valid: {error}") from None
+        return cls(list(done), proposal, list(refused))
 
 
 @dataclass
@@ -118,12 +136,30 @@ def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
     )
     # A move file names its author case-insensitively; the game's spelling is kept.
     moves = [_canonical(game, m) for m in moves]
-    state_text = repo.read(STATE_FILE, at)
-    adjudicated = 0
-    if state_text:
-        adjudicated = int(json.loads(state_text).get("move", 0))
+    document = read_state(repo, at)
+    adjudicated = int(document.get("move", 0)) if document else 0
     rollbacks = Rollbacks.parse(repo.read(ROLLBACKS_FILE, at))
     return Snapshot(repo, at, game, moves, rollbacks, adjudicated)
+
+
+def read_state(repo: GameRepo, commit: str | None) -> dict[str, Any] | None:
+    """state.json at a commit (None when absent); GameError when it is not a state
+    document: a JSON object whose `move` is a number and whose `view` is an object."""
+    text = repo.read(STATE_FILE, commit)
+    if not text:
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError as error:
+        raise GameError(f"{STATE_FILE} is not valid: {error}") from None
+    if not isinstance(document, dict):
+        raise GameError(f"{STATE_FILE} is not valid: not a JSON object")
+    move = document.get("move", 0)
+    if not isinstance(move, int) or isinstance(move, bool) or move < 0:
+        raise GameError(f"{STATE_FILE} is not valid: `move` is not a move number")
+    if not isinstance(document.get("view", {}), dict):
+        raise GameError(f"{STATE_FILE} is not valid: `view` is not an object")
+    return document
 
 
 def _canonical(game: GameFile, move: MoveName) -> MoveName:
@@ -141,7 +177,7 @@ def game_seed(snap: Snapshot, home: Path, *, reveal_at: str | None = None) -> in
     at the tip, since the secret revealed at the end seeds every earlier position too.
     """
     revealed = snap.repo.read(REVEAL_FILE, reveal_at or snap.commit)
-    secret = tomllib.loads(revealed)["secret"] if revealed else load_secret(home, snap.game.id)
+    secret = _revealed_secret(revealed) if revealed else load_secret(home, snap.game.id)
     if secret is None:
         raise GameError(
             f"the secret seed of game {snap.game.id!r} is not in this service's PAMIR_HOME "
@@ -150,6 +186,16 @@ def game_seed(snap: Snapshot, home: Path, *, reveal_at: str | None = None) -> in
     if commitment(secret) != snap.game.seed_commitment:
         raise GameError(f"the secret of game {snap.game.id!r} does not match its commitment")
     return seed_from(secret)
+
+
+def _revealed_secret(text: str) -> str:
+    try:
+        secret = tomllib.loads(text)["secret"]
+    except (tomllib.TOMLDecodeError, KeyError) as error:
+        raise GameError(f"{REVEAL_FILE} is not valid: {error}") from None
+    if not isinstance(secret, str):
+        raise GameError(f"{REVEAL_FILE} is not valid: `secret` is not text")
+    return secret
 
 
 def initial_state(game: GameFile, seed: int) -> engine.State:

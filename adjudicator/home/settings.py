@@ -35,6 +35,8 @@ class Settings(BaseModel):
     smtp_password: str | None = None
     smtp_timeout: float = 10.0
     mail_from: str = "pamir@localhost"
+    # Who is mailed when a game needs its host (unset: the log and `pamir games` only).
+    operator_email: str | None = Field(default=None, pattern=r"^[^@\s]+@[^@\s]+$")
     # Mail in: replies go to REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN.
     reply_local: str = "pamir"
     reply_domain: str = "localhost"

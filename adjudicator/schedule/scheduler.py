@@ -11,6 +11,10 @@ done, and the poll job refreshes every game's, which brings in games created mea
 The scheduler runs in its own process so that web workers never run a job twice; a lock
 file refuses a second scheduler on the same PAMIR_HOME, and every change to a game is made
 under the game's lock (`service.game_lock`) after checking the repository again.
+
+One game never stops the others: a game that cannot be read is marked as needing its host
+(`adjudicator.games.needs_host`, and one mail to the operator) and gets no jobs until it
+reads again, while every other game's jobs, the polls and the outbox go on.
 """
 
 from __future__ import annotations
@@ -36,14 +40,22 @@ from apscheduler.triggers.interval import (  # type: ignore[import-untyped, unus
 )
 
 from adjudicator.forge import remote
+from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.registry import game_lock, list_games, open_game
+from adjudicator.games.registry import (
+    Listed,
+    game_lock,
+    mark_needs_host,
+    open_game,
+    survey,
+)
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
+from adjudicator.mail.operator import alert_operator
 from adjudicator.schedule.clock import apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
 
@@ -218,14 +230,33 @@ def refresh_game(
         )
 
 
+def _readable(settings: Settings) -> list[str]:
+    """The ids of the games that can be read (the others are marked as needing their host,
+    and logged the first time)."""
+    games = survey(settings)
+    for entry in games:
+        entry.repo.repo.close()
+    return [entry.id for entry in games if entry.problem is None]
+
+
+def tell_operator(settings: Settings) -> None:
+    """Mail the operator about games newly needing their host; a mail failure is logged."""
+    try:
+        alert_operator(settings)
+    except Exception:
+        log.exception("writing the mail about games that need their host failed")
+
+
 def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
-    """Refresh every game's jobs; drop the jobs of games that are gone. Returns the ids."""
-    games = list_games(settings)
-    ids = [game_id for game_id, _ in games]
-    for _, repo in games:
-        repo.repo.close()
+    """Refresh every readable game's jobs; drop the jobs of games that are gone or cannot
+    be read, and tell the operator about the latter. Returns the ids refreshed."""
+    ids = _readable(settings)
     for game_id in ids:
-        refresh_game(scheduler, settings, game_id)
+        try:
+            refresh_game(scheduler, settings, game_id)
+        except Exception:  # one game's surprise must not leave the others without jobs
+            log.exception("game %s: its jobs could not be refreshed", game_id)
+    tell_operator(settings)
     with _editing(scheduler) as editable:
         if not editable:
             return ids
@@ -308,13 +339,31 @@ def _game_job(
     clock = scheduler.pamir_clock
     earliest = None
     try:
-        if not work(settings, game_id, clock()):
+        if work(settings, game_id, clock()):
+            needs_host.clear(settings.home, game_id)  # it worked: the game is fine again
+        else:
             earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
+    except GameError as error:
+        _needs_host(settings, game_id, error)
+        earliest = clock() + RETRY
     except Exception:
         log.exception("game %s: %s failed", game_id, getattr(work, "__name__", "a job"))
         earliest = clock() + RETRY
     finally:
         refresh_game(scheduler, settings, game_id, earliest=earliest)
+
+
+def _needs_host(settings: Settings, game_id: str, error: GameError) -> None:
+    """Mark a game whose work failed for want of a readable game, and tell the operator."""
+    try:
+        repo = open_game(settings, game_id)
+    except GAME_ERRORS:
+        return  # gone meanwhile
+    try:
+        mark_needs_host(settings, game_id, repo, str(error))
+    finally:
+        repo.repo.close()
+    tell_operator(settings)
 
 
 def deadline_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> None:
@@ -327,22 +376,28 @@ def reminder_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> 
     _game_job(scheduler, settings, game_id, run_reminder)
 
 
+def _is_hosted(entry: Listed) -> bool:
+    try:
+        return bool(remote.is_remote(entry.repo))
+    finally:
+        entry.repo.repo.close()
+
+
 def poll_remote(settings: Settings) -> list[str]:
     """Bring every forge-hosted game up to date with its forge (for forges that send no
-    webhooks); return the ids polled."""
+    webhooks); return the ids polled. Games that need their host are fetched too: a repair
+    pushed to the forge comes in this way."""
     polled: list[str] = []
-    for game_id, repo in list_games(settings):
-        try:
-            hosted = bool(remote.is_remote(repo))
-        finally:
-            repo.repo.close()
-        if not hosted:
+    for entry in survey(settings):
+        if not _is_hosted(entry):
             continue
         try:
-            sync_game(settings, game_id)
-            polled.append(game_id)
+            sync_game(settings, entry.id)
+            polled.append(entry.id)
+        except GameError as error:
+            _needs_host(settings, entry.id, error)
         except Exception:  # one unreachable forge must not stop the others
-            log.exception("polling game %s failed", game_id)
+            log.exception("polling game %s failed", entry.id)
     return polled
 
 
@@ -397,18 +452,18 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
     """Every job once, now: poll, remind and time out what is due, deliver (for cron)."""
     ledger.reconcile_all(settings)  # what a crashed process left unmailed goes first
     done = Round(polled=poll_remote(settings))
-    games = list_games(settings)
-    for _, repo in games:
-        repo.repo.close()
-    for game_id, _ in games:
+    for game_id in _readable(settings):
         moment = now or utc_now()
         try:
             if players := run_reminder(settings, game_id, moment):
                 done.reminded[game_id] = players
             if results := run_deadline(settings, game_id, moment):
                 done.timed_out[game_id] = results
-        except GAME_ERRORS as error:
+        except GameError as error:
+            _needs_host(settings, game_id, error)
+        except Exception as error:  # logged; the other games go on
             log.warning("game %s: %s", game_id, error)
+    tell_operator(settings)
     mail_tick(settings)
     return done
 

@@ -4,11 +4,13 @@ Everything shown comes from what the game repository publishes: `state.json` (th
 view), `reports/`, `game.toml` (players' names only, never their addresses) and the
 commit history. The secret, the deck and the players' private sections live elsewhere
 in PAMIR_HOME and are never read here.
+
+A game that cannot be read is marked as needing its host (`adjudicator.games.needs_host`):
+its pages say so and why (503), and the index lists it with a mark among the others.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Iterator
@@ -21,12 +23,20 @@ from typing import Any
 from flask import Blueprint, Response, abort, render_template
 from werkzeug.exceptions import HTTPException
 
+from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError, local_text, zone
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import Entry, history
-from adjudicator.games.registry import game_path
+from adjudicator.games.registry import folder_id, game_path, mark_needs_host, survey
 from adjudicator.games.repo import GameRepo, RepoError
-from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, GameError, Snapshot, snapshot
+from adjudicator.games.snapshot import (
+    REPORTS_DIR,
+    STATE_FILE,
+    GameError,
+    Snapshot,
+    read_state,
+    snapshot,
+)
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import current_settings
 from adjudicator.web.rendering import FILTERS, report_html
@@ -61,6 +71,15 @@ class Position:
         return list(pending["players"]) if pending else []
 
 
+@dataclass(frozen=True)
+class Broken:
+    """A game that cannot be read, as the index and its page show it."""
+
+    id: str
+    problem: str
+    since: str | None = None  # when the reason was first seen
+
+
 @dataclass
 class Turn:
     """One adjudicated move (or the new game, number 0) with its report."""
@@ -86,10 +105,9 @@ def _deadline(repo: GameRepo, snap: Snapshot) -> str | None:
 
 def read_position(repo: GameRepo, snap: Snapshot | None = None) -> Position:
     snap = snap or snapshot(repo)
-    text = repo.read(STATE_FILE, snap.commit)
-    if text is None:
-        raise GameError(f"{repo.path.name} has no {STATE_FILE}")
-    document = json.loads(text)
+    document = read_state(repo, snap.commit)
+    if document is None or "view" not in document:
+        raise GameError(f"{repo.path.name} has no {STATE_FILE} with a view")
     view: dict[str, Any] = document["view"]
     deadline = _deadline(repo, snap) if view.get("pending") is not None else None
     return Position(
@@ -136,64 +154,81 @@ def _turns(repo: GameRepo, snap: Snapshot) -> list[Turn]:
     return turns
 
 
+def _broken(repo: GameRepo, error: Exception) -> Broken:
+    """Mark the game as needing its host; what its page and the index say about it."""
+    settings = current_settings()
+    game_id = folder_id(repo.path)
+    if not isinstance(error, GameError | GameFileError):
+        log.error("game %s cannot be shown", game_id, exc_info=error)
+        error = GameError(f"the game cannot be read ({type(error).__name__}: {error})")
+    mark_needs_host(settings, game_id, repo, str(error))
+    mark = needs_host.marked(settings.home, game_id)
+    return Broken(game_id, str(error), mark.first_seen if mark else None)
+
+
+def _needs_host_page(broken: Broken) -> tuple[str, int]:
+    return render_template("web/needs_host.html", broken=broken), 503
+
+
 @bp.get("/")
 def index() -> str:
     settings = current_settings()
-    positions: list[Position] = []
-    if settings.games_dir.is_dir():
-        for path in sorted(settings.games_dir.iterdir()):
-            if not path.is_dir() or not GAME_ID.match(path.name.removesuffix(".git")):
-                continue
-            try:
-                repo = GameRepo(path)
-            except RepoError:
-                continue
-            try:
-                positions.append(read_position(repo))
-            except (GameError, GameFileError, ValueError, KeyError) as error:
-                log.warning("game %s cannot be shown: %s", path.name, error)
-            finally:
-                repo.repo.close()
-    return render_template("web/index.html", positions=positions)
+    rows: list[Position | Broken] = []
+    for entry in survey(settings):
+        if not GAME_ID.match(entry.id):
+            entry.repo.repo.close()
+            continue
+        try:
+            if entry.snap is None:
+                mark = needs_host.marked(settings.home, entry.id)
+                since = mark.first_seen if mark else None
+                rows.append(Broken(entry.id, entry.problem or "", since))
+            else:
+                rows.append(read_position(entry.repo, entry.snap))
+        except Exception as error:  # one game's failure is shown on its row, never a 500
+            rows.append(_broken(entry.repo, error))
+        finally:
+            entry.repo.repo.close()
+    return render_template("web/index.html", positions=rows)
 
 
 @bp.get("/games/<game_id>")
-def game(game_id: str) -> str:
+def game(game_id: str) -> str | tuple[str, int]:
     with opened(game_id) as repo:
         try:
             snap = snapshot(repo)
             position = read_position(repo, snap)
             turns = _turns(repo, snap)
-        except (GameError, GameFileError) as error:
-            log.warning("game %s cannot be shown: %s", game_id, error)
-            abort(404, description=f"There is no playable game called {game_id!r} here.")
-    for turn in turns:
-        turn.html = report_html(turn.report, 2)
+            for turn in turns:
+                turn.html = report_html(turn.report, 2)
+        except Exception as error:  # the game needs its host: say so, never 404 or 500
+            return _needs_host_page(_broken(repo, error))
+        needs_host.clear(current_settings().home, game_id, unless_at=snap.commit)
     return render_template("web/game.html", position=position, turns=turns)
 
 
 @bp.get("/games/<game_id>/turns/<int:number>")
-def turn(game_id: str, number: int) -> str:
+def turn(game_id: str, number: int) -> str | tuple[str, int]:
     with opened(game_id) as repo:
         try:
             snap = snapshot(repo)
             text = repo.read(f"{REPORTS_DIR}/{number:04d}.md", snap.commit)
-            if text is None:
-                abort(404, description=f"Game {game_id} has no report for move {number}.")
             entries = {e.number: e for e in history(repo) if e.number is not None}
             numbers = sorted(
                 int(n[:4]) for n in repo.names(REPORTS_DIR, snap.commit) if n[:4].isdigit()
             )
-        except (GameError, GameFileError) as error:
-            log.warning("game %s cannot be shown: %s", game_id, error)
-            abort(404, description=f"There is no playable game called {game_id!r} here.")
+            html = None if text is None else report_html(text, 1)
+        except Exception as error:  # the game needs its host: say so, never 404 or 500
+            return _needs_host_page(_broken(repo, error))
+    if text is None or html is None:
+        abort(404, description=f"Game {game_id} has no report for move {number}.")
     earlier = [n for n in numbers if n < number]
     later = [n for n in numbers if n > number]
     return render_template(
         "web/turn.html",
         game_id=snap.game.id,
         players=snap.game.names,
-        turn=Turn(number, entries.get(number), text, report_html(text, 1)),
+        turn=Turn(number, entries.get(number), text, html),
         previous=earlier[-1] if earlier else None,
         following=later[0] if later else None,
     )

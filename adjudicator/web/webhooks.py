@@ -10,7 +10,8 @@ is acknowledged without doing anything again.
 
 Responses: 200 handled (or a repeated delivery), 202 ignored, 400 unreadable, 401 no
 signature, 403 wrong signature or no secret configured, 404 no such game, 413 too big,
-500 the game could not be updated (the forge may deliver again later). The signature
+500 the game could not be updated (the forge may deliver again later), 503 the game cannot
+be read and needs its host (it is marked so, and the operator is told). The signature
 header is looked at before the body is read, and the body is read at most MAX_BODY_BYTES
 far, chunked or not.
 """
@@ -34,13 +35,15 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adjudicator.forge import remote
+from adjudicator.games import needs_host
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.registry import game_lock, open_game
+from adjudicator.games.registry import game_lock, mark_needs_host, open_game
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
+from adjudicator.mail.operator import alert_operator
 from adjudicator.web import current_settings, read_body
 
 MAX_BODY_BYTES = 5_000_000
@@ -232,12 +235,25 @@ def _synchronize(
             if key is not None:
                 log_.remember(key, outcome)
             ledger.announce(settings, repo, done)
-        except (remote.RemoteError, GameError, GameFileError, RepoError) as error:
+            needs_host.clear(settings.home, game_id)  # it read and adjudicated: fine again
+        except (GameError, GameFileError) as error:
+            # The game cannot be read: it needs its host, and nothing else is affected.
+            mark_needs_host(settings, game_id, repo, str(error))
+            _tell_operator(settings)
+            return _reply(503, game=game_id, error=f"the game needs its host: {error}")
+        except (remote.RemoteError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
         finally:
             repo.repo.close()
     return _reply(200, **outcome)
+
+
+def _tell_operator(settings: Settings) -> None:
+    try:
+        alert_operator(settings)
+    except Exception:  # the mail is written again on the scheduler's next poll
+        log.exception("writing the mail about games that need their host failed")
 
 
 @bp.post("/github")

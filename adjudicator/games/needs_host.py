@@ -1,0 +1,133 @@
+"""Games that need their host: marks in PAMIR_HOME/needs-host/ID.json.
+
+A game the service cannot read (a file where `moves/` belongs, a game.toml that is not
+TOML, ...) is marked instead of failing whatever touched it, so that everything else goes
+on: the index lists it with a mark, its page says why, the scheduler leaves it alone and
+the operator is mailed once per game and reason (docs/web.md, docs/scheduler.md).
+
+A mark records the reason, when it was first seen, the commit at which the game failed and
+the reason the operator was last mailed about. It is cleared when the game reads again at
+another commit (the host or a player repaired it), or when work on the game succeeds.
+The marks are the service's own files, never part of a game repository.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from adjudicator.home.files import write_atomically
+
+FOLDER = "needs-host"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Why a game needs its host, since when, and what the operator was told."""
+
+    game: str
+    reason: str
+    first_seen: str  # ISO 8601, UTC: when this reason was first seen
+    commit: str | None = None  # the game's tip when it failed
+    mailed: str | None = None  # the reason the operator was mailed about
+
+
+def _folder(home: Path) -> Path:
+    return home / FOLDER
+
+
+def _path(home: Path, game_id: str) -> Path:
+    return _folder(home) / f"{game_id}.json"
+
+
+@contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    """One writer at a time across threads and processes (web workers, the scheduler)."""
+    folder = _folder(home)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "w", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _read(path: Path) -> Mark | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Mark(**data)
+    except (OSError, ValueError, TypeError):
+        return None  # absent, or half of a hand edit: the next failure writes it again
+
+
+def _write(home: Path, mark: Mark) -> None:
+    text = json.dumps(asdict(mark), indent=2) + "\n"
+    write_atomically(_path(home, mark.game), text.encode("utf-8"))
+
+
+def marked(home: Path, game_id: str) -> Mark | None:
+    """The game's mark, or None when it does not need its host."""
+    return _read(_path(home, game_id))
+
+
+def every_mark(home: Path) -> list[Mark]:
+    """Every game that needs its host, by id."""
+    folder = _folder(home)
+    if not folder.is_dir():
+        return []
+    marks = (_read(path) for path in sorted(folder.glob("*.json")))
+    return [m for m in marks if m is not None]
+
+
+def mark(home: Path, game_id: str, reason: str, commit: str | None = None) -> bool:
+    """Mark the game as needing its host; True when this reason is new for it (the
+    caller logs it then, and only then)."""
+    with _locked(home):
+        old = marked(home, game_id)
+        if old is not None and old.reason == reason:
+            if old.commit != commit:
+                _write(home, replace(old, commit=commit))
+            return False
+        first_seen = datetime.now(UTC).isoformat(timespec="seconds")
+        mailed = old.mailed if old is not None else None
+        _write(home, Mark(game_id, reason, first_seen, commit, mailed))
+        return True
+
+
+def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
+    """Remove the game's mark (the game works again); True if there was one.
+
+    With `unless_at`, a mark made at that commit stays: the game failed there in a way a
+    quick read does not see (a move that does not replay, say), and still would.
+    """
+    path = _path(home, game_id)
+    if not path.exists():  # the usual case, without taking the lock
+        return False
+    with _locked(home):
+        old = marked(home, game_id)
+        if old is not None and unless_at is not None and old.commit == unless_at:
+            return False
+        path.unlink(missing_ok=True)
+        return old is not None
+
+
+def tell_operator(home: Path, send: Callable[[Mark], None]) -> list[str]:
+    """Call `send` for each mark whose reason the operator has not been told yet, and
+    record that it was; return the games told about. Each game and reason is sent once."""
+    told: list[str] = []
+    if not every_mark(home):
+        return told  # the usual case, without taking the lock
+    with _locked(home):
+        for each in every_mark(home):
+            if each.mailed == each.reason:
+                continue
+            send(each)
+            _write(home, replace(each, mailed=each.reason))
+            told.append(each.game)
+    return told

@@ -1,0 +1,62 @@
+"""Mail to the service's operator: a game needs its host (docs/configuration.md).
+
+The marks are made wherever a game fails to read (`adjudicator.games.needs_host`); this
+turns each new one into a message to `operator_email`, written to the outbox like every
+other message and delivered by the outbox job, so it is retried while the mail server is
+down. Each game and reason is mailed once, however often the game is found broken.
+"""
+
+from __future__ import annotations
+
+import logging
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+
+from adjudicator.games import needs_host
+from adjudicator.games.registry import game_path
+from adjudicator.home.settings import Settings
+from adjudicator.mail.outgoing import message_domain, queue
+
+log = logging.getLogger(__name__)
+
+
+def alert_message(settings: Settings, mark: needs_host.Mark) -> EmailMessage:
+    """The message telling the operator that a game needs its host, and why."""
+    assert settings.operator_email is not None
+    message = EmailMessage()
+    message["From"] = settings.mail_from
+    message["To"] = settings.operator_email
+    message["Subject"] = f"[{mark.game}] The game needs its host"
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = make_msgid(f"needs-host.{mark.game}", message_domain(settings))
+    # RFC 3834: automatic messages; well-behaved auto-responders do not answer them.
+    message["Auto-Submitted"] = "auto-generated"
+    message["X-Pamir-Game"] = mark.game
+    message["X-Pamir-Player"] = "operator"
+    base = settings.base_url.rstrip("/")
+    folder = game_path(settings, mark.game) or settings.games_dir / mark.game
+    message.set_content(
+        f"The game {mark.game} on {base} cannot be read, so nothing is adjudicated for it\n"
+        "until its repository is repaired. The other games are not affected.\n\n"
+        f"Reason: {mark.reason}\n"
+        f"First seen: {mark.first_seen}\n"
+        f"Repository: {folder}\n"
+        f"Page: {base}/games/{mark.game}\n\n"
+        "Repair the repository (for a forge-hosted game, on the forge: the service fetches\n"
+        "it on the next push or poll). The mark in PAMIR_HOME/needs-host/ goes away by\n"
+        "itself once the game reads again; `pamir games` lists the games that need you.\n"
+    )
+    return message
+
+
+def alert_operator(settings: Settings) -> list[str]:
+    """Write one message to the operator for each game newly needing its host (or for a
+    new reason); return those games. Nothing without an `operator_email`."""
+    if settings.operator_email is None:
+        return []
+
+    def send(mark: needs_host.Mark) -> None:
+        queue(settings, alert_message(settings, mark))
+        log.info("game %s needs its host: the operator is told", mark.game)
+
+    return needs_host.tell_operator(settings.home, send)

@@ -251,6 +251,23 @@ def test_the_pages_show_a_broken_game_as_needing_its_host(
     assert needs_host.marked(home, "g1") is None
 
 
+def test_the_pages_never_show_where_the_service_keeps_its_data(
+    home: Path, settings: Settings
+) -> None:
+    new_game(settings, "g2")
+    stray = settings.games_dir / "g1"  # a repository with no game.toml: not a game
+    stray.mkdir()
+    git(stray, "init", "-q", "--initial-branch=main")
+    git(stray, "commit", "-q", "--allow-empty", "-m", "not a game")
+    with serving(create_app({"home": home})) as site:
+        index = fetch(f"{site}/")
+        page = fetch(f"{site}/games/g1")
+    assert "needs the host" in row_of(index.text, "g1")
+    assert page.status == 503 and "no game.toml" in page.text
+    for reply in (index, page):
+        assert str(home) not in reply.text
+
+
 # -- the scheduler -------------------------------------------------------------------------
 
 

@@ -160,10 +160,16 @@ def _broken(repo: GameRepo, error: Exception) -> Broken:
     game_id = folder_id(repo.path)
     if not isinstance(error, GameError | GameFileError):
         log.error("game %s cannot be shown", game_id, exc_info=error)
-        error = GameError(f"the game cannot be read ({type(error).__name__}: {error})")
+        error = GameError(f"the game cannot be read ({type(error).__name__}; see the log)")
     mark_needs_host(settings, game_id, repo, str(error))
     mark = needs_host.marked(settings.home, game_id)
-    return Broken(game_id, str(error), mark.first_seen if mark else None)
+    return Broken(game_id, public_problem(str(error)), mark.first_seen if mark else None)
+
+
+def public_problem(problem: str) -> str:
+    """What a public page may say of a game's problem: not where the service keeps its
+    data (a reason may name a folder under PAMIR_HOME)."""
+    return problem.replace(str(current_settings().home), "PAMIR_HOME")
 
 
 def _needs_host_page(broken: Broken) -> tuple[str, int]:
@@ -182,7 +188,7 @@ def index() -> str:
             if entry.snap is None:
                 mark = needs_host.marked(settings.home, entry.id)
                 since = mark.first_seen if mark else None
-                rows.append(Broken(entry.id, entry.problem or "", since))
+                rows.append(Broken(entry.id, public_problem(entry.problem or ""), since))
             else:
                 rows.append(read_position(entry.repo, entry.snap))
         except Exception as error:  # one game's failure is shown on its row, never a 500

@@ -10,9 +10,8 @@ produced by `engine.serialize`.
 
 from __future__ import annotations
 
-from copy import deepcopy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from engine.cards import BORDERS, COALITIONS, REGION_IDS, Coalition, RegionId, Suit
 from engine.frames import Effect
@@ -140,7 +139,7 @@ class State:
             checks_resolved=self.checks_resolved,
             phase=self.phase,
             winners=self.winners[:],
-            stack=deepcopy(self.stack),  # rules change the top frame in place
+            stack=[copy_frame(frame) for frame in self.stack],
             log=self.log[:],
             wakhan=self.wakhan.copy() if self.wakhan is not None else None,
         )
@@ -177,3 +176,12 @@ def empty_board(num_players: int) -> dict[str, Any]:
         "roads": {b: {c: 0 for c in COALITIONS} for b in BORDERS},
         "tribes": {r: [0] * num_players for r in REGION_IDS},
     }
+
+
+def copy_frame(frame: Frame) -> Frame:
+    """A frame that can be changed without changing `frame`: rules change frames in place,
+    setting fields and appending to their lists (a frame's values are numbers, strings,
+    None or flat lists). A deep copy would do the same at several times the cost, on the
+    path of every `engine.apply`."""
+    copied = {key: value[:] if isinstance(value, list) else value for key, value in frame.items()}
+    return cast(Frame, copied)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -47,13 +48,14 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import (
     Listed,
+    folder_id,
     game_lock,
     game_path,
     mark_needs_host,
     open_game,
     survey,
 )
-from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
@@ -67,6 +69,8 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 POLL_JOB = "poll"
 OUTBOX_JOB = "outbox"
+WATCH_JOB = "watch"
+WATCH_SECONDS = 3  # a host's change of deadlines is scheduled this soon after its commit
 RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
 LOCK_FILE = "scheduler.lock"
 GAME_ERRORS = (GameError, GameFileError, RepoError, DeadlineError, ValueError, OSError)
@@ -100,6 +104,7 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
         self.pamir_clock = clock
         self.pamir_lock = threading.RLock()
         self.pamir_stopping = False
+        self.pamir_tips: dict[str, str | None] = {}  # game folder -> its branch, last seen
 
     def shutdown(self, wait: bool = True) -> None:
         with self.pamir_lock:  # no job is editing its jobs past this point
@@ -131,6 +136,16 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         id=POLL_JOB,
         name="poll forge-hosted games, refresh every game's jobs",
         replace_existing=True,
+    )
+    watch(scheduler, settings)  # what the jobs were just built from
+    scheduler.add_job(
+        watch,
+        IntervalTrigger(seconds=WATCH_SECONDS, timezone=UTC),
+        args=[scheduler, settings],
+        id=WATCH_JOB,
+        name="refresh the jobs of each game whose branch moved",
+        replace_existing=True,
+        max_instances=1,
     )
     scheduler.add_job(
         mail_tick,
@@ -471,6 +486,45 @@ def sync_game(settings: Settings, game_id: str) -> None:
             ledger.announce(settings, repo, remote.update(repo, settings.home))
         finally:
             repo.repo.close()
+
+
+def branch_tip(path: Path) -> str | None:
+    """The commit a game repository's branch points at, read from its files (no Git
+    process: the watch looks at every game every few seconds)."""
+    folder = path if (path / "HEAD").is_file() else path / ".git"
+    with suppress(OSError):
+        return (folder / REF).read_text(encoding="ascii").strip()
+    with suppress(OSError):
+        for line in (folder / "packed-refs").read_text(encoding="ascii").splitlines():
+            if line.endswith(f" {REF}"):
+                return line.split()[0]
+    return None
+
+
+def watch(scheduler: GameScheduler, settings: Settings) -> list[str]:
+    """The watch job: refresh the jobs of each game whose branch moved since the last look
+    (a host's `pamir deadlines`, a pause, a move made by another process), so that a change
+    is scheduled when it is committed rather than at the next poll. Returns those games."""
+    if not settings.games_dir.is_dir():
+        return []
+    moved: list[str] = []
+    for path in sorted(settings.games_dir.iterdir()):
+        if not path.is_dir() or path.name.startswith("."):
+            continue
+        tip = branch_tip(path)
+        if scheduler.pamir_tips.get(path.name, "") == tip:
+            continue
+        first = path.name not in scheduler.pamir_tips
+        scheduler.pamir_tips[path.name] = tip
+        if first and not scheduler.running:
+            continue  # being built: its jobs come from the same repositories
+        game_id = folder_id(path)
+        try:
+            refresh_game(scheduler, settings, game_id)
+            moved.append(game_id)
+        except Exception:
+            log.exception("game %s: its jobs could not be refreshed", game_id)
+    return moved
 
 
 def poll(scheduler: GameScheduler, settings: Settings) -> None:

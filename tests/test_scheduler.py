@@ -468,6 +468,7 @@ def test_jobs_are_rebuilt_from_the_repositories_after_a_restart(settings: Settin
         "deadline:uu",
         "reminder:uu",
         "poll",
+        "watch",
         "outbox",
     }
     for game_id, pending in due.items():
@@ -493,13 +494,13 @@ def test_refresh_follows_the_game(settings: Settings) -> None:
     assert pending is not None
     new = jobs(scheduler)["deadline:tt"]
     assert new != old and new.endswith(pending.clock.deadline.isoformat())
-    assert len(scheduler.get_jobs()) == 4  # replaced, not added
+    assert len(scheduler.get_jobs()) == 5  # replaced, not added
     repo.repo.close()
     for path in sorted(repo.path.rglob("*"), reverse=True):
         path.unlink() if not path.is_dir() or path.is_symlink() else path.rmdir()
     repo.path.rmdir()
     sched.refresh_all(scheduler, settings)
-    assert set(jobs(scheduler)) == {"poll", "outbox"}
+    assert set(jobs(scheduler)) == {"poll", "watch", "outbox"}
 
 
 def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
@@ -509,7 +510,7 @@ def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
     sched.run_reminder(settings, "tt", pending.clock.reminder)
     reminded = pending.clock.reminder
     scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
-    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "outbox"}
+    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "watch", "outbox"}
 
 
 def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Settings) -> None:

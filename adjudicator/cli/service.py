@@ -57,6 +57,9 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
         )
     if args.once:
         done = run_once(settings)
+        for game_id, results in done.adjudicated.items():
+            for result in results:
+                print(f"{game_id}: pushed move {result.number} adjudicated ({result.commit[:10]})")
         for game_id, results in done.timed_out.items():
             for result in results:
                 print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")

@@ -50,7 +50,7 @@ class Listed:
     id: str  # game.toml's id; the folder's name when the game cannot be read
     repo: GameRepo
     snap: Snapshot | None  # None when the game cannot be read
-    problem: str | None  # why it needs its host
+    problem: str | None  # why it needs its host (also when it reads, but cannot be played)
 
 
 def folder_id(path: Path) -> str:
@@ -79,8 +79,12 @@ def check_game(settings: Settings, repo: GameRepo) -> Listed:
         log.exception("game %s cannot be read", repo.path.name)
         problem = f"the game cannot be read ({type(error).__name__}: {error})"
     else:
-        needs_host.clear(settings.home, folder_id(repo.path), unless_at=snap.commit)
-        return Listed(snap.game.id, repo, snap, None)
+        game_id = folder_id(repo.path)
+        needs_host.clear(settings.home, game_id, unless_at=snap.commit)
+        # A mark that stays was made at this very commit by work that reads further than
+        # a snapshot (the scheduler, an adjudication): the game still needs its host.
+        mark = needs_host.marked(settings.home, game_id)
+        return Listed(snap.game.id, repo, snap, mark.reason if mark is not None else None)
     game_id = folder_id(repo.path)
     mark_needs_host(settings, game_id, repo, problem)
     return Listed(game_id, repo, None, problem)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -44,26 +45,32 @@ from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.outputs import Adjudication
+from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import (
     Listed,
+    folder_id,
     game_lock,
+    game_path,
     mark_needs_host,
     open_game,
     survey,
 )
-from adjudicator.games.repo import GameRepo, RepoError
-from adjudicator.games.snapshot import GameError
+from adjudicator.games.repo import REF, GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
 from adjudicator.mail.operator import alert_operator
-from adjudicator.schedule.clock import apply_timeouts, waiting
+from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
+from adjudicator.schedule.stalls import stalled
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 POLL_JOB = "poll"
 OUTBOX_JOB = "outbox"
+WATCH_JOB = "watch"
+WATCH_SECONDS = 3  # a host's change of deadlines is scheduled this soon after its commit
 RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
 LOCK_FILE = "scheduler.lock"
 GAME_ERRORS = (GameError, GameFileError, RepoError, DeadlineError, ValueError, OSError)
@@ -97,6 +104,7 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
         self.pamir_clock = clock
         self.pamir_lock = threading.RLock()
         self.pamir_stopping = False
+        self.pamir_tips: dict[str, str | None] = {}  # game folder -> its branch, last seen
 
     def shutdown(self, wait: bool = True) -> None:
         with self.pamir_lock:  # no job is editing its jobs past this point
@@ -128,6 +136,16 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         id=POLL_JOB,
         name="poll forge-hosted games, refresh every game's jobs",
         replace_existing=True,
+    )
+    watch(scheduler, settings)  # what the jobs were just built from
+    scheduler.add_job(
+        watch,
+        IntervalTrigger(seconds=WATCH_SECONDS, timezone=UTC),
+        args=[scheduler, settings],
+        id=WATCH_JOB,
+        name="refresh the jobs of each game whose branch moved",
+        replace_existing=True,
+        max_instances=1,
     )
     scheduler.add_job(
         mail_tick,
@@ -182,15 +200,7 @@ def refresh_game(
     """Replace the game's deadline and reminder jobs by those its repository calls for
     now (none when the game waits for nobody). `earliest`: no job before this time."""
     now = scheduler.pamir_clock()
-    try:
-        repo = open_game(settings, game_id)
-        try:
-            pending = waiting(repo)
-        finally:
-            repo.repo.close()
-    except GAME_ERRORS as error:
-        log.warning("game %s: no deadline can be set: %s", game_id, error)
-        pending = None
+    pending = schedulable(settings, game_id)
     with _editing(scheduler) as editable:
         if not editable:
             return
@@ -230,6 +240,39 @@ def refresh_game(
         )
 
 
+def schedulable(settings: Settings, game_id: str) -> Waiting | None:
+    """The decision the game waits for, or None: when it is over, gone, or cannot be
+    scheduled, in which case it is marked as needing its host with the reason (logged
+    the first time; `log_needing_host` says it again on every tick)."""
+    try:
+        repo = open_game(settings, game_id)
+    except GAME_ERRORS:
+        return None  # gone meanwhile: its jobs go
+    try:
+        try:
+            snap = snapshot(repo)
+            pending = waiting(repo, snap.commit)
+            problem = stalled(repo, snap, pending)
+        except GAME_ERRORS as error:  # a game.toml or deadlines.toml no deadline comes from
+            pending, problem = None, str(error)
+        if problem is not None:
+            mark_needs_host(settings, game_id, repo, problem)
+            return None
+        return pending
+    finally:
+        repo.repo.close()
+
+
+def log_needing_host(settings: Settings) -> None:
+    """Say on every tick which games the scheduler cannot schedule, and why: a stall is
+    never silent, however long it lasts."""
+    for mark in needs_host.every_mark(settings.home):
+        if game_path(settings, mark.game) is not None:
+            log.warning(
+                "game %s cannot be scheduled, it needs its host: %s", mark.game, mark.reason
+            )
+
+
 def _readable(settings: Settings) -> list[str]:
     """The ids of the games that can be read (the others are marked as needing their host,
     and logged the first time)."""
@@ -253,9 +296,16 @@ def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
     ids = _readable(settings)
     for game_id in ids:
         try:
+            adjudicate_pushed(settings, game_id)
+        except GameError as error:
+            _needs_host(settings, game_id, error)
+        except Exception:
+            log.exception("game %s: adjudicating its pushed moves failed", game_id)
+        try:
             refresh_game(scheduler, settings, game_id)
         except Exception:  # one game's surprise must not leave the others without jobs
             log.exception("game %s: its jobs could not be refreshed", game_id)
+    log_needing_host(settings)
     tell_operator(settings)
     with _editing(scheduler) as editable:
         if not editable:
@@ -276,15 +326,14 @@ def _remote_update(settings: Settings, repo: GameRepo) -> None:
         ledger.announce(settings, repo, remote.update(repo, settings.home))
 
 
-def report(settings: Settings, repo: GameRepo, results: list[Adjudication]) -> None:
+def report(
+    settings: Settings, repo: GameRepo, results: list[Adjudication], how: str = "played by default"
+) -> None:
     """Tell the players about the adjudications, by mail: their commits say what to send
     (`ledger.reconcile`; the caller holds the game's lock)."""
     for result in results:
         log.info(
-            "%s: move %d played by default, commit %s",
-            repo.path.name,
-            result.number,
-            result.commit[:10],
+            "%s: move %d %s, commit %s", repo.path.name, result.number, how, result.commit[:10]
         )
     if not results:
         return
@@ -304,6 +353,8 @@ def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudi
         repo = open_game(settings, game_id)
         try:
             pending = waiting(repo)
+            if pending is not None and pending.pushed and not remote.is_remote(repo):
+                return _adjudicate_pushed(settings, repo)  # answers in time win
             if pending is None or not pending.clock.is_due(now):
                 return []  # by the service's copy; a forge only ever adds answers
             ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
@@ -315,6 +366,30 @@ def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudi
             return results
         finally:
             repo.repo.close()
+
+
+def adjudicate_pushed(settings: Settings, game_id: str) -> list[Adjudication]:
+    """Under the game's lock: adjudicate the move files pushed to a game that is not
+    hosted on a forge and that no hook adjudicated (hooks missing, or a post-receive hook
+    that died). A forge-hosted game's pushes come in with its polls instead."""
+    with game_lock(settings, game_id):
+        repo = open_game(settings, game_id)
+        try:
+            if remote.is_remote(repo):
+                return []
+            return _adjudicate_pushed(settings, repo)
+        finally:
+            repo.repo.close()
+
+
+def _adjudicate_pushed(settings: Settings, repo: GameRepo) -> list[Adjudication]:
+    snap = snapshot(repo)
+    if not snap.pending() or any(m.player not in snap.game.names for m in snap.pending()):
+        return []  # nothing waits, or a move for a stranger: the host's to remove
+    ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
+    results = adjudicate_pending(repo, settings.home)
+    report(settings, repo, results, "pushed and adjudicated by the scheduler")
+    return results
 
 
 def run_reminder(settings: Settings, game_id: str, now: datetime) -> list[str]:
@@ -413,6 +488,45 @@ def sync_game(settings: Settings, game_id: str) -> None:
             repo.repo.close()
 
 
+def branch_tip(path: Path) -> str | None:
+    """The commit a game repository's branch points at, read from its files (no Git
+    process: the watch looks at every game every few seconds)."""
+    folder = path if (path / "HEAD").is_file() else path / ".git"
+    with suppress(OSError):
+        return (folder / REF).read_text(encoding="ascii").strip()
+    with suppress(OSError):
+        for line in (folder / "packed-refs").read_text(encoding="ascii").splitlines():
+            if line.endswith(f" {REF}"):
+                return line.split()[0]
+    return None
+
+
+def watch(scheduler: GameScheduler, settings: Settings) -> list[str]:
+    """The watch job: refresh the jobs of each game whose branch moved since the last look
+    (a host's `pamir deadlines`, a pause, a move made by another process), so that a change
+    is scheduled when it is committed rather than at the next poll. Returns those games."""
+    if not settings.games_dir.is_dir():
+        return []
+    moved: list[str] = []
+    for path in sorted(settings.games_dir.iterdir()):
+        if not path.is_dir() or path.name.startswith("."):
+            continue
+        tip = branch_tip(path)
+        if scheduler.pamir_tips.get(path.name, "") == tip:
+            continue
+        first = path.name not in scheduler.pamir_tips
+        scheduler.pamir_tips[path.name] = tip
+        if first and not scheduler.running:
+            continue  # being built: its jobs come from the same repositories
+        game_id = folder_id(path)
+        try:
+            refresh_game(scheduler, settings, game_id)
+            moved.append(game_id)
+        except Exception:
+            log.exception("game %s: its jobs could not be refreshed", game_id)
+    return moved
+
+
 def poll(scheduler: GameScheduler, settings: Settings) -> None:
     """The poll job: forge-hosted games first, then every game's jobs afresh."""
     try:
@@ -446,6 +560,7 @@ class Round:
     polled: list[str] = field(default_factory=list)
     reminded: dict[str, list[str]] = field(default_factory=dict)
     timed_out: dict[str, list[Adjudication]] = field(default_factory=dict)
+    adjudicated: dict[str, list[Adjudication]] = field(default_factory=dict)  # pushed moves
 
 
 def run_once(settings: Settings, now: datetime | None = None) -> Round:
@@ -455,6 +570,10 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
     for game_id in _readable(settings):
         moment = now or utc_now()
         try:
+            if pushed := adjudicate_pushed(settings, game_id):
+                done.adjudicated[game_id] = pushed
+            if schedulable(settings, game_id) is None:
+                continue  # over, or marked as needing its host (logged below)
             if players := run_reminder(settings, game_id, moment):
                 done.reminded[game_id] = players
             if results := run_deadline(settings, game_id, moment):
@@ -463,6 +582,7 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
             _needs_host(settings, game_id, error)
         except Exception as error:  # logged; the other games go on
             log.warning("game %s: %s", game_id, error)
+    log_needing_host(settings)
     tell_operator(settings)
     mail_tick(settings)
     return done

@@ -185,7 +185,7 @@ def index() -> str:
             entry.repo.repo.close()
             continue
         try:
-            if entry.snap is None:
+            if entry.problem is not None:
                 mark = needs_host.marked(settings.home, entry.id)
                 since = mark.first_seen if mark else None
                 rows.append(Broken(entry.id, public_problem(entry.problem or ""), since))

@@ -549,7 +549,9 @@ def test_a_shutdown_while_a_deadline_job_runs_does_not_hang(
         settings, clock=lambda: datetime.now(UTC) + timedelta(hours=2)
     )
 
-    def slow_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
+    def slow_deadline(
+        settings: Settings, game_id: str, now: datetime, *, deliver: bool = True
+    ) -> list[Adjudication]:
         running.set()
         limit = time.monotonic() + 5
         while not scheduler.pamir_stopping and time.monotonic() < limit:

@@ -10,7 +10,17 @@ from adjudicator.cli.refusal import EXIT_TEMPFAIL
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.ledger import reconcile_all
-from adjudicator.mail.outgoing import PENDING, SENT, WRITTEN, deliver, messages_in, retry_info
+from adjudicator.mail.outgoing import (
+    EXPIRED,
+    FAILED,
+    PENDING,
+    SENT,
+    WRITTEN,
+    deliver,
+    failure_info,
+    messages_in,
+    retry_info,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +49,15 @@ def cmd_outbox(args: argparse.Namespace) -> None:
             )
     print(f"  sent    {len(messages_in(settings, SENT))}")
     print(f"  written {len(messages_in(settings, WRITTEN))}")
+    failed = messages_in(settings, FAILED)
+    print(f"  failed  {len(failed)}")
+    for path in failed:
+        info = failure_info(path)
+        print(
+            f"    {path.name}: refused for good at {info.get('failed_at')} "
+            f"({', '.join(info.get('recipients', []))}: {info.get('reason')})"
+        )
+    print(f"  expired {len(messages_in(settings, EXPIRED))}")
     if not settings.smtp_host:
         print("  (no smtp_host configured: messages are written as .eml files, not sent)")
 
@@ -46,7 +65,8 @@ def cmd_outbox(args: argparse.Namespace) -> None:
 def register_outbox(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `pamir outbox [--send]` to the `pamir` command line's subparsers."""
     command = commands.add_parser(
-        "outbox", help="show the mail outbox (pending, sent, written); --send delivers now"
+        "outbox",
+        help="show the mail outbox (pending, sent, written, failed); --send delivers now",
     )
     command.add_argument(
         "--send", action="store_true", help="deliver the pending messages now (retries too)"

@@ -353,11 +353,12 @@ def announce(
     *,
     answered: tuple[str, str] | None = None,
 ) -> None:
-    """Tell the players what a forge update did (the caller holds the game's lock): the
-    notices of changes put back or of a held game, the mails of its commits
+    """Queue the players' mails about what a forge update did (the caller holds the game's
+    lock): the notices of changes put back or of a held game, the mails of its commits
     (`reconcile`), and the refusal of each move this service had accepted that no longer
     applies, except `answered` (player, text): the emailed move whose author the caller
-    answers itself."""
+    answers itself. Nothing is sent here: the caller delivers once it has released the
+    lock, so that a slow mail server never holds up the game."""
     try:
         for notice in done.notices:
             outgoing.notify_all(settings, repo, notice)
@@ -373,6 +374,5 @@ def announce(
             outgoing.notify_refusal(
                 settings, repo, refused.player, refused.text, refused.reason, deliver_now=False
             )
-        outgoing.deliver(settings)
     except Exception:  # the moves are adjudicated and pushed; mail must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)

@@ -1,21 +1,27 @@
-"""Mail to the service's operator: a game needs its host (docs/configuration.md).
+"""Mail to the service's operator: a game needs its host, a player's mail cannot be
+delivered (docs/configuration.md, docs/email.md).
 
 The marks are made wherever a game fails to read (`adjudicator.games.needs_host`); this
 turns each new one into a message to `operator_email`, written to the outbox like every
 other message and delivered by the outbox job, so it is retried while the mail server is
-down. Each game and reason is mailed once, however often the game is found broken.
+down. Each game and reason is mailed once, however often the game is found broken. A
+message the mail server refused for good (`outgoing.deliver` moves it to outbox/failed/)
+is mailed once too, when it is moved.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
+from pathlib import Path
+from typing import Any
 
 from adjudicator.games import needs_host
 from adjudicator.games.registry import game_path
 from adjudicator.home.settings import Settings
-from adjudicator.mail.outgoing import message_domain, queue
+from adjudicator.mail.outgoing import message_domain, queue, queued
 
 log = logging.getLogger(__name__)
 
@@ -60,3 +66,40 @@ def alert_operator(settings: Settings) -> list[str]:
         log.info("game %s needs its host: the operator is told", mark.game)
 
     return needs_host.tell_operator(settings.home, send)
+
+
+def undeliverable_message(settings: Settings, path: Path, record: dict[str, Any]) -> EmailMessage:
+    """The message telling the operator that the mail server refused a message for good."""
+    assert settings.operator_email is not None
+    game = str(record.get("game") or "pamir")
+    player = str(record.get("player") or "someone")
+    message = EmailMessage()
+    message["From"] = settings.mail_from
+    message["To"] = settings.operator_email
+    message["Subject"] = f"[{game}] Mail to {player} cannot be delivered"
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = make_msgid(f"undeliverable.{game}", message_domain(settings))
+    message["Auto-Submitted"] = "auto-generated"
+    message["X-Pamir-Game"] = game
+    message["X-Pamir-Player"] = "operator"
+    recipients = ", ".join(str(r) for r in record.get("recipients", []))
+    message.set_content(
+        f"The mail server refused a message of game {game} to {player} ({recipients}) for\n"
+        "good, so it is not tried again.\n\n"
+        f"Reason: {record.get('reason')}\n"
+        f"Message: {path}\n\n"
+        "Check the player's address (`pamir email` changes it), then send the message by\n"
+        "hand if it still matters; the player's next messages go to the address game.toml\n"
+        "then has. `pamir outbox` lists the failed messages.\n"
+    )
+    return message
+
+
+def alert_undeliverable(settings: Settings, path: Path, record: dict[str, Any]) -> None:
+    """Queue the operator's message about a message refused for good (once per message);
+    nothing without an `operator_email`."""
+    if settings.operator_email is None:
+        return
+    key = "operator-undeliverable-" + hashlib.sha256(path.name.encode()).hexdigest()[:12]
+    if queued(settings, key) is None:
+        queue(settings, undeliverable_message(settings, path, record), key)

@@ -56,7 +56,12 @@ log = logging.getLogger(__name__)
 PENDING = "pending"
 SENT = "sent"
 WRITTEN = "written"
+FAILED = "failed"  # refused for good by the mail server (5xx): never tried again
+EXPIRED = "expired"  # reminders whose deadline passed before the server took them
 RETRY_SUFFIX = ".retry.json"
+FAILURE_SUFFIX = ".failed.json"
+DEADLINE_HEADER = "X-Pamir-Deadline"  # a message that is pointless after this instant
+ACCEPTED_KEPT = 200  # per game: the reports whose acceptance time is remembered
 MAX_RETRY_SECONDS = 6 * 3600
 PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
 
@@ -558,13 +563,16 @@ class DeliveryReport:
     sent: list[Path] = field(default_factory=list)  # accepted by the server (now in sent/)
     written: list[Path] = field(default_factory=list)  # no SMTP configured (now in written/)
     deferred: list[Path] = field(default_factory=list)  # failed now; retried later
+    failed: list[Path] = field(default_factory=list)  # refused for good (now in failed/)
+    expired: list[Path] = field(default_factory=list)  # too late to send (now in expired/)
     waiting: list[Path] = field(default_factory=list)  # not due yet
     errors: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return (
             f"sent {len(self.sent)}, written {len(self.written)}, "
-            f"deferred {len(self.deferred)}, waiting {len(self.waiting)}"
+            f"deferred {len(self.deferred)}, failed {len(self.failed)}, "
+            f"expired {len(self.expired)}, waiting {len(self.waiting)}"
         )
 
 
@@ -601,6 +609,148 @@ def _defer(settings: Settings, path: Path, error: str, now: datetime) -> None:
         error,
         later.isoformat(),
     )
+
+
+def permanent_refusal(error: smtplib.SMTPException) -> str | None:
+    """The server's words when it refused a recipient or the message for good (a 5xx
+    answer to RCPT or DATA), or None when trying again later may succeed (4xx). A refused
+    sender is never taken as permanent: the sender is ours, the same in every message, so
+    its refusal is the host's configuration to fix, not this message's fault."""
+    answers: list[tuple[int, bytes | str]] = []
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        answers = list(error.recipients.values())
+    elif isinstance(error, smtplib.SMTPDataError):
+        answers = [(error.smtp_code, error.smtp_error)]
+    if not answers or not all(500 <= code < 600 for code, _ in answers):
+        return None
+    return "; ".join(f"{code} {_text(words)}" for code, words in answers)
+
+
+def _text(words: bytes | str) -> str:
+    text = words.decode("utf-8", "replace") if isinstance(words, bytes) else words
+    return " ".join(text.split())
+
+
+def failure_info(path: Path) -> dict[str, Any]:
+    """A failed message's record: reason, recipients, failed_at, game, player."""
+    meta = path.with_name(path.name + FAILURE_SUFFIX)
+    if not meta.exists():
+        return {}
+    data: dict[str, Any] = json.loads(meta.read_text(encoding="utf-8"))
+    return data
+
+
+@dataclass(frozen=True)
+class Undeliverable:
+    """A player of a game whose mail the server refused for good."""
+
+    player: str
+    recipients: tuple[str, ...]
+    reason: str
+    failed_at: str
+
+
+def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
+    """The game's messages in outbox/failed/, oldest first."""
+    found: list[Undeliverable] = []
+    for path in messages_in(settings, FAILED):
+        info = failure_info(path)
+        if info.get("game") != game_id:
+            continue
+        recipients = tuple(str(r) for r in info.get("recipients", []))
+        found.append(
+            Undeliverable(
+                str(info.get("player", "")),
+                recipients,
+                str(info.get("reason", "")),
+                str(info.get("failed_at", "")),
+            )
+        )
+    return found
+
+
+def _fail(
+    settings: Settings, path: Path, reason: str, recipients: list[str], now: datetime
+) -> Path:
+    """Move a message refused for good to outbox/failed/, with why; tell the host."""
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
+    target = _move(settings, path, FAILED)
+    record = {
+        "reason": reason,
+        "recipients": recipients,
+        "failed_at": now.isoformat(),
+        "game": game,
+        "player": player,
+    }
+    meta = target.with_name(target.name + FAILURE_SUFFIX)
+    write_atomically(meta, (json.dumps(record, indent=2) + "\n").encode())
+    log.error(
+        "mail %s to %s cannot be delivered: %s; moved to %s",
+        target.name,
+        ", ".join(recipients),
+        reason,
+        target.parent,
+    )
+    if player != "operator":  # a refused alert must not beget another one
+        from adjudicator.mail.operator import alert_undeliverable  # imports this module
+
+        alert_undeliverable(settings, target, record)
+    return target
+
+
+def _deadline_passed(data: bytes, now: datetime) -> bool:
+    """A reminder is pointless once its deadline has passed: what was played instead
+    reaches the player in the report of the move made for them."""
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    value = headers.get(DEADLINE_HEADER)
+    if value is None:
+        return False
+    try:
+        return datetime.fromisoformat(str(value).strip()) <= now
+    except ValueError:
+        return False
+
+
+def _accepted_path(settings: Settings, game_id: str) -> Path:
+    return settings.home / "mail" / "accepted" / f"{game_id}.json"
+
+
+def _accepted(settings: Settings, game_id: str) -> dict[str, str]:
+    path = _accepted_path(settings, game_id)
+    if not path.exists():
+        return {}
+    data: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
+    """Remember when the server took a report: a player's clock counts from then when
+    the mail was late (docs/scheduler.md). Kept apart from sent/, which may be emptied."""
+    key = path.name.split("-", 1)[1].removesuffix(".eml")
+    if "-report-" not in key:
+        return
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    game = str(headers.get("X-Pamir-Game", ""))
+    if not game:
+        return
+    times = _accepted(settings, game)
+    times[key] = now.isoformat()
+    kept = dict(list(times.items())[-ACCEPTED_KEPT:])
+    write_atomically(_accepted_path(settings, game), (json.dumps(kept, indent=2) + "\n").encode())
+
+
+def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
+    """When the server last accepted a message of the game whose key starts with
+    `prefix`, or None if it never did (as far as the record goes)."""
+    times = [t for key, t in _accepted(settings, game_id).items() if key.startswith(prefix)]
+    return max((datetime.fromisoformat(t) for t in times), default=None)
+
+
+def is_pending(settings: Settings, prefix: str) -> bool:
+    """Whether a message whose key starts with `prefix` waits in outbox/pending/."""
+    folder = settings.outbox_dir / PENDING
+    return folder.is_dir() and any(folder.glob(f"*-{prefix}*.eml"))
 
 
 def _move(settings: Settings, path: Path, folder: str) -> Path:
@@ -698,6 +848,11 @@ def deliver(
             for index, path in enumerate(due):
                 data = path.read_bytes()
                 sender, recipients = _envelope(settings, data)
+                if _deadline_passed(data, now):
+                    target = _move(settings, path, EXPIRED)
+                    report.expired.append(target)
+                    log.info("mail %s not sent: its deadline has passed", target.name)
+                    continue
                 try:
                     smtp.sendmail(sender, recipients, _crlf(data))
                 except (
@@ -707,8 +862,12 @@ def deliver(
                 ) as error:
                     # This message only: the session goes on with the next one.
                     report.errors.append(f"{path.name}: {error}")
-                    _defer(settings, path, str(error), now)
-                    report.deferred.append(path)
+                    permanent = permanent_refusal(error)
+                    if permanent is None:
+                        _defer(settings, path, str(error), now)
+                        report.deferred.append(path)
+                    else:
+                        report.failed.append(_fail(settings, path, permanent, recipients, now))
                     with suppress(OSError, smtplib.SMTPException):
                         smtp.rset()
                     continue
@@ -720,6 +879,7 @@ def deliver(
                         report.deferred.append(rest)
                     break
                 target = _move(settings, path, SENT)
+                _record_accepted(settings, target, now)
                 report.sent.append(target)
                 log.info("mail %s sent to %s", target.name, ", ".join(recipients))
         finally:

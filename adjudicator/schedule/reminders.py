@@ -23,6 +23,7 @@ from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing, tokens
 from adjudicator.schedule.clock import Waiting, default_lines, waiting
+from adjudicator.schedule.turnmail import mail_clock
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,9 @@ def compose_reminder(
     message["X-Pamir-Game"] = game.id
     message["X-Pamir-Player"] = entry.name.lower()
     message["X-Pamir-Move"] = str(pending.move)
+    # Not sent once the deadline has passed (a mail server down meanwhile): the report of
+    # what was played for the player tells them instead.
+    message[outgoing.DEADLINE_HEADER] = pending.clock.deadline.isoformat()
     message.set_content("\n".join(lines) + "\n")
     return message
 
@@ -99,6 +103,8 @@ def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[st
     """Remind the players who must decide, if the reminder is due and not sent yet; return
     their names. The caller holds the game's lock."""
     pending = waiting(repo)
+    if pending is not None:  # no reminder before the player was told it is their turn
+        pending = mail_clock(settings, repo, pending, now)
     if pending is None or not pending.clock.is_reminder_due(now):
         return []
     if already_reminded(settings, pending):

@@ -63,6 +63,7 @@ from adjudicator.mail.operator import alert_operator
 from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
 from adjudicator.schedule.stalls import stalled
+from adjudicator.schedule.turnmail import mail_clock
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +202,16 @@ def refresh_game(
     now (none when the game waits for nobody). `earliest`: no job before this time."""
     now = scheduler.pamir_clock()
     pending = schedulable(settings, game_id)
+    if pending is not None:
+        try:
+            repo = open_game(settings, game_id)
+            try:  # not due while the players' turn mail waits in the outbox
+                pending = mail_clock(settings, repo, pending, now)
+            finally:
+                repo.repo.close()
+        except GAME_ERRORS as error:
+            log.warning("game %s: no deadline can be set: %s", game_id, error)
+            pending = None
     with _editing(scheduler) as editable:
         if not editable:
             return
@@ -329,8 +340,9 @@ def _remote_update(settings: Settings, repo: GameRepo) -> None:
 def report(
     settings: Settings, repo: GameRepo, results: list[Adjudication], how: str = "played by default"
 ) -> None:
-    """Tell the players about the adjudications, by mail: their commits say what to send
-    (`ledger.reconcile`; the caller holds the game's lock)."""
+    """Queue the players' mails about the adjudications: their commits say what to send
+    (`ledger.reconcile`; the caller holds the game's lock). Nothing is sent here: a mail
+    server that does not answer must not keep the game locked (docs/scheduler.md)."""
     for result in results:
         log.info(
             "%s: move %d %s, commit %s", repo.path.name, result.number, how, result.commit[:10]
@@ -339,22 +351,33 @@ def report(
         return
     try:
         ledger.reconcile(settings, repo)
-        outgoing.deliver(settings)
     except Exception:  # the moves are committed; a mail failure must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)
 
 
-def run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
+def run_deadline(
+    settings: Settings, game_id: str, now: datetime, *, deliver: bool = True
+) -> list[Adjudication]:
     """Under the game's lock: if the pending decision's deadline has passed at `now`,
-    submit its defaults (adjudicator commits) and report them. For a forge-hosted game
-    whose deadline has passed, the forge is fetched first (an answer pushed in time wins)
-    and pushed to after."""
+    submit its defaults (adjudicator commits) and queue their mails. For a forge-hosted
+    game whose deadline has passed, the forge is fetched first (an answer pushed in time
+    wins) and pushed to after. The mails are sent once the lock is released (`deliver`),
+    or left to the outbox job."""
+    results = _run_deadline(settings, game_id, now)
+    if results and deliver:
+        retry_outbox(settings)
+    return results
+
+
+def _run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
     with game_lock(settings, game_id):
         repo = open_game(settings, game_id)
         try:
             pending = waiting(repo)
             if pending is not None and pending.pushed and not remote.is_remote(repo):
                 return _adjudicate_pushed(settings, repo)  # answers in time win
+            if pending is not None:  # not due while the players' turn mail waits
+                pending = mail_clock(settings, repo, pending, now)
             if pending is None or not pending.clock.is_due(now):
                 return []  # by the service's copy; a forge only ever adds answers
             ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
@@ -392,15 +415,18 @@ def _adjudicate_pushed(settings: Settings, repo: GameRepo) -> list[Adjudication]
     return results
 
 
-def run_reminder(settings: Settings, game_id: str, now: datetime) -> list[str]:
-    """Under the game's lock: send the reminder if it is due and not sent yet."""
+def run_reminder(
+    settings: Settings, game_id: str, now: datetime, *, deliver: bool = True
+) -> list[str]:
+    """Under the game's lock: queue the reminder if it is due and not sent yet; then,
+    with the lock released, deliver it (`deliver`), or leave it to the outbox job."""
     with game_lock(settings, game_id):
         repo = open_game(settings, game_id)
         try:
             players = send_reminders(settings, repo, now)
         finally:
             repo.repo.close()
-    if players:
+    if players and deliver:
         retry_outbox(settings)
     return players
 
@@ -409,12 +435,15 @@ def _game_job(
     scheduler: GameScheduler,
     settings: Settings,
     game_id: str,
-    work: Callable[[Settings, str, datetime], list[Any]],
+    work: Callable[..., list[Any]],
 ) -> None:
     clock = scheduler.pamir_clock
     earliest = None
     try:
-        if work(settings, game_id, clock()):
+        # The mails are left to the outbox job, woken now: one delivery at a time (a lock)
+        # would otherwise make every due game wait for a slow mail server in turn.
+        if work(settings, game_id, clock(), deliver=False):
+            wake_outbox(scheduler)
             needs_host.clear(settings.home, game_id)  # it worked: the game is fine again
         else:
             earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
@@ -458,6 +487,14 @@ def _is_hosted(entry: Listed) -> bool:
         entry.repo.repo.close()
 
 
+def wake_outbox(scheduler: GameScheduler) -> None:
+    """Run the outbox job now (mails were just queued), not at its next interval."""
+    with _editing(scheduler) as editable:
+        if editable:
+            with suppress(JobLookupError):
+                scheduler.modify_job(OUTBOX_JOB, next_run_time=utc_now())
+
+
 def poll_remote(settings: Settings) -> list[str]:
     """Bring every forge-hosted game up to date with its forge (for forges that send no
     webhooks); return the ids polled. Games that need their host are fetched too: a repair
@@ -467,7 +504,7 @@ def poll_remote(settings: Settings) -> list[str]:
         if not _is_hosted(entry):
             continue
         try:
-            sync_game(settings, entry.id)
+            sync_game(settings, entry.id, deliver=False)  # the outbox job sends
             polled.append(entry.id)
         except GameError as error:
             _needs_host(settings, entry.id, error)
@@ -476,9 +513,10 @@ def poll_remote(settings: Settings) -> list[str]:
     return polled
 
 
-def sync_game(settings: Settings, game_id: str) -> None:
-    """Under the game's lock: bring the game's clone up to date with its forge, then tell
-    the players what that did. For games whose forge sends no webhooks."""
+def sync_game(settings: Settings, game_id: str, *, deliver: bool = True) -> None:
+    """Under the game's lock: bring the game's clone up to date with its forge, then queue
+    the players' mails about what that did; deliver them once the lock is released
+    (`deliver`). For games whose forge sends no webhooks."""
     with game_lock(settings, game_id):
         repo = open_game(settings, game_id)
         try:
@@ -486,6 +524,8 @@ def sync_game(settings: Settings, game_id: str) -> None:
             ledger.announce(settings, repo, remote.update(repo, settings.home))
         finally:
             repo.repo.close()
+    if deliver:
+        retry_outbox(settings)
 
 
 def branch_tip(path: Path) -> str | None:
@@ -533,24 +573,25 @@ def poll(scheduler: GameScheduler, settings: Settings) -> None:
         poll_remote(settings)
     finally:
         refresh_all(scheduler, settings)
+        wake_outbox(scheduler)
 
 
-def retry_outbox(settings: Settings) -> None:
-    """Deliver the messages that are due."""
+def retry_outbox(settings: Settings, now: datetime | None = None) -> None:
+    """Deliver the messages that are due (at `now`, default the real time)."""
     try:
-        outgoing.deliver(settings)
+        outgoing.deliver(settings, now)
     except Exception:
         log.exception("delivering the outbox failed")
 
 
-def mail_tick(settings: Settings) -> None:
+def mail_tick(settings: Settings, now: datetime | None = None) -> None:
     """The outbox job: queue the mails of any commit that has none yet (a process that
     adjudicated may have died before queuing them), then deliver what is due."""
     try:
         ledger.reconcile_all(settings)
     except Exception:
         log.exception("queuing the mails of the games' commits failed")
-    retry_outbox(settings)
+    retry_outbox(settings, now)
 
 
 @dataclass
@@ -564,7 +605,10 @@ class Round:
 
 
 def run_once(settings: Settings, now: datetime | None = None) -> Round:
-    """Every job once, now: poll, remind and time out what is due, deliver (for cron)."""
+    """Every job once, now: poll, remind and time out what is due, deliver (for cron).
+
+    The games' work queues its mails and one delivery at the end sends them, with no game
+    locked: a mail server that does not answer costs one `smtp_timeout`, not one a game."""
     ledger.reconcile_all(settings)  # what a crashed process left unmailed goes first
     done = Round(polled=poll_remote(settings))
     for game_id in _readable(settings):
@@ -574,9 +618,9 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
                 done.adjudicated[game_id] = pushed
             if schedulable(settings, game_id) is None:
                 continue  # over, or marked as needing its host (logged below)
-            if players := run_reminder(settings, game_id, moment):
+            if players := run_reminder(settings, game_id, moment, deliver=False):
                 done.reminded[game_id] = players
-            if results := run_deadline(settings, game_id, moment):
+            if results := run_deadline(settings, game_id, moment, deliver=False):
                 done.timed_out[game_id] = results
         except GameError as error:
             _needs_host(settings, game_id, error)
@@ -584,7 +628,7 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
             log.warning("game %s: %s", game_id, error)
     log_needing_host(settings)
     tell_operator(settings)
-    mail_tick(settings)
+    mail_tick(settings, now)
     return done
 
 

@@ -5,6 +5,9 @@ view), `reports/`, `game.toml` (players' names only, never their addresses) and 
 commit history. The secret, the deck and the players' private sections live elsewhere
 in PAMIR_HOME and are never read here.
 
+A player whose mail the server refused for good (outbox/failed/, docs/email.md) is named
+on the game's page with the server's reason, their address taken out of it.
+
 A game that cannot be read is marked as needing its host (`adjudicator.games.needs_host`):
 its pages say so and why (503), and the index lists it with a mark among the others.
 """
@@ -37,6 +40,7 @@ from adjudicator.games.snapshot import (
     read_state,
     snapshot,
 )
+from adjudicator.mail.outgoing import undeliverable
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import current_settings
 from adjudicator.web.rendering import FILTERS, report_html
@@ -120,6 +124,26 @@ def read_position(repo: GameRepo, snap: Snapshot | None = None) -> Position:
         waiting=len(snap.pending()),
         turn_hours=snap.game.deadlines.turn_hours,
     )
+
+
+def mail_problems(snap: Snapshot) -> list[tuple[str, str]]:
+    """(player, reason) for each message to a player at their present address that the
+    mail server refused for good. The address is never shown: it is cut from the reason
+    (servers often quote it), and a refusal at an address the host has since changed no
+    longer counts."""
+    problems: list[tuple[str, str]] = []
+    for failed in undeliverable(current_settings(), snap.game.id):
+        try:
+            entry = snap.game.player(failed.player)
+        except KeyError:
+            continue
+        if entry.email.lower() not in (r.lower() for r in failed.recipients):
+            continue
+        reason = re.sub(re.escape(entry.email), "the player's address", failed.reason, flags=re.I)
+        problem = (entry.name, public_problem(reason))
+        if problem not in problems:
+            problems.append(problem)
+    return problems
 
 
 @contextmanager
@@ -207,10 +231,11 @@ def game(game_id: str) -> str | tuple[str, int]:
             turns = _turns(repo, snap)
             for turn in turns:
                 turn.html = report_html(turn.report, 2)
+            problems = mail_problems(snap)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return _needs_host_page(_broken(repo, error))
         needs_host.clear(current_settings().home, game_id, unless_at=snap.commit)
-    return render_template("web/game.html", position=position, turns=turns)
+    return render_template("web/game.html", position=position, turns=turns, mail_problems=problems)
 
 
 @bp.get("/games/<game_id>/turns/<int:number>")

@@ -42,7 +42,7 @@ from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger
+from adjudicator.mail import ledger, outgoing
 from adjudicator.mail.operator import alert_operator
 from adjudicator.web import current_settings, read_body
 
@@ -246,7 +246,15 @@ def _synchronize(
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
         finally:
             repo.repo.close()
+    _deliver(settings)  # with the lock released: a slow mail server holds up no game
     return _reply(200, **outcome)
+
+
+def _deliver(settings: Settings) -> None:
+    try:
+        outgoing.deliver(settings)
+    except Exception:  # the outbox keeps the messages; the scheduler's outbox job retries
+        log.exception("delivering the outbox failed")
 
 
 def _tell_operator(settings: Settings) -> None:

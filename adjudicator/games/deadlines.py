@@ -2,8 +2,9 @@
 
 Pure: nothing here reads Git, the clock or the mail; every function is given its `now`.
 
-The clock of a decision starts at the commit time of the last adjudicator commit (or of
-the last change of the `[deadlines]` table in game.toml) and runs `turn_hours` on the
+The clock of a decision starts at the commit time of the last commit that changed the
+position or a rollback proposal (or the `[deadlines]` table in game.toml; read from Git by
+games/clockstart.py) and runs `turn_hours` on the
 wall clock of the game's time zone: a 24-hour turn that starts at 20:00 in Warsaw ends at
 20:00 the next day, even when the clocks go back that night (25 real hours) or forward
 (23 real hours). Wall-clock times that a change skips (02:30 on a spring-forward night)

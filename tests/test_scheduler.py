@@ -775,6 +775,40 @@ def test_a_refused_pushed_move_does_not_restart_the_clock(
     assert verify(repo, current_home()).ok
 
 
+def test_a_pause_asked_for_after_the_deadline_is_refused(settings: Settings) -> None:
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None
+    head = repo.head()
+    with pytest.raises(PauseRefused) as refused:
+        record_pause(repo, "bob", 10, "ill", pending.clock.deadline + timedelta(hours=1))
+    assert refused.value.code == "deadline-passed"
+    assert "deadline" in refused.value.message and "passed" in refused.value.message
+    assert repo.head() == head
+    assert len(sched.run_deadline(settings, "tt", pending.clock.deadline + timedelta(hours=1))) == 1
+
+
+def allow_late_pauses(repo: GameRepo) -> None:
+    text = "[limits]\nlate_pause = true\n"
+    repo.commit({DEADLINES_FILE: text.encode()}, "Allow late pauses", parent=repo.head())
+
+
+def test_a_late_pause_when_allowed_stops_the_clock_before_the_default(settings: Settings) -> None:
+    repo = new_game(settings)
+    allow_late_pauses(repo)
+    before = waiting(repo)
+    assert before is not None
+    late = before.clock.deadline + timedelta(hours=1)
+    _, pause, after = record_pause(repo, "bob", 10, "ill", late)
+    assert pause.start == before.clock.deadline - SECOND  # while the clock still ran
+    assert after.deadline == before.clock.deadline + timedelta(hours=10)
+    now = waiting(repo)
+    assert now is not None and now.clock == after
+    assert sched.run_deadline(settings, "tt", late) == []  # no default: the pause came first
+    assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
+    assert verify(repo, current_home()).ok
+
+
 def test_a_report_written_during_a_pause_gives_the_deadline_the_scheduler_enforces(
     settings: Settings,
 ) -> None:

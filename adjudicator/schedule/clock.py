@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import engine
@@ -99,6 +99,8 @@ def record_pause(
     if pending is None:
         raise PauseRefused("no-decision", "the game waits for no decision: it is over")
     data = read_deadlines(repo, snap.commit)
+    if pending.clock.is_due(now):
+        now = _late_start(data, pending.clock.deadline)
     changed = parse_deadlines_file(
         dump_deadlines_file(plan_pause(data, entry.name, hours, reason, now))
     )
@@ -117,6 +119,21 @@ def record_pause(
         when=now,
     )
     return made, pause, after
+
+
+def _late_start(data: DeadlinesFile, due: datetime) -> datetime:
+    """Where a pause asked for after the deadline `due` starts, if the host allows late
+    pauses: a second before `due`, while the clock still ran, so that it stops the clock
+    before the default is played (a pause from `due` on would change no deadline) and
+    moves the deadline by exactly its hours. Else refused: a pause then would change
+    nothing but use up the player's allowance."""
+    if not data.limits.late_pause:
+        raise PauseRefused(
+            "deadline-passed",
+            f"the deadline passed at {due.strftime('%Y-%m-%d %H:%M UTC')}: the clock can "
+            "no longer be paused for this decision (deadlines.toml [limits] late_pause)",
+        )
+    return due - timedelta(seconds=1)
 
 
 def default_lines(state: engine.State, seat: int) -> list[str]:

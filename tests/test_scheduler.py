@@ -821,3 +821,28 @@ def test_a_report_written_during_a_pause_gives_the_deadline_the_scheduler_enforc
     assert f"(by {due})" in done.report
     assert f"(by {due})" in (repo.read("reports/0001.md") or "")
     assert verify(repo, current_home()).ok
+
+
+def test_a_reminder_says_the_default_is_played(settings: Settings) -> None:
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    (message,) = outbox(settings)
+    body = message.get_content()
+    assert "the adjudicator plays the default for you: loyalty afghan" in body
+    assert "stand-in" not in body
+
+
+def test_a_reminder_in_a_game_with_the_stand_in_says_the_stand_in_plays(
+    settings: Settings,
+) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, datetime.now(UTC), on_timeout="standin")
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    (message,) = outbox(settings)
+    body = message.get_content()
+    assert "a stand-in plays your turn for you" in body
+    assert "plays the default" not in body

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 from apscheduler.schedulers.base import BaseScheduler
-from gitgame import SECRET, TWO, current_home, git
+from gitgame import SECRET, THREE, TWO, current_home, git
 from mailserver import free_port, mail_server, settings_for
 from walks import Walk
 
@@ -36,8 +36,8 @@ from adjudicator.cli.refusal import Refused
 from adjudicator.forge import remote
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
-from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.pipeline import adjudicate_pending, create_game, position, submit
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
@@ -701,3 +701,151 @@ def test_run_forever_stops_cleanly_and_is_alone(settings: Settings) -> None:
         stop.set()
         runner.join(10)
     assert not runner.is_alive()
+
+
+# -- deadlines nobody can game or stall --------------------------------------------------------
+
+
+def at(monkeypatch: pytest.MonkeyPatch, when: datetime) -> None:
+    """Adjudications from now on are committed at `when` (the clock reads commit times)."""
+    from adjudicator.games import pipeline, rollback
+
+    monkeypatch.setattr(pipeline, "now", lambda: when)
+    monkeypatch.setattr(rollback, "now", lambda: when)
+
+
+def three_players(settings: Settings) -> GameRepo:
+    path = settings.games_dir / "tt"
+    players = [(n, f"{n}@example.org") for n in THREE]
+    repo = create_game(path, players, home=settings.home, secret=SECRET)
+    for _ in THREE:
+        submit(repo, decider(repo), "loyalty british\n", home=current_home())
+    return repo
+
+
+def test_agreeing_again_to_a_rollback_is_refused_and_keeps_the_clock(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A player who proposed or already agreed cannot agree again: each agreement would
+    restart the clock, and the player could extend their own deadline forever."""
+    repo = three_players(settings)
+    proposed = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+    at(monkeypatch, proposed)
+    submit(repo, "alice", "rollback 1 I misread the cards\n", home=current_home())
+    at(monkeypatch, proposed + timedelta(hours=40))
+    head = repo.head()
+    with pytest.raises(Refusal) as refused:
+        submit(repo, "alice", "agree rollback\n", home=current_home())
+    assert refused.value.code == "already-agreed" and "alice" in refused.value.message
+    assert repo.head() == head
+    submit(repo, "bob", "agree rollback\n", home=current_home())  # a new agreement counts
+    agreed = proposed + timedelta(hours=40)
+    assert clock_started(repo) == agreed
+    head = repo.head()
+    at(monkeypatch, agreed + timedelta(hours=40))
+    with pytest.raises(Refusal) as refused:
+        submit(repo, "bob", "agree rollback\n", home=current_home())
+    assert refused.value.code == "already-agreed"
+    assert repo.head() == head and clock_started(repo) == agreed
+    report = repo.read("reports/0005.md") or ""
+    assert "bob agrees" in report and "alice, bob" in report
+    assert "bob agrees" in subject(repo)
+
+
+def test_a_refused_pushed_move_does_not_restart_the_clock(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a move that changes the position or a rollback proposal restarts the clock: a
+    pushed move that is refused changes neither, and must not buy its author more time."""
+    repo = new_game(settings)
+    started = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=1)
+    at(monkeypatch, started)
+    submit(repo, decider(repo), "loyalty british\n", home=current_home())
+    player = decider(repo)
+    repo.commit(
+        {f"moves/0002-{player}.txt": b"loyalty nobody\n"},
+        "my move",
+        parent=repo.head(),
+        author=Person(player, f"{player}@example.org"),
+    )
+    at(monkeypatch, started + timedelta(hours=47))
+    (done,) = adjudicate_pending(repo, current_home())
+    assert subject(repo).startswith("Refuse move 2")
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.started == started
+    assert pending.clock.deadline == started + timedelta(hours=48)
+    assert local_text(pending.clock.deadline, zone("UTC")) in done.report
+    assert verify(repo, current_home()).ok
+
+
+def test_a_pause_asked_for_after_the_deadline_is_refused(settings: Settings) -> None:
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None
+    head = repo.head()
+    with pytest.raises(PauseRefused) as refused:
+        record_pause(repo, "bob", 10, "ill", pending.clock.deadline + timedelta(hours=1))
+    assert refused.value.code == "deadline-passed"
+    assert "deadline" in refused.value.message and "passed" in refused.value.message
+    assert repo.head() == head
+    assert len(sched.run_deadline(settings, "tt", pending.clock.deadline + timedelta(hours=1))) == 1
+
+
+def allow_late_pauses(repo: GameRepo) -> None:
+    text = "[limits]\nlate_pause = true\n"
+    repo.commit({DEADLINES_FILE: text.encode()}, "Allow late pauses", parent=repo.head())
+
+
+def test_a_late_pause_when_allowed_stops_the_clock_before_the_default(settings: Settings) -> None:
+    repo = new_game(settings)
+    allow_late_pauses(repo)
+    before = waiting(repo)
+    assert before is not None
+    late = before.clock.deadline + timedelta(hours=1)
+    _, pause, after = record_pause(repo, "bob", 10, "ill", late)
+    assert pause.start == before.clock.deadline - SECOND  # while the clock still ran
+    assert after.deadline == before.clock.deadline + timedelta(hours=10)
+    now = waiting(repo)
+    assert now is not None and now.clock == after
+    assert sched.run_deadline(settings, "tt", late) == []  # no default: the pause came first
+    assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
+    assert verify(repo, current_home()).ok
+
+
+def test_a_report_written_during_a_pause_gives_the_deadline_the_scheduler_enforces(
+    settings: Settings,
+) -> None:
+    repo = new_game(settings)
+    record_pause(repo, "bob", 12, "a wedding", datetime.now(UTC))
+    done = submit(repo, decider(repo), "loyalty british\n", home=current_home())
+    pending = waiting(repo)
+    assert pending is not None
+    due = local_text(pending.clock.deadline, zone(pending.timezone))
+    assert f"(by {due})" in done.report
+    assert f"(by {due})" in (repo.read("reports/0001.md") or "")
+    assert verify(repo, current_home()).ok
+
+
+def test_a_reminder_says_the_default_is_played(settings: Settings) -> None:
+    repo = new_game(settings)
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    (message,) = outbox(settings)
+    body = message.get_content()
+    assert "the adjudicator plays the default for you: loyalty afghan" in body
+    assert "stand-in" not in body
+
+
+def test_a_reminder_in_a_game_with_the_stand_in_says_the_stand_in_plays(
+    settings: Settings,
+) -> None:
+    repo = new_game(settings)
+    change_deadlines(repo, datetime.now(UTC), on_timeout="standin")
+    pending = waiting(repo)
+    assert pending is not None and pending.clock.reminder is not None
+    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    (message,) = outbox(settings)
+    body = message.get_content()
+    assert "a stand-in plays your turn for you" in body
+    assert "plays the default" not in body

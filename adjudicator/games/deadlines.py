@@ -2,8 +2,9 @@
 
 Pure: nothing here reads Git, the clock or the mail; every function is given its `now`.
 
-The clock of a decision starts at the commit time of the last adjudicator commit (or of
-the last change of the `[deadlines]` table in game.toml) and runs `turn_hours` on the
+The clock of a decision starts at the commit time of the last commit that changed the
+position or a rollback proposal (or the `[deadlines]` table in game.toml; read from Git by
+games/clockstart.py) and runs `turn_hours` on the
 wall clock of the game's time zone: a 24-hour turn that starts at 20:00 in Warsaw ends at
 20:00 the next day, even when the clocks go back that night (25 real hours) or forward
 (23 real hours). Wall-clock times that a change skips (02:30 on a spring-forward night)
@@ -75,6 +76,9 @@ class PauseLimits(_Strict):
 
     pause_hours_max: int = Field(default=PAUSE_HOURS_MAX, ge=1)
     pause_days_per_player: int = Field(default=PAUSE_DAYS_PER_PLAYER, ge=0)
+    # A pause asked for after the deadline passed, before the scheduler played for the
+    # player, is refused unless the host allows it; it then starts at that deadline.
+    late_pause: bool = False
 
 
 class DeadlinesFile(_Strict):
@@ -99,7 +103,10 @@ def parse_deadlines_file(text: str | None) -> DeadlinesFile:
 
 def dump_deadlines_file(data: DeadlinesFile) -> str:
     """The file's text: `[limits]`, then one `[[pause]]` table per pause (never inline)."""
-    parts = [HEADER, "[limits]\n" + tomli_w.dumps(data.limits.model_dump())]
+    limits = data.limits.model_dump()
+    if not data.limits.late_pause:
+        del limits["late_pause"]  # written only when the host allows late pauses
+    parts = [HEADER, "[limits]\n" + tomli_w.dumps(limits)]
     for pause in data.pause:
         start = pause.start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         fields = tomli_w.dumps({"player": pause.player, "start": "", "hours": pause.hours})

@@ -11,12 +11,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import engine
 from adjudicator.games import reports
-from adjudicator.games.deadlines import deadline as compute_deadline
-from adjudicator.games.deadlines import local_text, zone
-from adjudicator.games.snapshot import Snapshot
+from adjudicator.games.clockstart import clock_started
+from adjudicator.games.deadlines import (
+    DEADLINES_FILE,
+    DeadlineError,
+    Pause,
+    clock,
+    local_text,
+    parse_deadlines_file,
+    zone,
+)
+from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_dir
 
 
@@ -59,16 +68,40 @@ def report_for(
     state: engine.State,
     happened: list[str],
     when: datetime,
+    *,
+    restarts: bool = True,
 ) -> str:
+    """The public report of the commit made at `when` on top of `snap`. `restarts` is
+    False for a commit that changes neither the position nor a rollback proposal (a
+    refused pushed move): the clock then keeps running from its earlier start."""
     view = engine.view(state)
     deadline = None
     if view["pending"] is not None:
-        # The deadline the scheduler enforces, in the game's own time zone (pauses that
-        # come later move it; the scheduler's reminders say so).
-        tz = zone(snap.game.deadlines.timezone)
-        due = compute_deadline(when, snap.game.deadlines.turn_hours, tz)
-        deadline = local_text(due, tz)
+        deadline = local_text(enforced_deadline(snap, when, restarts=restarts), _zone(snap))
     return reports.public_report(snap.game.id, title, view, happened, deadline)
+
+
+def _zone(snap: Snapshot) -> ZoneInfo:
+    return zone(snap.game.deadlines.timezone)
+
+
+def enforced_deadline(snap: Snapshot, when: datetime, *, restarts: bool = True) -> datetime:
+    """The deadline the scheduler will enforce after a commit made at `when` on `snap`
+    (schedule/clock.py `waiting`), pauses included, so that a report written during a
+    pause gives the same time as the reminders. Later pauses still move it."""
+    started = when
+    if not restarts and snap.commit is not None:
+        started = clock_started(snap.repo, snap.commit)
+    return clock(started, snap.game.deadlines, _pauses(snap)).deadline
+
+
+def _pauses(snap: Snapshot) -> tuple[Pause, ...]:
+    if snap.commit is None:
+        return ()
+    try:
+        return parse_deadlines_file(snap.repo.read(DEADLINES_FILE, snap.commit)).pause
+    except (DeadlineError, GameError):
+        return ()  # a bad file stops the scheduler too, which logs why (docs/scheduler.md)
 
 
 def write_private_sections(home: Path, snap: Snapshot, number: int, state: engine.State) -> None:

@@ -213,7 +213,9 @@ def record_refusal(
     last = {"number": move.number, "player": move.player, "refused": reason}
     state_text = state_document(snap.game.id, move.number, last, state)
     when = now()
-    report = report_for(snap, move.number, f"move {move.number} refused", state, happened, when)
+    title = f"move {move.number} refused"
+    # A refusal changes no position: the clock keeps running (games/clockstart.py).
+    report = report_for(snap, move.number, title, state, happened, when, restarts=False)
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),

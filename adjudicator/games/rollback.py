@@ -122,16 +122,32 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
     else:
         if proposal is None:
             raise Refusal("no-rollback", "there is no rollback proposal to agree to")
-        if move.player not in proposal["agreed"]:
-            proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
+        if move.player in proposal["agreed"]:
+            # Each accepted move file restarts the clock: agreeing again would let a
+            # player extend their own deadline for as long as the proposal stays open.
+            waiting = [n for n in names if n not in proposal["agreed"]]
+            raise Refusal(
+                "already-agreed",
+                f"{move.player} already agreed to the rollback to move {proposal['to']}"
+                f"{' (and proposed it)' if proposal['by'] == move.player else ''}; "
+                f"it waits for {', '.join(waiting)} to agree",
+            )
+        proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
+    about = f"move {proposal['to']}: {proposal['reason'] or 'no reason given'}"
+    agreed = f"agreed so far: {', '.join(proposal['agreed'])}"
     waiting = [n for n in names if n not in proposal["agreed"]]
     if waiting:
         rollbacks = Rollbacks(snap.rollbacks.done, proposal, snap.rollbacks.refused)
-        happened = [
-            f"{proposal['by']} proposes to roll back to move {proposal['to']}: "
-            f"{proposal['reason'] or 'no reason given'}",
-            f"waiting for {', '.join(waiting)} to agree (a move file holding 'agree rollback')",
-        ]
+        if request.to is not None:
+            happened = [f"{proposal['by']} proposes to roll back to {about}"]
+        else:
+            happened = [
+                f"{move.player} agrees to roll back to {about} (proposed by {proposal['by']})",
+                agreed,
+            ]
+        happened.append(
+            f"waiting for {', '.join(waiting)} to agree (a move file holding 'agree rollback')"
+        )
         title = f"move {move.number}: rollback proposed"
     else:
         rollbacks = _undo(
@@ -139,7 +155,8 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
         )
         happened = [
             f"rolled back to the position after move {proposal['to']} by consent: "
-            f"{proposal['reason'] or 'no reason given'}"
+            f"{proposal['reason'] or 'no reason given'}",
+            f"{move.player} agreed last; agreed: {', '.join(proposal['agreed'])}",
         ]
         title = f"move {move.number}: rollback to move {proposal['to']}"
     return rollbacks, happened, title

@@ -1,8 +1,8 @@
 """A game's clock as its repository records it: when it started, its pauses, timeouts.
 
 The repository stays the source of truth (docs/scheduler.md): the clock of the pending
-decision started at the commit time of the last commit that changed `state.json` (every
-adjudication, refusal and rollback does) or the `[deadlines]` table of game.toml; pauses
+decision started at the commit time of the last commit that changed the position or a
+rollback proposal, or the `[deadlines]` table of game.toml (games/clockstart.py); pauses
 are `[[pause]]` tables of `deadlines.toml`, each added by its own commit. When the
 deadline has passed, `apply_timeouts` submits the documented default of the decision
 (engine.default_action, docs/decisions.md) for every player who must decide, as the
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from git.objects.commit import Commit
-
 import engine
+
+# re-exported: the scheduler's callers read a game's clock from this module
+from adjudicator.games.clockstart import clock_started as clock_started
 from adjudicator.games.deadlines import (
     DEADLINES_FILE,
     Clock,
@@ -30,7 +31,6 @@ from adjudicator.games.deadlines import (
     parse_deadlines_file,
     plan_pause,
 )
-from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFileError, parse_game_file
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo, Person
@@ -53,32 +53,6 @@ class Waiting:
     timezone: str
     clock: Clock
     pushed: bool  # pushed move files wait for the adjudicator: no timeout meanwhile
-
-
-def _when(commit: Commit) -> datetime:
-    return commit.committed_datetime.astimezone(UTC)
-
-
-def _deadlines_table(repo: GameRepo, commit: str) -> Deadlines | None:
-    try:
-        return parse_game_file(repo.read(GAME_FILE, commit) or "").deadlines
-    except GameFileError:
-        return None
-
-
-def clock_started(repo: GameRepo, commit: str | None = None) -> datetime:
-    """When the clock of the decision pending at `commit` (default: the tip) started."""
-    at = commit or repo.head()
-    if at is None:
-        raise ValueError(f"{repo.path} has no commit yet")
-    found = [_when(c) for c in repo.repo.iter_commits(at, paths=STATE_FILE, max_count=1)]
-    for change in repo.repo.iter_commits(at, paths=GAME_FILE):
-        parents = change.parents
-        table = _deadlines_table(repo, change.hexsha)
-        if not parents or table != _deadlines_table(repo, parents[0].hexsha):
-            found.append(_when(change))
-            break
-    return max(found)
 
 
 def read_deadlines(repo: GameRepo, commit: str | None = None) -> DeadlinesFile:
@@ -121,9 +95,12 @@ def record_pause(
         entry = snap.game.player(player)
     except KeyError:
         raise PauseRefused("unknown-player", f"no player is called {player!r}") from None
-    if waiting(repo, snap.commit) is None:
+    pending = waiting(repo, snap.commit)
+    if pending is None:
         raise PauseRefused("no-decision", "the game waits for no decision: it is over")
     data = read_deadlines(repo, snap.commit)
+    if pending.clock.is_due(now):
+        now = _late_start(data, pending.clock.deadline)
     changed = parse_deadlines_file(
         dump_deadlines_file(plan_pause(data, entry.name, hours, reason, now))
     )
@@ -142,6 +119,21 @@ def record_pause(
         when=now,
     )
     return made, pause, after
+
+
+def _late_start(data: DeadlinesFile, due: datetime) -> datetime:
+    """Where a pause asked for after the deadline `due` starts, if the host allows late
+    pauses: a second before `due`, while the clock still ran, so that it stops the clock
+    before the default is played (a pause from `due` on would change no deadline) and
+    moves the deadline by exactly its hours. Else refused: a pause then would change
+    nothing but use up the player's allowance."""
+    if not data.limits.late_pause:
+        raise PauseRefused(
+            "deadline-passed",
+            f"the deadline passed at {due.strftime('%Y-%m-%d %H:%M UTC')}: the clock can "
+            "no longer be paused for this decision (deadlines.toml [limits] late_pause)",
+        )
+    return due - timedelta(seconds=1)
 
 
 def default_lines(state: engine.State, seat: int) -> list[str]:

@@ -53,6 +53,19 @@ def _defaults_text(home: Path, repo: GameRepo, player: str) -> str | None:
     return "; ".join(lines) or None
 
 
+def _timeout_text(home: Path, repo: GameRepo, player: str) -> str | None:
+    """What really happens at the deadline, as game.toml's `on_timeout` says."""
+    if snapshot(repo).game.deadlines.on_timeout == "standin":
+        # The stand-in plays the seat with its loyalty (buys, plays, taxes...): naming
+        # the default here would promise a pass that never comes.
+        return (
+            "a stand-in plays your turn for you: it decides in your place for as long as "
+            "you must decide (buying and playing cards, taxing, building...), not just a pass"
+        )
+    default = _defaults_text(home, repo, player)
+    return f"the adjudicator plays the default for you: {default}" if default else None
+
+
 def compose_reminder(
     settings: Settings, repo: GameRepo, pending: Waiting, player: str, now: datetime
 ) -> EmailMessage:
@@ -64,17 +77,14 @@ def compose_reminder(
     utc = pending.clock.deadline.strftime("%Y-%m-%d %H:%M UTC")
     left = pending.clock.deadline - now
     hours = max(0, round(left.total_seconds() / 3600))
-    default = _defaults_text(settings.home, repo, entry.name)
     lines = [
         f"Game {game.id}: the game is waiting for you ({pending.prompt}).",
         "",
         f"Your deadline: {due} ({utc}), about {hours} hours from now.",
     ]
-    if default:
-        lines.append(
-            f"If no move of yours arrives by then, the adjudicator plays the default for you: "
-            f"{default}."
-        )
+    timeout = _timeout_text(settings.home, repo, entry.name)
+    if timeout:
+        lines.append(f"If no move of yours arrives by then, {timeout}.")
     lines += [
         "",
         f"Reply to this message with your actions (one a line), or submit move "

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from gitgame import SECRET, current_home, decider, full_state, git, head, isolate, opened, push
+from gitgame import SECRET, current_home, decider, full_state, git, head, opened, push
 from gitgame import show as git_show
 from liveserver import serving
 from test_webhooks import (
@@ -39,21 +39,15 @@ import engine
 from adjudicator.forge import remote
 from adjudicator.games.seeds import commitment
 from adjudicator.games.verify import verify
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.schedule.scheduler import sync_game
 from adjudicator.web import create_app
 
 OWN_SECRET = "f" * 64
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings({"home": home})
+# The shared `home` fixture (conftest.py) isolates PAMIR_HOME for every test here.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.fixture

@@ -27,7 +27,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     opened,
     pamir,
     pamir_ok,
@@ -52,7 +51,7 @@ from mailserver import html as html_part
 import engine
 from adjudicator.forge import remote
 from adjudicator.games.pipeline import submit
-from adjudicator.home.settings import Settings, load_settings
+from adjudicator.home.settings import Settings
 from adjudicator.hooks import receive
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
@@ -63,9 +62,8 @@ BIG = 64 * 1024 * 1024  # what an attacker streams at an endpoint
 SAFE_SCHEMES = ("http", "https", "mailto")
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+# The shared `home` fixture (conftest.py) isolates PAMIR_HOME for every test here.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -397,11 +395,6 @@ def test_a_push_by_a_player_who_is_not_deciding_shows_no_one_elses_actions(bare:
 
 
 # -- bounded, clean input: a forge-hosted game -----------------------------------------------
-
-
-@pytest.fixture
-def settings(home: Path) -> Settings:
-    return load_settings({"home": home})
 
 
 @pytest.fixture

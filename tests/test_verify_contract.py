@@ -20,7 +20,6 @@ from gitgame import (
     full_state,
     git,
     head,
-    isolate,
     next_number,
     opened,
     pamir,
@@ -35,9 +34,8 @@ from adjudicator.schedule.clock import record_pause
 PLAYER = {"GIT_COMMITTER_NAME": "bob", "GIT_COMMITTER_EMAIL": "bob@example.org"}
 
 
-@pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    return isolate(tmp_path, monkeypatch)
+# The shared `home` fixture (conftest.py) isolates PAMIR_HOME for every test here.
+pytestmark = pytest.mark.usefixtures("home")
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.actions import format_action
-from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId
+from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId, as_json
 from engine.game import options_for, pending
 from engine.rules import pieces
 from engine.rules.cleanup import court_limit, hand_limit
@@ -90,8 +90,8 @@ def _wakhan_view(state: State) -> dict[str, Any]:
         "ai_discard_size": len(w.discard),
         "ai_card": None
         if number is None
-        else {"number": number, **WAKHAN_CARDS[number].front.model_dump(mode="json")},
-        "next_back": back.model_dump(mode="json") if back is not None else None,
+        else {"number": number, **as_json(WAKHAN_CARDS[number].front)},
+        "next_back": as_json(back) if back is not None else None,
         "pragmatic_loyalty": pragmatic_loyalty(state),
         "influence": {c: influence(state, w.seat, c) for c in COALITIONS},
     }

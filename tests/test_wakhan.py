@@ -622,7 +622,7 @@ def test_playout_with_wakhan() -> None:
 
 
 def test_cli_engine_new_and_playout_with_wakhan(capsys: pytest.CaptureFixture[str]) -> None:
-    from adjudicator.cli.commands import main
+    from adjudicator.cli import main
 
     assert main(["engine", "new", "--players", "alice", "--wakhan", "--seed", "3"]) == 0
     state = engine.loads(capsys.readouterr().out)

@@ -53,28 +53,3 @@ def cmd_email(args: argparse.Namespace) -> None:
     except REFUSALS as error:
         raise Refused(str(error)) from None
     print(f"{game_id}: {args.player} is now mailed at {args.address} ({commit[:10]})")
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the host's commands to the `pamir` command line's subcommands."""
-    deadlines = commands.add_parser(
-        "deadlines", help="change a game's deadlines (a commit; restarts the pending clock)"
-    )
-    deadlines.add_argument("game_dir")
-    deadlines.add_argument("--timezone", help="IANA time zone, e.g. Europe/Warsaw")
-    deadlines.add_argument("--turn-hours", type=int, help="hours per decision (at least 1)")
-    deadlines.add_argument(
-        "--reminder-hours", type=int, help="hours before the deadline to remind (0: none)"
-    )
-    deadlines.add_argument(
-        "--on-timeout",
-        choices=("default", "standin"),
-        help="at a deadline: each decision's default, or the stand-in plays the seat",
-    )
-    deadlines.set_defaults(func=cmd_deadlines)
-
-    email = commands.add_parser("email", help="change a player's address (a commit)")
-    email.add_argument("game_dir")
-    email.add_argument("--as", dest="player", required=True, help="the player")
-    email.add_argument("address", help="the new address")
-    email.set_defaults(func=cmd_email)

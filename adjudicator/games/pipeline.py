@@ -18,6 +18,7 @@ from pathlib import Path
 import tomli_w
 
 import engine
+from adjudicator.games import positions
 from adjudicator.games.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
 from adjudicator.games.moves import (
     MoveName,
@@ -54,12 +55,13 @@ from adjudicator.games.snapshot import (
     STATE_FILE,
     Rollbacks,
     Snapshot,
+    game_seed,
     initial_state,
     replay,
     snapshot,
 )
 from adjudicator.home.files import new_folder
-from adjudicator.home.paths import private_dir
+from adjudicator.home.paths import positions_dir, private_dir
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -92,9 +94,19 @@ def _adjudicated_files(
 
 def position(snap: Snapshot, home: Path) -> engine.State:
     """The full position after the last adjudicated move (the game's secret, until it is
-    revealed, is in the service's data folder `home`)."""
-    state, _ = replay(snap, home, upto=snap.adjudicated)
+    revealed, is in the service's data folder `home`): from the position cache, else
+    replayed from the seed (and cached)."""
+    game_seed(snap, home)  # no secret, no game: the cache does not stand in for it
+    state = positions.load(snap, home)
+    if state is None:
+        state, _ = replay(snap, home, upto=snap.adjudicated)
+        positions.store(snap, home, state)
     return state
+
+
+def _remember(repo: GameRepo, home: Path, commit: str, state: engine.State) -> None:
+    """Cache the position a new adjudicator commit records, for the next submission."""
+    positions.store(snapshot(repo, commit), home, state)
 
 
 def submit(
@@ -162,6 +174,7 @@ def submit(
         when=when,
     )
     write_private_sections(home, snap, number, outcome.state)
+    _remember(repo, home, commit, outcome.state)
     return Adjudication(number, commit, report)
 
 
@@ -197,6 +210,7 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
             files, message + trailers(move.number, state_text), parent=snap.commit, when=when
         )
         write_private_sections(home, snap, move.number, outcome.state)
+        _remember(repo, home, commit, outcome.state)
         done.append(Adjudication(move.number, commit, report))
 
 
@@ -226,6 +240,7 @@ def record_refusal(
         files, message + trailers(move.number, state_text), parent=snap.commit, when=when
     )
     write_private_sections(home, snap, move.number, state)
+    _remember(repo, home, commit, state)
     return Adjudication(move.number, commit, report)
 
 
@@ -299,18 +314,20 @@ def _first_commit(
             "README.md": readme(game).encode(),
         }
         message = f"New game {game.id}" + trailers(0, state_text)
-        repo.commit(files, message, parent=None, when=when)
+        commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
+        _remember(repo, home, commit, state)
     finally:
         repo.repo.close()  # its git processes must not outlive the folder's move or removal
 
 
 @contextmanager
 def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
-    """Remove the game's secret and private sections if the block fails, unless they were
-    there before it."""
+    """Remove the game's secret, private sections and cached positions if the block fails,
+    unless they were there before it."""
     secret, private = secret_path(home, game_id), private_dir(home, game_id)
-    had_secret, had_private = secret.exists(), private.exists()
+    cached = positions_dir(home, game_id)
+    had_secret, had_private, had_cached = secret.exists(), private.exists(), cached.exists()
     try:
         yield
     except BaseException:
@@ -319,6 +336,8 @@ def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
                 secret.unlink(missing_ok=True)
         if not had_private:
             shutil.rmtree(private, ignore_errors=True)
+        if not had_cached:
+            shutil.rmtree(cached, ignore_errors=True)
         raise
 
 

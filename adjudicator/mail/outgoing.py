@@ -498,6 +498,47 @@ def notify_refusal(
     )
 
 
+def notify_unauthenticated(
+    settings: Settings, repo: GameRepo, player: str, reason: str, *, day: str
+) -> Path:
+    """Tell a player, at the address game.toml has for them, that a message in their
+    name was refused for want of authentication. One notice a day (`day`, as YYYY-MM-DD)
+    per game and player, whatever the number of messages: forged mail cannot make the
+    service mail anyone else, nor mail the player more than that. The forged message's
+    subject and text are not repeated, so the notice carries nothing its sender wrote."""
+    snap = snapshot(repo)
+    entry = snap.game.player(player)
+    key = message_key(snap.game.id, 0, entry.name, "unauthenticated", day.replace("-", ""))
+    if (done := queued(settings, key)) is not None:
+        return done
+    text = (
+        f"# {snap.game.id}: a message in your name was refused\n\n"
+        "A message to your reply address, with your address as its sender, was not "
+        "played: it could not be proven to come from your mail provider "
+        f"(mail_auth = {settings.mail_auth}). The reason:\n\n"
+        f"    {(one_line(reason) or '')[:500]}\n\n"
+        "Nothing was changed in the game. If you sent it, your mail provider may not sign "
+        "its mail (DKIM): tell the game's host. If you did not, someone knows your reply "
+        "address and wrote in your name: tell the game's host.\n\n"
+        "You get at most one such notice a day.\n"
+    )
+    thread = thread_of(settings, snap.game.id, entry.name)
+    own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
+    message = compose(
+        settings,
+        snap.game.id,
+        entry.name,
+        f"[{snap.game.id}] A message in your name was refused",
+        text,
+        thread_root=thread.get("root") or own,
+        in_reply_to=thread.get("last"),
+        number=snap.next_number,
+        message_id=own,
+        to=entry.email,
+    )
+    return queue(settings, message, key)
+
+
 def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:
     """Queue one notice to every player (tampering put back, a game held), in each
     player's thread, with the addresses of game.toml at the service's own tip."""

@@ -119,3 +119,62 @@ def test_nation_building_three_rupees_build_two_blocks() -> None:
     assert state.roads["kabul-punjab"]["british"] == 1
     assert state.players[state.seat("Cati")].rupees == 1
     assert waiting_for(state) == ("turn", ["Hope"])
+
+
+# Insurrection (Prince Akbar Khan) and Component Limits, p. 8
+
+PRINCE_AKBAR_KHAN = 3  # Kabul, Afghan patriot; Insurrection
+DOMINANCE_CHECK = 101
+
+
+def insurrection_with_empty_supply() -> Position:
+    """Cati (Afghan) holds Prince Akbar Khan; every Afghan block is in Herat or Persia.
+
+    As many British blocks stand in Punjab, so the check bought is unsuccessful and the
+    blocks stay on the map.
+    """
+    position = (
+        Position({"Cati": "afghan", "Hope": "british"})
+        .market([DOMINANCE_CHECK, *TOP[1:]], BOTTOM)
+        .court("Cati", PRINCE_AKBAR_KHAN)
+    )
+    blocks = position.state.block_supply["afghan"]
+    return (
+        position.armies("herat", "afghan", blocks // 2)
+        .armies("persia", "afghan", blocks - blocks // 2)
+        .armies("punjab", "british", blocks)
+    )
+
+
+def test_component_limits_insurrection_takes_afghan_armies_from_the_board() -> None:
+    """[Component Limits, p. 8] "If asked to place a unit and none remain in the supply, you
+    must take a piece of the required shape/color from anywhere in play, excluding any
+    pieces placed this turn." [Insurrection, Prince Akbar Khan] "Each time a Dominance Check
+    finishes resolving, two Afghan armies are placed in Kabul."
+
+    The supply holds no Afghan block: the owner of the card takes both from the board.
+    """
+    state = act(insurrection_with_empty_supply().build(), "Cati", "purchase 101")
+    assert waiting_for(state) == ("take", ["Cati"])
+    state = act(state, "Cati", "take army herat", "take army persia")
+    assert state.armies["kabul"]["afghan"] == 2
+    assert state.block_supply["afghan"] == 0
+    assert state.armies["herat"]["afghan"] == state.armies["persia"]["afghan"] == 5
+    assert waiting_for(state) == ("turn", ["Cati"])
+    assert engine.invariants.violations(state) == []
+
+
+def test_component_limits_insurrection_takes_only_what_the_supply_lacks() -> None:
+    """[Component Limits, p. 8] with one Afghan block left, one army comes from the supply
+    and the other from the board.
+    """
+    position = insurrection_with_empty_supply()
+    position.state.armies["persia"]["afghan"] -= 1
+    position.state.block_supply["afghan"] += 1
+    state = act(position.build(), "Cati", "purchase 101")
+    assert state.armies["kabul"]["afghan"] == 1
+    assert waiting_for(state) == ("take", ["Cati"])
+    state = act(state, "Cati", "take army persia")
+    assert state.armies["kabul"]["afghan"] == 2
+    assert state.armies["persia"]["afghan"] == 4
+    assert state.block_supply["afghan"] == 0

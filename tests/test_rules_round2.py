@@ -178,3 +178,40 @@ def test_component_limits_insurrection_takes_only_what_the_supply_lacks() -> Non
     assert state.armies["kabul"]["afghan"] == 2
     assert state.armies["persia"]["afghan"] == 4
     assert state.block_supply["afghan"] == 0
+
+
+# Playing with Wakhan: Setting Up, p. 16
+
+
+def wakhan_game_where_first_to_choose_is(first: str) -> engine.State:
+    for seed in range(50):
+        state = engine.new_game(["alice", "bob"], seed, {"wakhan": True})
+        if state.log[0].startswith(f"{first} chooses loyalty first"):
+            return state
+    raise AssertionError(first)
+
+
+def choose_loyalties(state: engine.State, *coalitions: str) -> engine.State:
+    for coalition in coalitions:
+        decision = engine.pending(state)
+        assert decision is not None and decision.kind == "loyalty"
+        state = engine.apply(state, decision.seats[0], engine.Action("loyalty", (coalition,)))
+    return state
+
+
+def test_setting_up_wakhan_sits_to_the_right_of_the_last_to_choose_loyalty() -> None:
+    """[Playing with Wakhan: Setting Up, p. 16] "Place Wakhan's pieces to the right of the
+    player who chooses their loyalty last. Wakhan will take the first turn of the game."
+    [Sequence of Play, p. 9] "play continues clockwise to the next player".
+
+    Clockwise, the player to Wakhan's left plays after her: the last to choose a loyalty
+    plays second and the first to choose plays third.
+    """
+    for first, last in (("alice", "bob"), ("bob", "alice")):
+        state = wakhan_game_where_first_to_choose_is(first)
+        assert waiting_for(state) == ("loyalty", [first])
+        state = choose_loyalties(state, "british", "russian")
+        assert state.turn == 2
+        assert waiting_for(state) == ("turn", [last])
+        state = act(state, last, "pass")
+        assert waiting_for(state) == ("turn", [first])

@@ -61,7 +61,7 @@ class GitCounter:
                 counter.count += 1
             original(popen, args, *rest, **options)
 
-        subprocess.Popen.__init__ = counting  # type: ignore[method-assign]
+        subprocess.Popen.__init__ = counting  # type: ignore[method-assign,assignment]
         return self
 
     def __exit__(self, *_: object) -> None:

@@ -126,8 +126,7 @@ def submit(
     service's data folder (the game's secret, the players' private sections). `inbound`
     names the email the move came in, recorded as the commit's `Pamir-Inbound` trailer.
     """
-    repo.sync_worktree()
-    snap = snapshot(repo)
+    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
     if snap.pending():
         raise Refusal("pending", "pushed moves are waiting for the adjudicator; try again shortly")
     try:

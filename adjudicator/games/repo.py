@@ -27,7 +27,9 @@ import git
 from git.objects.blob import Blob
 from git.objects.commit import Commit
 from git.objects.fun import tree_to_stream
+from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
+from gitdb.db.loose import LooseObjectDB
 
 from adjudicator.home.faults import fault
 
@@ -121,10 +123,13 @@ class GameRepo:
         return bool(self.repo.bare)
 
     def head(self) -> str | None:
-        """The commit at the tip of the game branch, or None before the first commit."""
+        """The commit at the tip of the game branch, or None before the first commit.
+
+        Read from the ref's file (or packed-refs) in this process, as git does: it is read
+        several times a submission, and a `git rev-parse` costs a process each time."""
         try:
-            return str(self.repo.git.rev_parse("--verify", "-q", REF))
-        except git.GitCommandError:
+            return str(SymbolicReference.dereference_recursive(self.repo, REF))
+        except ValueError:  # no such ref yet
             return None
 
     def _entry(self, at: str, path: str) -> Any | None:
@@ -283,7 +288,10 @@ class GameRepo:
         return str(made.hexsha)
 
     def _store(self, kind: str, data: bytes) -> bytes:
-        return bytes(self.repo.odb.store(IStream(kind, len(data), BytesIO(data))).binsha)
+        """Write a loose object in this process (zlib, then a rename into objects/), as
+        `git hash-object -w` would, without starting one process per object."""
+        stream = IStream(kind, len(data), BytesIO(data))
+        return bytes(LooseObjectDB.store(self.repo.odb, stream).binsha)
 
     def _write_tree(self, base: git.Tree | None, changes: dict[str, bytes | None]) -> bytes:
         """Write the tree of `base` with `changes` applied; return its id.

@@ -1,11 +1,12 @@
 """The `pamir` command line (docs/cli.md).
 
 Game repositories:
-    pamir new GAME_DIR --player NAME:EMAIL ... [--seed-file F] [--bare]
+    pamir new GAME_DIR --player NAME:EMAIL ... [--signing-key NAME=PUBKEY_FILE ...]
+              [--no-require-signatures] [--seed-file F] [--bare]
     pamir move GAME_DIR --as PLAYER FILE [--expect N]
     pamir legal GAME_DIR [--as PLAYER]
     pamir log GAME_DIR
-    pamir verify GAME_DIR
+    pamir verify GAME_DIR [--signers]
     pamir rollback GAME_DIR --to N --reason TEXT
     pamir hook install GAME_BARE_REPO
 The service:
@@ -14,6 +15,9 @@ The service:
     pamir pause GAME_DIR --as P --hours H --reason T
     pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
     pamir email GAME_DIR --as P ADDRESS
+    pamir signing-key GAME_DIR PLAYER PUBKEY_FILE | --remove
+    pamir require-signatures GAME_DIR on|off
+    pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
     pamir games                             every game, and those that need their host
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
@@ -216,8 +220,22 @@ def _player_spec(text: str) -> tuple[str, str]:
     return name, email
 
 
+def _signing_keys(specs: list[str]) -> dict[str, str]:
+    """The --signing-key NAME=PUBKEY_FILE options: each player's public key line."""
+    keys: dict[str, str] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise Refused(f"--signing-key {spec!r}: write NAME=PUBKEY_FILE, e.g. alice=alice.pub")
+        if name.lower() in (k.lower() for k in keys):
+            raise Refused(f"--signing-key: two keys for {name}")
+        keys[name] = _read(path)
+    return keys
+
+
 def cmd_new(args: argparse.Namespace) -> None:
     players = [_player_spec(p) for p in args.player]
+    keys = _signing_keys(args.signing_key or [])
     secret = _read(args.seed_file).strip() if args.seed_file else None
     try:
         repo = create_game(
@@ -229,13 +247,18 @@ def cmd_new(args: argparse.Namespace) -> None:
             game_id=args.id,
             turn_hours=args.turn_hours,
             wakhan=args.wakhan,
+            signing_keys=keys,
+            require_signatures=False if args.no_require_signatures else None,
         )
     except (ValueError, RepoError, FileExistsError, GameFileError) as error:
         raise Refused(str(error)) from None
     snap = snapshot(repo)
     assert snap.commit is not None
     _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")])
-    print(f"created game {snap.game.id} in {repo.path}")
+    signed = (
+        "pushed moves must be signed" if snap.game.require_signatures else "moves need no signature"
+    )
+    print(f"created game {snap.game.id} in {repo.path} ({signed})")
 
 
 def cmd_move(args: argparse.Namespace) -> None:
@@ -277,10 +300,16 @@ def cmd_verify(args: argparse.Namespace) -> None:
     except GameError as error:
         raise Refused(str(error)) from None
     if not result.ok:
+        if args.signers:
+            for line in result.signers:
+                print(f"{line.commit[:10]}  {line.signer:<40}  {line.summary}")
         print(f"divergence: {result.divergence}", file=sys.stderr)
         raise SystemExit(EXIT_DIVERGED)
     for refused in result.refused:  # tampering the service put back: not a divergence
         print(f"refused: {refused}")
+    if args.signers:
+        for line in result.signers:
+            print(f"{line.commit[:10]}  {line.signer:<40}  {line.summary}")
     seed = "secret checked against its commitment" if result.revealed else "seed not revealed yet"
     print(f"ok: {result.commits} commits, moves up to {result.moves} replayed and match ({seed})")
 
@@ -340,6 +369,17 @@ def build_parser() -> argparse.ArgumentParser:
     new_game.add_argument(
         "--player", action="append", required=True, help="NAME:EMAIL, once per player (2 to 5)"
     )
+    new_game.add_argument(
+        "--signing-key",
+        action="append",
+        metavar="NAME=PUBKEY_FILE",
+        help="a player's SSH public key for signed commits (once per player)",
+    )
+    new_game.add_argument(
+        "--no-require-signatures",
+        action="store_true",
+        help="accept unsigned pushed moves even when every player has a key",
+    )
     new_game.add_argument("--seed-file", help="file holding the secret (default: a fresh one)")
     new_game.add_argument("--bare", action="store_true", help="create a bare repository")
     new_game.add_argument("--id", help="game id (default: the folder's name)")
@@ -367,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ver = commands.add_parser("verify", help="replay the game and check every commit")
     ver.add_argument("game_dir")
+    ver.add_argument("--signers", action="store_true", help="list every commit with who signed it")
     ver.set_defaults(func=cmd_verify)
 
     back = commands.add_parser("rollback", help="return to the position after a move")

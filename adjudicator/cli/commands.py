@@ -255,10 +255,9 @@ def cmd_new(args: argparse.Namespace) -> None:
     snap = snapshot(repo)
     assert snap.commit is not None
     _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")])
-    signed = (
-        "pushed moves must be signed" if snap.game.require_signatures else "moves need no signature"
-    )
-    print(f"created game {snap.game.id} in {repo.path} ({signed})")
+    print(f"created game {snap.game.id} in {repo.path}")
+    if snap.game.require_signatures:
+        print("pushed moves must be signed by their player's key (docs/signing.md)")
 
 
 def cmd_move(args: argparse.Namespace) -> None:

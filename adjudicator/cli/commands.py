@@ -204,6 +204,19 @@ def _player_spec(text: str) -> tuple[str, str]:
     return name, email
 
 
+def _signing_keys(specs: list[str]) -> dict[str, str]:
+    """The --signing-key NAME=PUBKEY_FILE options: each player's public key line."""
+    keys: dict[str, str] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise Refused(f"--signing-key {spec!r}: write NAME=PUBKEY_FILE, e.g. alice=alice.pub")
+        if name.lower() in (k.lower() for k in keys):
+            raise Refused(f"--signing-key: two keys for {name}")
+        keys[name] = _read(path)
+    return keys
+
+
 def cmd_new(args: argparse.Namespace) -> None:
     from adjudicator.games.gamefile import GameFileError
     from adjudicator.games.outputs import Adjudication
@@ -212,6 +225,7 @@ def cmd_new(args: argparse.Namespace) -> None:
     from adjudicator.games.snapshot import snapshot
 
     players = [_player_spec(p) for p in args.player]
+    keys = _signing_keys(args.signing_key or [])
     secret = _read(args.seed_file).strip() if args.seed_file else None
     try:
         repo = create_game(
@@ -223,6 +237,8 @@ def cmd_new(args: argparse.Namespace) -> None:
             game_id=args.id,
             turn_hours=args.turn_hours,
             wakhan=args.wakhan,
+            signing_keys=keys,
+            require_signatures=False if args.no_require_signatures else None,
         )
     except (ValueError, RepoError, FileExistsError, GameFileError) as error:
         raise Refused(str(error)) from None
@@ -230,6 +246,8 @@ def cmd_new(args: argparse.Namespace) -> None:
     assert snap.commit is not None
     _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")])
     print(f"created game {snap.game.id} in {repo.path}")
+    if snap.game.require_signatures:
+        print("pushed moves must be signed by their player's key (docs/signing.md)")
 
 
 def cmd_move(args: argparse.Namespace) -> None:
@@ -286,10 +304,16 @@ def cmd_verify(args: argparse.Namespace) -> None:
     except GameError as error:
         raise Refused(str(error)) from None
     if not result.ok:
+        if args.signers:
+            for line in result.signers:
+                print(f"{line.commit[:10]}  {line.signer:<40}  {line.summary}")
         print(f"divergence: {result.divergence}", file=sys.stderr)
         raise SystemExit(EXIT_DIVERGED)
     for refused in result.refused:  # tampering the service put back: not a divergence
         print(f"refused: {refused}")
+    if args.signers:
+        for line in result.signers:
+            print(f"{line.commit[:10]}  {line.signer:<40}  {line.summary}")
     seed = "secret checked against its commitment" if result.revealed else "seed not revealed yet"
     print(f"ok: {result.commits} commits, moves up to {result.moves} replayed and match ({seed})")
 

@@ -1,5 +1,7 @@
-"""`pamir deadlines` and `pamir email`: the host changes a game's deadlines or a player's
-address, with a commit made as the adjudicator (docs/cli.md)."""
+"""`pamir deadlines`, `pamir email`, `pamir signing-key` and `pamir require-signatures`:
+the host changes a game's deadlines, a player's address or signing key, or whether moves
+must be signed, with a commit made as the adjudicator (docs/cli.md). `pamir
+allowed-signers` prints the game's keys for `git verify-commit` (docs/signing.md)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,16 @@ from pathlib import Path
 from adjudicator.cli.refusal import Refused
 from adjudicator.games.deadlines import DeadlineError
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.host import HostRefused, change_deadlines, change_email
+from adjudicator.games.host import (
+    HostRefused,
+    change_deadlines,
+    change_email,
+    change_require_signatures,
+    change_signing_key,
+)
 from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.signatures import allowed_signers
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
 
@@ -53,3 +62,44 @@ def cmd_email(args: argparse.Namespace) -> None:
     except REFUSALS as error:
         raise Refused(str(error)) from None
     print(f"{game_id}: {args.player} is now mailed at {args.address} ({commit[:10]})")
+
+
+def _key_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise Refused(f"cannot read the public key {path}: {error}") from None
+
+
+def cmd_signing_key(args: argparse.Namespace) -> None:
+    if (args.key_file is None) == (not args.remove):
+        raise Refused("give the player's public key file, or --remove (not both)")
+    key = None if args.remove else _key_file(args.key_file)
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            commit = change_signing_key(repo, args.player, key)
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    said = "has no signing key now" if key is None else "signs with the new key"
+    print(f"{game_id}: {args.player} {said} ({commit[:10]})")
+
+
+def cmd_require_signatures(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            commit = change_require_signatures(repo, args.setting == "on")
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    print(f"{game_id}: signed moves required: {args.setting} ({commit[:10]})")
+
+
+def cmd_allowed_signers(args: argparse.Namespace) -> None:
+    try:
+        repo, _ = _open(args.game_dir)
+        print(allowed_signers(snapshot(repo).game), end="")
+    except REFUSALS as error:
+        raise Refused(str(error)) from None

@@ -1,11 +1,12 @@
 """The `pamir` command line's arguments, and `main`, which runs one command (docs/cli.md).
 
 Game repositories:
-    pamir new GAME_DIR --player NAME:EMAIL ... [--seed-file F] [--bare]
+    pamir new GAME_DIR --player NAME:EMAIL ... [--signing-key NAME=PUBKEY_FILE ...]
+              [--no-require-signatures] [--seed-file F] [--bare]
     pamir move GAME_DIR --as PLAYER FILE [--expect N]
     pamir legal GAME_DIR [--as PLAYER]
     pamir log GAME_DIR
-    pamir verify GAME_DIR
+    pamir verify GAME_DIR [--signers]
     pamir rollback GAME_DIR --to N --reason TEXT
     pamir hook install GAME_BARE_REPO
 The service:
@@ -14,6 +15,9 @@ The service:
     pamir pause GAME_DIR --as P --hours H --reason T
     pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
     pamir email GAME_DIR --as P ADDRESS
+    pamir signing-key GAME_DIR PLAYER PUBKEY_FILE | --remove
+    pamir require-signatures GAME_DIR on|off
+    pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
     pamir games                             every game, and those that need their host
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
@@ -105,6 +109,17 @@ def register_games(commands: Subcommands) -> None:
     new_game.add_argument(
         "--player", action="append", required=True, help="NAME:EMAIL, once per player (2 to 5)"
     )
+    new_game.add_argument(
+        "--signing-key",
+        action="append",
+        metavar="NAME=PUBKEY_FILE",
+        help="a player's SSH public key for signed commits (once per player)",
+    )
+    new_game.add_argument(
+        "--no-require-signatures",
+        action="store_true",
+        help="accept unsigned pushed moves even when every player has a key",
+    )
     new_game.add_argument("--seed-file", help="file holding the secret (default: a fresh one)")
     new_game.add_argument("--bare", action="store_true", help="create a bare repository")
     new_game.add_argument("--id", help="game id (default: the folder's name)")
@@ -132,6 +147,7 @@ def register_games(commands: Subcommands) -> None:
 
     ver = commands.add_parser("verify", help="replay the game and check every commit")
     ver.add_argument("game_dir")
+    ver.add_argument("--signers", action="store_true", help="list every commit with who signed it")
     ver.set_defaults(func=handler("commands:cmd_verify"))
 
     back = commands.add_parser("rollback", help="return to the position after a move")
@@ -206,7 +222,8 @@ def register_service(commands: Subcommands) -> None:
 
 
 def register_host(commands: Subcommands) -> None:
-    """The host's changes to a game: `pamir deadlines` and `pamir email`."""
+    """The host's changes to a game: `pamir deadlines`, `pamir email`, `pamir signing-key`,
+    `pamir require-signatures`; and `pamir allowed-signers`."""
     deadlines = commands.add_parser(
         "deadlines", help="change a game's deadlines (a commit; restarts the pending clock)"
     )
@@ -228,6 +245,30 @@ def register_host(commands: Subcommands) -> None:
     email.add_argument("--as", dest="player", required=True, help="the player")
     email.add_argument("address", help="the new address")
     email.set_defaults(func=handler("host:cmd_email"))
+
+    key = commands.add_parser(
+        "signing-key", help="set or replace a player's SSH signing key (a commit)"
+    )
+    key.add_argument("game_dir")
+    key.add_argument("player", help="the player")
+    key.add_argument(
+        "key_file", nargs="?", help="the player's public key file, e.g. id_ed25519.pub"
+    )
+    key.add_argument("--remove", action="store_true", help="remove the player's key instead")
+    key.set_defaults(func=handler("host:cmd_signing_key"))
+
+    required = commands.add_parser(
+        "require-signatures", help="whether pushed moves must be signed (a commit)"
+    )
+    required.add_argument("game_dir")
+    required.add_argument("setting", choices=("on", "off"))
+    required.set_defaults(func=handler("host:cmd_require_signatures"))
+
+    signers = commands.add_parser(
+        "allowed-signers", help="print the game's keys as a Git allowed-signers file"
+    )
+    signers.add_argument("game_dir")
+    signers.set_defaults(func=handler("host:cmd_allowed_signers"))
 
 
 def register_engine(commands: Subcommands) -> None:

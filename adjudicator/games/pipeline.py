@@ -19,7 +19,7 @@ import tomli_w
 
 import engine
 from adjudicator.games import positions
-from adjudicator.games.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
+from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
     MoveName,
     Outcome,
@@ -61,6 +61,7 @@ from adjudicator.games.snapshot import (
     snapshot,
 )
 from adjudicator.home.files import new_folder
+from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_dir
 from engine.rules.setup import check_player_names
 
@@ -255,9 +256,16 @@ def create_game(
     turn_hours: int = 48,
     timezone: str = "UTC",
     wakhan: bool = False,
+    signing_keys: dict[str, str] | None = None,
+    require_signatures: bool | None = None,
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret in the
     service's data folder `home`.
+
+    `signing_keys` are players' SSH public key lines, by name. `require_signatures`
+    (default: whether every player has a key) makes their pushed moves need a signature.
+    The service's own key (made in `home` on first use) is recorded and signs every
+    commit the service makes in the game (docs/signing.md).
 
     All or nothing: should any step fail, neither the repository nor the game's secret
     and private sections in `home` are left behind (an empty folder at `path` stays).
@@ -267,19 +275,25 @@ def create_game(
     if secret is not None and not secret.strip():
         raise ValueError("the given secret is empty")
     secret = secret or new_secret()
-    entries = tuple(
-        PlayerEntry(name=n, email=e, policies=tuple((policies or {}).get(n, [])))
+    keys = _keys_by_player(players, signing_keys or {})
+    if require_signatures is None:
+        require_signatures = all(name in keys for name, _ in players)
+    entries = [
+        {"name": n, "email": e, "policies": (policies or {}).get(n, []), "signing_key": keys.get(n)}
         for n, e in players
-    )
+    ]
+    signing_key = adjudicator_key(home)
     game = GameFile.model_validate(
         {
             "id": identifier,
             "engine_version": ENGINE_VERSION,
             "created": now().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "seed_commitment": commitment(secret),
-            "players": [e.model_dump() for e in entries],
+            "players": entries,
             "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
             "wakhan": wakhan,
+            "require_signatures": require_signatures,
+            "adjudicator": {"signing_key": public_key_line(signing_key)},
         }
     )
     state = initial_state(game, seed_from(secret))
@@ -289,8 +303,21 @@ def create_game(
         raise ValueError("the secret must be non-empty ASCII text")
     # The home's files are undone last, so that they also go if the final rename fails.
     with _undone_on_failure(home, identifier), new_folder(path) as folder:
-        _first_commit(GameRepo.init(folder, bare=bare), home, game, secret, state)
+        repo = GameRepo.init(folder, bare=bare)
+        repo.configure_signing(signing_key)
+        _first_commit(repo, home, game, secret, state)
     return GameRepo(path)
+
+
+def _keys_by_player(players: list[tuple[str, str]], keys: dict[str, str]) -> dict[str, str]:
+    """The signing keys given for players, by the players' own spelling of their names."""
+    names = {name.lower(): name for name, _ in players}
+    found: dict[str, str] = {}
+    for name, line in keys.items():
+        if name.lower() not in names:
+            raise ValueError(f"a signing key for {name!r}, who is not a player of this game")
+        found[names[name.lower()]] = line
+    return found
 
 
 def _first_commit(

@@ -11,14 +11,24 @@ file, a symbolic link or a submodule where a folder belongs, or bytes that are n
 Such a tree is a `GameError` that names the path and says what is there, never an
 exception from deep inside GitPython.
 
+Commits are signed with the adjudicator's SSH key once a game records it
+(`[adjudicator] signing_key` in game.toml, docs/signing.md): the commit object is
+serialized, its bytes signed with `ssh-keygen -Y sign -n git`, and the signature written
+as its `gpgsig` header, as `git commit -S` does with `gpg.format = ssh`. The private key's
+path is in the repository's own configuration (`pamir.signingKey`, never committed). A
+game that records a key is never given an unsigned commit: without the key nothing is
+committed.
+
 Fault injection for tests (`adjudicator.home.faults`): with PAMIR_FAULT=before-ref or
 PAMIR_FAULT=after-ref the process exits (status 70) at that point of the next commit.
 """
 
 from __future__ import annotations
 
+import configparser
+import tomllib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -31,7 +41,9 @@ from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
 from gitdb.db.loose import LooseObjectDB
 
+from adjudicator.games.gamefile import GAME_FILE
 from adjudicator.home.faults import fault
+from adjudicator.home.keys import KeyProblem, sign
 
 BRANCH = "main"
 REF = f"refs/heads/{BRANCH}"
@@ -41,6 +53,7 @@ EXECUTABLE_MODE = 0o100755
 SYMLINK_MODE = 0o120000
 TREE_MODE = 0o040000
 EMPTY_TREE = bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+SIGNING_CONFIG = ("pamir", "signingKey")  # the repository's own configuration
 
 
 class RepoError(RuntimeError):
@@ -94,9 +107,21 @@ class Person:
 ADJUDICATOR = Person("pamir adjudicator", "adjudicator@pamir.invalid")
 
 
-def _git_date(when: datetime | None) -> str | None:
-    """Git's own date format; the report's deadline is computed from this time."""
-    return None if when is None else f"{int(when.timestamp())} +0000"
+def _stamp(when: datetime | None) -> int:
+    """The commit's time in seconds (written at +0000); reports' deadlines count from it."""
+    return int((when or datetime.now(UTC)).timestamp())
+
+
+def recorded_key(game_toml: bytes | None) -> str | None:
+    """The adjudicator's public key a game.toml records, if any."""
+    if game_toml is None:
+        return None
+    try:
+        table = tomllib.loads(game_toml.decode("utf-8")).get("adjudicator", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None  # not a game the service could have written: read as unsigned
+    key = table.get("signing_key") if isinstance(table, dict) else None
+    return key if isinstance(key, str) else None
 
 
 class GameRepo:
@@ -270,22 +295,63 @@ class GameRepo:
         author: Person = ADJUDICATOR,
         when: datetime | None = None,
     ) -> str:
-        """Write a commit of file changes on top of `parent` without moving any branch."""
+        """Write a commit of file changes on top of `parent` without moving any branch;
+        signed when the game records the adjudicator's key (at `parent`, or in the
+        first commit's own game.toml)."""
         base = self.repo.commit(parent).tree if parent else None
         tree = git.Tree(self.repo, self._write_tree(base, changes))
         parents = [self.repo.commit(parent)] if parent else []
-        made = Commit.create_from_tree(
+        stamp = _stamp(when)
+        made = Commit(
             self.repo,
+            Commit.NULL_BIN_SHA,
             tree,
+            author.actor(),
+            stamp,
+            0,
+            ADJUDICATOR.actor(),
+            stamp,
+            0,
             message,
-            parent_commits=parents,
-            head=False,
-            author=author.actor(),
-            committer=ADJUDICATOR.actor(),
-            author_date=_git_date(when),
-            commit_date=_git_date(when),
+            parents,
+            Commit.default_encoding,
         )
-        return str(made.hexsha)
+        stream = BytesIO()
+        made._serialize(stream)
+        game_toml = self.data(GAME_FILE, parent) if parent else changes.get(GAME_FILE)
+        if recorded_key(game_toml) is not None:
+            made.gpgsig = self._sign(stream.getvalue())
+            stream = BytesIO()
+            made._serialize(stream)
+        return self._store("commit", stream.getvalue()).hex()
+
+    def signing_key(self) -> Path | None:
+        """The private key this repository's commits are signed with, if configured."""
+        reader = self.repo.config_reader("repository")
+        try:
+            return Path(str(reader.get_value(*SIGNING_CONFIG)))
+        except (KeyError, ValueError, configparser.Error):
+            return None
+        finally:
+            reader.release()
+
+    def configure_signing(self, key: Path) -> None:
+        """Sign this repository's commits with `key` from now on."""
+        with self.repo.config_writer("repository") as writer:
+            writer.set_value(*SIGNING_CONFIG, str(key))
+
+    def _sign(self, payload: bytes) -> str:
+        key = self.signing_key()
+        if key is None:
+            raise GameError(
+                f"{self.path}: this game's commits are signed by the adjudicator, but the "
+                "repository names no signing key (git config pamir.signingKey "
+                "PAMIR_HOME/keys/adjudicator/id_ed25519)"
+            )
+        try:
+            return sign(payload, key)
+        except KeyProblem as error:
+            raise GameError(f"{self.path}: cannot sign the commit: {error}") from None
 
     def _store(self, kind: str, data: bytes) -> bytes:
         """Write a loose object in this process (zlib, then a rename into objects/), as

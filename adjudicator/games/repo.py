@@ -41,7 +41,6 @@ from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
 from gitdb.db.loose import LooseObjectDB
 
-from adjudicator.games.gamefile import GAME_FILE
 from adjudicator.home.faults import fault
 from adjudicator.home.keys import KeyProblem, sign
 
@@ -318,6 +317,8 @@ class GameRepo:
         )
         stream = BytesIO()
         made._serialize(stream)
+        from adjudicator.games.gamefile import GAME_FILE  # loads the engine: only to commit
+
         game_toml = self.data(GAME_FILE, parent) if parent else changes.get(GAME_FILE)
         if recorded_key(game_toml) is not None:
             made.gpgsig = self._sign(stream.getvalue())

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import engine
@@ -45,8 +46,10 @@ class MoveName:
         return f"{MOVES_DIR}/{self.file or f'{self.number:04d}-{self.player}.txt'}"
 
 
+@lru_cache(maxsize=8192)
 def parse_name(name: str) -> MoveName | None:
-    """The number and author of a move file name, or None if it is not one."""
+    """The number and author of a move file name, or None if it is not one (remembered:
+    every snapshot reads the whole moves folder)."""
     match = NAME.match(name)
     if not match:
         return None

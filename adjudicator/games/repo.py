@@ -31,12 +31,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from io import BytesIO
 from pathlib import Path
-from typing import Any
+from string import hexdigits
+from typing import NamedTuple
 
 import git
-from git.objects.blob import Blob
 from git.objects.commit import Commit
-from git.objects.fun import tree_to_stream
 from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
 from gitdb.db.loose import LooseObjectDB
@@ -52,7 +51,8 @@ EXECUTABLE_MODE = 0o100755
 SYMLINK_MODE = 0o120000
 TREE_MODE = 0o040000
 EMPTY_TREE = bytes.fromhex("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
-SIGNING_CONFIG = ("pamir", "signingKey")  # the repository's own configuration
+SIGNING_CONFIG = ("pamir", "signingKey")
+HEX = frozenset(hexdigits.lower())  # the repository's own configuration
 
 
 class RepoError(RuntimeError):
@@ -72,19 +72,60 @@ class GameError(RuntimeError):
     """
 
 
-def _what(item: Any) -> str:
+SUBMODULE_MODE = 0o160000
+
+
+class Entry(NamedTuple):
+    """One entry of a tree object: its name, mode and object id."""
+
+    name: str
+    mode: int
+    binsha: bytes
+
+    @property
+    def hexsha(self) -> str:
+        return self.binsha.hex()
+
+
+def _what(item: Entry) -> str:
     """What a tree entry is, in words for the host."""
-    if item.type == "tree":
+    if item.mode == TREE_MODE:
         return "a folder"
-    if item.type == "submodule":
+    if item.mode == SUBMODULE_MODE:
         return "a submodule"
     if item.mode == SYMLINK_MODE:
         return "a symbolic link"
-    return "a file"
+    if _is_file(item):
+        return "a file"
+    return f"an entry of unknown mode {item.mode:o}"
 
 
-def _is_file(item: Any) -> bool:
-    return isinstance(item, Blob) and item.mode in (FILE_MODE, EXECUTABLE_MODE)
+def _is_file(item: Entry) -> bool:
+    return item.mode in (FILE_MODE, EXECUTABLE_MODE)
+
+
+def _parse_tree(raw: bytes, where: str) -> dict[str, Entry]:
+    """A tree object's entries by name: `<octal mode> <name>\\0` and 20 bytes of id each.
+
+    Parsed here rather than by GitPython, which checks every name on every walk (about
+    40 µs an entry: a 300-move folder read at each commit made `pamir verify` quadratic).
+    A name no Git tree may hold is refused, as GitPython did."""
+    entries: dict[str, Entry] = {}
+    start = 0
+    try:
+        while start < len(raw):
+            space = raw.index(b" ", start)
+            nul = raw.index(b"\0", space)
+            mode = int(raw[start:space], 8)
+            name = raw[space + 1 : nul].decode("utf-8", "surrogateescape")
+            binsha = raw[nul + 1 : nul + 21]
+            if len(binsha) != 20 or not name or "/" in name or name in (".", ".."):
+                raise ValueError(f"a malformed entry {name!r}")
+            entries[name] = Entry(name, mode, binsha)
+            start = nul + 21
+    except ValueError as error:
+        raise GameError(f"{where} cannot be read: {error}") from None
+    return entries
 
 
 def _decoded(data: bytes, path: str) -> str:
@@ -132,7 +173,10 @@ class GameRepo:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
-        self._blobs: dict[str, bytes] = {}  # blob contents by id: blobs never change
+        # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
+        self._blobs: dict[str, bytes] = {}
+        self._roots: dict[str, bytes] = {}
+        self._trees: dict[bytes, dict[str, Entry]] = {}
 
     @classmethod
     def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
@@ -156,16 +200,41 @@ class GameRepo:
         except ValueError:  # no such ref yet
             return None
 
-    def _entry(self, at: str, path: str) -> Any | None:
-        """The tree entry at `path` in commit `at`, or None when there is none."""
-        try:
-            return self.repo.commit(at).tree / path
-        except KeyError:
-            return None
-        except (TypeError, ValueError) as error:  # GitPython's words for unknown modes
-            raise GameError(f"{path} cannot be read: {error}") from None
+    def _root(self, at: str) -> bytes:
+        """The id of a commit's tree (`at`: a commit id, or any name git knows)."""
+        root = self._roots.get(at)
+        if root is None:
+            is_id = len(at) == 40 and all(c in HEX for c in at)
+            sha = at if is_id else self.repo.commit(at).hexsha
+            raw: bytes = self.repo.odb.stream(bytes.fromhex(sha)).read()
+            if not raw.startswith(b"tree "):
+                raise GameError(f"{at} is not a commit")
+            root = bytes.fromhex(raw[5:45].decode("ascii"))
+            if is_id:  # a name (a branch) may point elsewhere next time
+                self._roots[at] = root
+        return root
 
-    def _files(self, folder: str, commit: str | None) -> list[Blob]:
+    def _tree(self, binsha: bytes, where: str) -> dict[str, Entry]:
+        entries = self._trees.get(binsha)
+        if entries is None:
+            raw: bytes = self.repo.odb.stream(binsha).read()
+            entries = self._trees[binsha] = _parse_tree(raw, where)
+        return entries
+
+    def _entry(self, at: str, path: str) -> Entry | None:
+        """The tree entry at `path` in commit `at`, or None when there is none."""
+        tree = self._tree(self._root(at), "the commit's tree")
+        parts = path.split("/")
+        for depth, part in enumerate(parts):
+            item = tree.get(part)
+            if item is None or depth == len(parts) - 1:
+                return item
+            if item.mode != TREE_MODE:
+                return None  # a file where a folder would be: nothing at `path`
+            tree = self._tree(item.binsha, "/".join(parts[: depth + 1]))
+        return None
+
+    def _files(self, folder: str, commit: str | None) -> list[Entry]:
         """The files directly inside a folder at a commit ([] when there is no folder).
 
         Raises GameError when `folder` is not a folder, or holds anything but files.
@@ -176,17 +245,19 @@ class GameRepo:
         tree = self._entry(at, folder)
         if tree is None:
             return []
-        if tree.type != "tree":
+        if tree.mode != TREE_MODE:
             raise GameError(f"{folder} is {_what(tree)}, not a folder")
-        files: list[Blob] = []
-        try:
-            for item in tree:
-                if not _is_file(item):
-                    raise GameError(f"{folder}/{item.name} is {_what(item)}, not a file")
-                files.append(item)
-        except (TypeError, ValueError) as error:
-            raise GameError(f"{folder} cannot be read: {error}") from None
+        files = list(self._tree(tree.binsha, folder).values())
+        for item in files:
+            if not _is_file(item):
+                raise GameError(f"{folder}/{item.name} is {_what(item)}, not a file")
         return files
+
+    def _blob(self, item: Entry) -> bytes:
+        data = self._blobs.get(item.hexsha)
+        if data is None:
+            data = self._blobs[item.hexsha] = self.repo.odb.stream(item.binsha).read()
+        return data
 
     def data(self, path: str, commit: str | None = None) -> bytes | None:
         """A file's bytes at a commit (default: the tip), or None when it is absent.
@@ -201,8 +272,7 @@ class GameRepo:
             return None
         if not _is_file(item):
             raise GameError(f"{path} is {_what(item)}, not a file")
-        data: bytes = item.data_stream.read()
-        return data
+        return self._blob(item)
 
     def read(self, path: str, commit: str | None = None) -> str | None:
         """A file's text at a commit (default: the tip), or None when it is absent.
@@ -217,10 +287,7 @@ class GameRepo:
         move files are players' input, decoded and checked by their readers."""
         found: dict[str, bytes] = {}
         for blob in self._files(folder, commit):
-            data = self._blobs.get(blob.hexsha)
-            if data is None:
-                data = self._blobs[blob.hexsha] = blob.data_stream.read()
-            found[blob.name] = data
+            found[blob.name] = self._blob(blob)
         return found
 
     def texts(self, folder: str, commit: str | None = None) -> dict[str, str]:
@@ -240,23 +307,13 @@ class GameRepo:
 
     def ids(self, folder: str, commit: str | None = None) -> dict[str, str]:
         """Each entry directly inside a folder at a commit, by name: its mode and object id
-        (`100644 9f2c...`), read from the raw tree object. GitPython's tree walk checks
-        every name and costs about 40 µs an entry, too slow for a 300-move folder read at
-        every submission; no entry is read or trusted here, only told apart."""
+        (`100644 9f2c...`), without reading any of them."""
         at = commit or self.head()
         tree = None if at is None else self._entry(at, folder)
-        if tree is None or tree.type != "tree":
+        if tree is None or tree.mode != TREE_MODE:
             return {}
-        raw: bytes = self.repo.odb.stream(tree.binsha).read()
-        found: dict[str, str] = {}
-        start = 0
-        while start < len(raw):  # entries: "<mode> <name>\0" and 20 bytes of object id
-            space = raw.index(b" ", start)
-            nul = raw.index(b"\0", space)
-            name = raw[space + 1 : nul].decode("utf-8", "surrogateescape")
-            found[name] = f"{raw[start:space].decode()} {raw[nul + 1 : nul + 21].hex()}"
-            start = nul + 21
-        return found
+        entries = self._tree(tree.binsha, folder).values()
+        return {item.name: f"{item.mode:o} {item.hexsha}" for item in entries}
 
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""
@@ -297,7 +354,7 @@ class GameRepo:
         """Write a commit of file changes on top of `parent` without moving any branch;
         signed when the game records the adjudicator's key (at `parent`, or in the
         first commit's own game.toml)."""
-        base = self.repo.commit(parent).tree if parent else None
+        base = self._root(parent) if parent else None
         tree = git.Tree(self.repo, self._write_tree(base, changes))
         parents = [self.repo.commit(parent)] if parent else []
         stamp = _stamp(when)
@@ -360,15 +417,16 @@ class GameRepo:
         stream = IStream(kind, len(data), BytesIO(data))
         return bytes(LooseObjectDB.store(self.repo.odb, stream).binsha)
 
-    def _write_tree(self, base: git.Tree | None, changes: dict[str, bytes | None]) -> bytes:
-        """Write the tree of `base` with `changes` applied; return its id.
+    def _write_tree(self, base: bytes | None, changes: dict[str, bytes | None]) -> bytes:
+        """Write the tree `base` (an id, None: empty) with `changes` applied; return its id.
 
         Trees are written directly into the object database: no index file is read or
-        written, so bare repositories stay free of one.
-        """
+        written, so bare repositories stay free of one. The base is read through the
+        parsed-tree cache and the new tree serialized here, so a submission's cost does
+        not grow with the number of move files."""
         entries: dict[str, tuple[bytes, int]] = {}
         if base is not None:
-            entries = {item.name: (item.binsha, item.mode) for item in base}
+            entries = {e.name: (e.binsha, e.mode) for e in self._tree(base, "tree").values()}
         nested: dict[str, dict[str, bytes | None]] = {}
         for path, data in changes.items():
             head, sep, rest = path.partition("/")
@@ -379,22 +437,21 @@ class GameRepo:
             else:
                 entries[head] = (self._store("blob", data), FILE_MODE)
         for name, inner in nested.items():
-            sub = base / name if base is not None and name in entries else None
-            subtree = sub if isinstance(sub, git.Tree) else None
-            binsha = self._write_tree(subtree, inner)
+            sha, mode = entries.get(name, (b"", 0))
+            binsha = self._write_tree(sha if mode == TREE_MODE else None, inner)
             if binsha == EMPTY_TREE:
                 entries.pop(name, None)
             else:
                 entries[name] = (binsha, TREE_MODE)
-        ordered = sorted(
-            ((sha, mode, name) for name, (sha, mode) in entries.items()),
-            key=lambda e: e[2] + ("/" if e[1] == TREE_MODE else ""),
-        )
-        if not ordered:
+        if not entries:
             return EMPTY_TREE  # a folder left empty disappears from its parent
-        stream = BytesIO()
-        tree_to_stream(ordered, stream.write)
-        return self._store("tree", stream.getvalue())
+        # Git's order: by name, a folder's name compared as if it ended with "/".
+        ordered = sorted(entries, key=lambda n: n + ("/" if entries[n][1] == TREE_MODE else ""))
+        raw = b"".join(
+            b"%o %s\0%s" % (entries[n][1], n.encode("utf-8", "surrogateescape"), entries[n][0])
+            for n in ordered
+        )
+        return self._store("tree", raw)
 
     def sync_worktree(self) -> None:
         """Make a non-bare repository's files match the branch (the service owns them)."""

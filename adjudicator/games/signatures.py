@@ -2,8 +2,8 @@
 
 A commit's SSH signature is its `gpgsig` header; the signed bytes are the commit object
 without that header, as Git signs them. The signature names its key (`sshkeys`): when the
-game knows that key, one `ssh-keygen -Y verify` with the allowed-signers file of the game
-checks it. The keys in force are those of game.toml at the commit's parent, so a commit
+game knows that key, the signature is checked against it (`_verifies`: in this process for
+Ed25519 and RSA keys, by `ssh-keygen -Y verify` for others). The keys in force are those of game.toml at the commit's parent, so a commit
 never vouches for itself (and a player's commit may not change game.toml at all).
 
 What a player's pushed commit must show, by `judge_player`:
@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
+
+import sshsig
 
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.repo import GameRepo
@@ -112,9 +114,26 @@ def allowed_signers(game: GameFile) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _verifies(payload: bytes, signature: str, allowed: str, principal: str) -> bool:
-    """Whether `ssh-keygen -Y verify` accepts the signature (the same question is asked
-    twice by `pamir verify`: once for the contract, once for the listing)."""
+def _verifies(payload: bytes, signature: str, principal: str, key: str) -> bool:
+    """Whether the signature of `payload` is good and by `key` (`TYPE BASE64`), the key
+    the game knows `principal` by.
+
+    Checked in this process by `sshsig` (what `ssh-keygen -Y verify` does, for Ed25519
+    and RSA keys): one ssh-keygen a commit made `pamir verify` of a long game take
+    seconds. Other kinds of key (ECDSA, security keys) go to ssh-keygen itself. Cached:
+    `pamir verify` asks twice of each commit (the contract, then the listing)."""
+    try:
+        sshsig.verify(payload, signature, [sshsig.PublicKey.from_openssh_str(key)], NAMESPACE)
+    except sshsig.InvalidSignature:
+        return False
+    except (NotImplementedError, ValueError):
+        return _ssh_keygen_verifies(payload, signature, principal, key)
+    return True
+
+
+def _ssh_keygen_verifies(payload: bytes, signature: str, principal: str, key: str) -> bool:
+    """Whether `ssh-keygen -Y verify` accepts the signature as `principal`'s, by `key`."""
+    allowed = f'{principal} namespaces="{NAMESPACE}" {key}\n'
     with tempfile.TemporaryDirectory(prefix="pamir-signature-") as scratch:
         allowed_file, signature_file = Path(scratch, "allowed_signers"), Path(scratch, "sig")
         allowed_file.write_text(allowed, encoding="ascii")
@@ -142,7 +161,8 @@ def examine(repo: GameRepo, commit: str, game: GameFile) -> Signature:
         return Signature("unreadable", valid=False)
     for principal, known in signers(game):
         if known.same_key(key):
-            valid = _verifies(payload, armored, allowed_signers(game), principal)
+            line = f"{known.type} {known.base64}"
+            valid = _verifies(payload, armored, principal, line)
             if principal == ADJUDICATOR_PRINCIPAL:
                 return Signature("adjudicator", valid=valid, fingerprint=fingerprint(key))
             return Signature("player", principal, valid, fingerprint(key))

@@ -4,8 +4,8 @@ A player's `signing_key` in game.toml is an OpenSSH public key line (`TYPE BASE6
 [COMMENT]`, as in `~/.ssh/id_ed25519.pub`); the adjudicator's is one too. A signed commit
 carries an armored SSH signature (`-----BEGIN SSH SIGNATURE-----`, the SSHSIG format of
 OpenSSH's PROTOCOL.sshsig), which names the public key that made it: reading that key
-here tells whose signature it claims to be, so that one `ssh-keygen -Y verify` a commit
-is enough to check it (docs/signing.md).
+here tells whose signature it claims to be, so that one check against that key is enough
+(docs/signing.md).
 """
 
 from __future__ import annotations

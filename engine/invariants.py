@@ -10,6 +10,7 @@ AI cards is once in the AI deck or the AI discard pile; her pieces are a player'
 from __future__ import annotations
 
 from collections import Counter
+from operator import itemgetter
 
 from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS
 from engine.state import (
@@ -20,6 +21,7 @@ from engine.state import (
 )
 
 ALL_CARDS = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
+ALL_WAKHAN_CARDS = frozenset(WAKHAN_CARDS)
 
 
 def card_places(state: State) -> list[tuple[str, int]]:
@@ -41,6 +43,81 @@ def card_places(state: State) -> list[tuple[str, int]]:
 
 
 def violations(state: State) -> list[str]:
+    """Every broken conservation law, in words (empty when all hold)."""
+    # Random play checks every step: test the laws cheaply first, and put them into words
+    # only when one is broken.
+    return [] if all_laws_hold(state) else describe_violations(state)
+
+
+def all_laws_hold(state: State) -> bool:
+    """Whether every law of `describe_violations` holds, counted without words.
+
+    True only when `describe_violations` finds nothing; False (or any error) sends the
+    caller to `describe_violations`, which says what is broken.
+    """
+    try:
+        return _cards_hold(state) and _pieces_hold(state) and _wakhan_holds(state)
+    except Exception:  # a malformed state: the words say what is wrong, or raise as before
+        return False
+
+
+def _cards_hold(state: State) -> bool:
+    """Each of the 116 cards in exactly one place, and no other card anywhere."""
+    cards = [*state.deck, *state.removed, *state.discard]
+    for row in state.market:
+        cards += [c for c in row if c is not None]
+    cards += [int(e["card"]) for e in state.effects]
+    cards += [int(f["card"]) for f in state.stack if f["kind"] == "choose"]
+    for p in state.players:
+        cards += p.hand
+        cards += p.court
+        cards += p.prizes
+    # As many cards as there are, and all of them: then none is twice anywhere.
+    return len(cards) == len(ALL_CARDS) and set(cards) == ALL_CARDS
+
+
+def _pieces_hold(state: State) -> bool:
+    """Blocks, cylinders and rupees all accounted for; no negative counts; spies placed."""
+    armies = state.armies.values()
+    roads = state.roads.values()
+    for coalition in COALITIONS:
+        of_coalition = itemgetter(coalition)
+        total = state.block_supply[coalition] + sum(map(of_coalition, armies))
+        if total + sum(map(of_coalition, roads)) != BLOCKS_PER_COALITION:
+            return False
+    if min(map(min, map(dict.values, armies))) < 0 or min(map(min, map(dict.values, roads))) < 0:
+        return False
+    tribes = state.tribes.values()
+    spies = state.spies.values()
+    if min(map(min, tribes)) < 0 or (spies and min(map(min, spies)) < 0):
+        return False
+    in_courts = {c for p in state.players for c in p.court}
+    if not in_courts.issuperset(state.spies) or not all(map(any, spies)):
+        return False
+    for seat, p in enumerate(state.players):
+        of_seat = itemgetter(seat)
+        on_board = sum(map(of_seat, tribes)) + sum(map(of_seat, spies)) + sum(p.gifts)
+        if p.cylinders + on_board != CYLINDERS_ON_BOARD or p.rupees < 0:
+            return False
+    rupees = sum(p.rupees for p in state.players) + sum(map(sum, state.market_rupees))
+    return rupees + state.bank + state.out_of_game == TOTAL_RUPEES
+
+
+def _wakhan_holds(state: State) -> bool:
+    """Wakhan's 24 AI cards each once in her deck or discard pile, on a real seat."""
+    w = state.wakhan
+    if w is None:
+        return True
+    cards = w.deck + w.discard
+    return (
+        0 <= w.seat < state.num_players
+        and len(cards) == len(ALL_WAKHAN_CARDS)
+        and set(cards) == ALL_WAKHAN_CARDS
+        and w.backs in ("standard", "alternative")
+    )
+
+
+def describe_violations(state: State) -> list[str]:
     """Every broken conservation law, in words (empty when all hold)."""
     problems: list[str] = []
     places = card_places(state)

@@ -10,6 +10,8 @@ keeps its owner's spies; Safe House lets the owner save a removed spy onto that 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from engine.actions import Action
 from engine.cards import (
     COURT_CARDS,
@@ -48,47 +50,50 @@ def strength(state: State, seat: int, site: RegionId | int) -> int:
 
 def removable(state: State, seat: int, site: RegionId | int) -> list[Action]:
     """Enemy pieces at the site that may be removed."""
+    return list(each_removable(state, seat, site))
+
+
+def each_removable(state: State, seat: int, site: RegionId | int) -> Iterator[Action]:
+    """The removable pieces in order, found one at a time: a test for any stops at the first."""
     me = state.players[seat]
     if isinstance(site, int):
         spies = state.spies.get(site, [])
         protected = {
             s for s in range(state.num_players) if has_ability(state, s, "indispensable_advisors")
         }
-        return [
-            Action("remove", ("spy", state.name(s)))
-            for s, n in enumerate(spies)
-            if n and s != seat and s not in protected
-        ]
-    found = [
-        Action("remove", ("army", c))
-        for c, n in state.armies[site].items()
-        if n and c != me.loyalty
-    ]
+        for s, n in enumerate(spies):
+            if n and s != seat and s not in protected:
+                yield Action("remove", ("spy", state.name(s)))
+        return
+    for c, n in state.armies[site].items():
+        if n and c != me.loyalty:
+            yield Action("remove", ("army", c))
     for border in REGIONS[site].borders:
-        found += [
-            Action("remove", ("road", border, c))
-            for c, n in state.roads[border].items()
-            if n and c != me.loyalty
-        ]
+        for c, n in state.roads[border].items():
+            if n and c != me.loyalty:
+                yield Action("remove", ("road", border, c))
     for other, player in enumerate(state.players):
         if other == seat or player.loyalty == me.loyalty or not state.tribes[site][other]:
             continue
         citadel = CITADELS.get(site)
         if citadel and has_ability(state, other, citadel):
             continue
-        found.append(Action("remove", ("tribe", player.name)))
-    return found
+        yield Action("remove", ("tribe", player.name))
+
+
+def has_removable(state: State, seat: int, site: RegionId | int) -> bool:
+    return next(each_removable(state, seat, site), None) is not None
 
 
 def start_options(state: State, seat: int, card: int) -> list[Action]:
     found: list[Action] = []
     for region in REGION_IDS:
-        if strength(state, seat, region) and removable(state, seat, region):
+        if strength(state, seat, region) and has_removable(state, seat, region):
             found.append(Action("battle", (card, region)))
     for player in state.players:
         for target in player.court:
             spies = state.spies.get(target)
-            if spies and spies[seat] and removable(state, seat, target):
+            if spies and spies[seat] and has_removable(state, seat, target):
                 found.append(Action("battle", (card, target)))
     return found
 

@@ -11,6 +11,8 @@ Bedfellows makes court cards of the same region adjacent for spies.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from engine.actions import Action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, as_region
 from engine.frames import MoveFrame
@@ -44,53 +46,57 @@ def spy_destinations(state: State, seat: int, card: int) -> list[int]:
     return [c for c in track if c in found]
 
 
-def army_moves(state: State, seat: int) -> list[Action]:
+def each_army_move(state: State, seat: int) -> Iterator[Action]:
     coalition = state.players[seat].loyalty
     assert coalition is not None
     # Wakhan moves armies without roads [Playing with Wakhan: Move, p. 18].
     roadless = has_ability(state, seat, "indian_supplies") or state.is_wakhan(seat)
-    found: list[Action] = []
     for region, counts in state.armies.items():
         if not counts[coalition]:
             continue
         for border in REGIONS[region].borders:
             if roadless or state.roads[border][coalition]:
                 other = next(r for r in BORDERS[border].regions if r != region)
-                found.append(Action("march", ("army", region, other)))
-    return found
+                yield Action("march", ("army", region, other))
 
 
-def tribe_moves(state: State, seat: int) -> list[Action]:
+def each_tribe_move(state: State, seat: int) -> Iterator[Action]:
     """Nationalism: the purchaser's tribes move as though they were armies."""
     if not has_effect(state, "nationalism", seat):
-        return []
+        return
     coalition = state.players[seat].loyalty
     roadless = has_ability(state, seat, "indian_supplies")
-    found: list[Action] = []
     for region, tribes in state.tribes.items():
         if not tribes[seat]:
             continue
         for border in REGIONS[region].borders:
             if roadless or (coalition and state.roads[border][coalition]):
                 other = next(r for r in BORDERS[border].regions if r != region)
-                found.append(Action("march", ("tribe", region, other)))
-    return found
+                yield Action("march", ("tribe", region, other))
 
 
 def moves(state: State, seat: int) -> list[Action]:
+    return list(each_move(state, seat))
+
+
+def each_move(state: State, seat: int) -> Iterator[Action]:
+    """The moves in order, found one at a time: a test for any stops at the first."""
+    yield from each_army_move(state, seat)
     if state.is_wakhan(seat):
-        return army_moves(state, seat)  # she only moves armies [p. 18]
-    found = army_moves(state, seat) + tribe_moves(state, seat)
+        return  # she only moves armies [p. 18]
+    yield from each_tribe_move(state, seat)
     for card, spies in state.spies.items():
         if spies[seat]:
-            found += [
-                Action("march", ("spy", card, d)) for d in spy_destinations(state, seat, card)
-            ]
-    return found
+            for d in spy_destinations(state, seat, card):
+                yield Action("march", ("spy", card, d))
+
+
+def has_moves(state: State, seat: int) -> bool:
+    return next(each_move(state, seat), None) is not None
 
 
 def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("move", (card,))] if moves(state, seat) else []
+    return [Action("move", (card,))] if has_moves(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:

@@ -8,6 +8,8 @@ its owner ruled every region.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from engine.actions import Action
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
@@ -31,23 +33,30 @@ def tax_shelter(state: State, seat: int) -> int:
 
 def sources(state: State, seat: int) -> list[Action]:
     """Where one more rupee may be taken from: market cards, then players."""
-    found: list[Action] = []
+    return list(each_source(state, seat))
+
+
+def each_source(state: State, seat: int) -> Iterator[Action]:
+    """The sources in order, found one at a time: a test for any stops at the first."""
     for col in range(MARKET_COLUMNS):
         for row in range(MARKET_ROWS):
             card = state.market[row][col]
             if card is not None and state.market_rupees[row][col] > 0:
-                found.append(Action("collect", (card,)))
+                yield Action("collect", (card,))
     ruled = ruled_regions(state, seat, for_tax=True)
     for other, player in enumerate(state.players):
         if other == seat or player.rupees <= tax_shelter(state, other):
             continue
         if any(COURT_CARDS[c].region in ruled for c in player.court):
-            found.append(Action("collect", (player.name,)))
-    return found
+            yield Action("collect", (player.name,))
+
+
+def has_sources(state: State, seat: int) -> bool:
+    return next(each_source(state, seat), None) is not None
 
 
 def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("tax", (card,))] if sources(state, seat) else []
+    return [Action("tax", (card,))] if has_sources(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:

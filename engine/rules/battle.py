@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import (
     COURT_CARDS,
     REGION_IDS,
@@ -85,16 +85,17 @@ def has_removable(state: State, seat: int, site: RegionId | int) -> bool:
     return next(each_removable(state, seat, site), None) is not None
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    found: list[Action] = []
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """The sites where the acting card may battle now (any card of the court)."""
+    found: list[tuple[Arg, ...]] = []
     for region in REGION_IDS:
         if strength(state, seat, region) and has_removable(state, seat, region):
-            found.append(Action("battle", (card, region)))
+            found.append((region,))
     for player in state.players:
         for target in player.court:
             spies = state.spies.get(target)
             if spies and spies[seat] and has_removable(state, seat, target):
-                found.append(Action("battle", (card, target)))
+                found.append((target,))
     return found
 
 
@@ -183,6 +184,9 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
 
     def steps(self, state: State, frame: BattleFrame, seat: int) -> list[Action]:
         return removable(state, seat, frame["site"])
+
+    def each_step(self, state: State, frame: BattleFrame, seat: int) -> Iterator[Action]:
+        return each_removable(state, seat, frame["site"])
 
     def take_step(self, state: State, frame: BattleFrame, seat: int, action: Action) -> None:
         remove(state, seat, frame["site"], action)

@@ -7,7 +7,7 @@ Civic Improvements (Infrastructure) adds one free block after the build.
 
 from __future__ import annotations
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
 from engine.rules import card_actions, limits
@@ -29,8 +29,9 @@ def placements(state: State, seat: int, *, free: bool = False) -> list[Action]:
     return [Action("army", (r,)) for r in ruled] + [Action("road", (b,)) for b in borders]
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("build", (card,))] if placements(state, seat) else []
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a build action now (any card of the court)."""
+    return [()] if placements(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:

@@ -30,13 +30,21 @@ class CardAction:
 
     verb: ActionKind
     shape: Shape
-    # Its actions with `card` that may be taken now, the card's use aside [p. 12].
-    options: Callable[[State, int, int], list[Action]]
+    # What may follow the acting card in its actions now, the card's use aside [p. 12]:
+    # the same for every card of a court, so a list of the turn's options asks once.
+    targets: Callable[[State, int], list[tuple[Arg, ...]]]
     # Carry it out once the card is spent and any hostage bribe paid.
     start: Callable[[State, int, Action], None]
     # Rupees it needs at the least, after any bribe: a bribe is not demanded of a player
     # who could not then afford the action.
     least_cost: Callable[[Action], int] = lambda action: 0
+
+    def options(self, state: State, seat: int, card: int) -> list[Action]:
+        """Its actions with `card` that may be taken now, the card's use aside [p. 12]."""
+        return self.with_card(card, self.targets(state, seat))
+
+    def with_card(self, card: int, targets: list[tuple[Arg, ...]]) -> list[Action]:
+        return [Action(self.verb, (card, *target)) for target in targets]
 
     def action(self, card: int, target: Arg | None = None) -> Action:
         """The action with `card` (and the argument its shape asks for)."""
@@ -56,33 +64,33 @@ CARD_ACTIONS: dict[str, CardAction] = {
         CardAction(
             "tax",
             "",
-            tax.start_options,
+            tax.start_targets,
             lambda state, seat, action: tax.start(state, seat, _card(action)),
         ),
         CardAction(
             "gift",
             "price",
-            gift.start_options,
+            gift.start_targets,
             lambda state, seat, action: gift.start(state, seat, _card(action), int(action.args[1])),
             lambda action: int(action.args[1]),
         ),
         CardAction(
             "build",
             "",
-            build.start_options,
+            build.start_targets,
             lambda state, seat, action: build.start(state, seat, _card(action)),
             lambda action: build.BLOCK_PRICE,
         ),
         CardAction(
             "move",
             "",
-            move.start_options,
+            move.start_targets,
             lambda state, seat, action: move.start(state, seat, _card(action)),
         ),
         CardAction(
             "betray",
             "card",
-            betray.start_options,
+            betray.start_targets,
             lambda state, seat, action: betray.start(
                 state, seat, _card(action), int(action.args[1])
             ),
@@ -91,7 +99,7 @@ CARD_ACTIONS: dict[str, CardAction] = {
         CardAction(
             "battle",
             "site",
-            battle.start_options,
+            battle.start_targets,
             lambda state, seat, action: battle.start(state, seat, _card(action), action.args[1]),
         ),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, as_region
 from engine.frames import MoveFrame
 from engine.rules import card_actions, court, pieces
@@ -95,8 +95,9 @@ def has_moves(state: State, seat: int) -> bool:
     return next(each_move(state, seat), None) is not None
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("move", (card,))] if has_moves(state, seat) else []
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a move action now (any card of the court)."""
+    return [()] if has_moves(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:
@@ -116,6 +117,9 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
 
     def steps(self, state: State, frame: MoveFrame, seat: int) -> list[Action]:
         return moves(state, seat)
+
+    def each_step(self, state: State, frame: MoveFrame, seat: int) -> Iterator[Action]:
+        return each_move(state, seat)
 
     def take_step(self, state: State, frame: MoveFrame, seat: int, action: Action) -> None:
         piece, origin, destination = action.args

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
 from engine.rules import card_actions
@@ -55,8 +55,9 @@ def has_sources(state: State, seat: int) -> bool:
     return next(each_source(state, seat), None) is not None
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("tax", (card,))] if has_sources(state, seat) else []
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a tax action now (any card of the court)."""
+    return [()] if has_sources(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:
@@ -76,6 +77,9 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
 
     def steps(self, state: State, frame: TaxFrame, seat: int) -> list[Action]:
         return sources(state, seat)
+
+    def each_step(self, state: State, frame: TaxFrame, seat: int) -> Iterator[Action]:
+        return each_source(state, seat)
 
     def take_step(self, state: State, frame: TaxFrame, seat: int, action: Action) -> None:
         source = action.args[0]

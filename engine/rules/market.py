@@ -60,6 +60,8 @@ def shift_left(state: State) -> None:
 def withdraw_public_rupees(state: State) -> None:
     """Rupees that come to lie on Public Withdrawal leave the game (card 111)."""
     for row in range(MARKET_ROWS):
+        if PUBLIC_WITHDRAWAL not in state.market[row]:
+            continue  # most of the time: nothing to look at in this row
         for col in range(MARKET_COLUMNS):
             if state.market[row][col] == PUBLIC_WITHDRAWAL and state.market_rupees[row][col]:
                 state.out_of_game += state.market_rupees[row][col]

@@ -10,7 +10,7 @@ AI cards is once in the AI deck or the AI discard pile; her pieces are a player'
 from __future__ import annotations
 
 from collections import Counter
-from operator import itemgetter
+from itertools import chain
 
 from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS
 from engine.state import (
@@ -22,6 +22,7 @@ from engine.state import (
 
 ALL_CARDS = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
 ALL_WAKHAN_CARDS = frozenset(WAKHAN_CARDS)
+BLOCKS_EACH = (BLOCKS_PER_COALITION,) * len(COALITIONS)
 
 
 def card_places(state: State) -> list[tuple[str, int]]:
@@ -78,28 +79,30 @@ def _cards_hold(state: State) -> bool:
 
 def _pieces_hold(state: State) -> bool:
     """Blocks, cylinders and rupees all accounted for; no negative counts; spies placed."""
-    armies = state.armies.values()
-    roads = state.roads.values()
-    for coalition in COALITIONS:
-        of_coalition = itemgetter(coalition)
-        total = state.block_supply[coalition] + sum(map(of_coalition, armies))
-        if total + sum(map(of_coalition, roads)) != BLOCKS_PER_COALITION:
+    afghan, british, russian = COALITIONS
+    a = b = r = 0
+    for counts in chain(state.armies.values(), state.roads.values()):
+        x, y, z = counts[afghan], counts[british], counts[russian]
+        # With only these three keys, they are all of its counts.
+        if x < 0 or y < 0 or z < 0 or len(counts) != len(COALITIONS):
             return False
-    if min(map(min, map(dict.values, armies))) < 0 or min(map(min, map(dict.values, roads))) < 0:
+        a, b, r = a + x, b + y, r + z
+    supply = state.block_supply
+    if (a + supply[afghan], b + supply[british], r + supply[russian]) != BLOCKS_EACH:
         return False
-    tribes = state.tribes.values()
-    spies = state.spies.values()
-    if min(map(min, tribes)) < 0 or (spies and min(map(min, spies)) < 0):
+    tribes = list(state.tribes.values())
+    spies = list(state.spies.values())
+    if min(chain.from_iterable(tribes)) < 0 or min(chain(*spies, (0,))) < 0:
         return False
-    in_courts = {c for p in state.players for c in p.court}
-    if not in_courts.issuperset(state.spies) or not all(map(any, spies)):
+    if not all(map(any, spies)):
         return False
+    if not {c for p in state.players for c in p.court}.issuperset(state.spies):
+        return False
+    on_board = list(map(sum, zip(*tribes, *spies, strict=True)))
     for seat, p in enumerate(state.players):
-        of_seat = itemgetter(seat)
-        on_board = sum(map(of_seat, tribes)) + sum(map(of_seat, spies)) + sum(p.gifts)
-        if p.cylinders + on_board != CYLINDERS_ON_BOARD or p.rupees < 0:
+        if p.cylinders + on_board[seat] + sum(p.gifts) != CYLINDERS_ON_BOARD or p.rupees < 0:
             return False
-    rupees = sum(p.rupees for p in state.players) + sum(map(sum, state.market_rupees))
+    rupees = sum([p.rupees for p in state.players]) + sum(map(sum, state.market_rupees))
     return rupees + state.bank + state.out_of_game == TOTAL_RUPEES
 
 

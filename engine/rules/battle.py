@@ -58,11 +58,8 @@ def each_removable(state: State, seat: int, site: RegionId | int) -> Iterator[Ac
     me = state.players[seat]
     if isinstance(site, int):
         spies = state.spies.get(site, [])
-        protected = {
-            s for s in range(state.num_players) if has_ability(state, s, "indispensable_advisors")
-        }
         for s, n in enumerate(spies):
-            if n and s != seat and s not in protected:
+            if n and s != seat and not has_ability(state, s, "indispensable_advisors"):
                 yield Action("remove", ("spy", state.name(s)))
         return
     for c, n in state.armies[site].items():

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.actions import Action, Arg
-from engine.cards import ActionKind
+from engine.cards import COURT_CARDS, ActionKind
 from engine.rules import battle, betray, build, card_actions, gift, move, tax
 from engine.state import State
 
@@ -103,6 +103,13 @@ CARD_ACTIONS: dict[str, CardAction] = {
             lambda state, seat, action: battle.start(state, seat, _card(action), action.args[1]),
         ),
     )
+}
+
+
+# Each court card's card-based actions, in the order printed, each once: read on every
+# list of a turn's options.
+KINDS_OF: dict[int, tuple[ActionKind, ...]] = {
+    card: tuple(dict.fromkeys(info.actions)) for card, info in COURT_CARDS.items()
 }
 
 

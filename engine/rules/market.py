@@ -44,6 +44,9 @@ def shift_left(state: State) -> None:
     """Move each row's cards left, with their rupees; orphaned rupees join the newcomer."""
     for row in range(MARKET_ROWS):
         cards = state.market[row]
+        if None not in cards:  # a full row stays as it is
+            withdraw_public_rupees(state)
+            continue
         rupees = state.market_rupees[row]
         kept = [(c, rupees[i]) for i, c in enumerate(cards) if c is not None]
         orphans = [0 if c is not None else rupees[i] for i, c in enumerate(cards)]

@@ -24,7 +24,10 @@ from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 def ruled_regions(state: State, seat: int, *, for_tax: bool = False) -> set[RegionId]:
     if for_tax and has_ability(state, seat, "claim_of_ancient_lineage"):
         return set(REGION_IDS)
-    return {r for r in REGION_IDS if ruler(state, r) == seat}
+    # No one rules a region without a tribe there [Ruling a Region, p. 7]: only the
+    # regions with one of the player's tribes need counting.
+    tribes = state.tribes
+    return {r for r in REGION_IDS if tribes[r][seat] and ruler(state, r) == seat}
 
 
 def tax_shelter(state: State, seat: int) -> int:

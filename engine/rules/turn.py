@@ -14,7 +14,7 @@ from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFra
 from engine.rules import card_actions, limits, play, purchase
 from engine.rules.abilities import has_ability
 from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
-from engine.rules.card_based import CARD_ACTIONS, perform
+from engine.rules.card_based import CARD_ACTIONS, KINDS_OF, perform
 from engine.rules.flow import DONE, Decision, decision, push
 from engine.state import Frame, State
 
@@ -38,7 +38,7 @@ def card_action_options(state: State, seat: int) -> list[Action]:
     for card in state.players[seat].court:
         if not card_actions.can_use(state, seat, card):
             continue
-        for kind in dict.fromkeys(COURT_CARDS[card].actions):
+        for kind in KINDS_OF[card]:
             row = CARD_ACTIONS[kind]
             if kind not in targets:
                 targets[kind] = row.targets(state, seat)
@@ -50,7 +50,7 @@ def has_bonus_actions(state: State, seat: int) -> bool:
     available: dict[str, bool] = {}  # the same for every card: asked once a kind
     for card in state.players[seat].court:
         if card not in state.used_cards and card_actions.is_favored_card(state, seat, card):
-            for kind in dict.fromkeys(COURT_CARDS[card].actions):
+            for kind in KINDS_OF[card]:
                 if kind not in available:
                     available[kind] = bool(CARD_ACTIONS[kind].targets(state, seat))
                 if available[kind]:

@@ -88,6 +88,8 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
     for region in REGION_IDS:
         if strength(state, seat, region) and has_removable(state, seat, region):
             found.append((region,))
+    if not any(spies[seat] for spies in state.spies.values()):
+        return found  # no spy of theirs: no battle on a card
     for player in state.players:
         for target in player.court:
             spies = state.spies.get(target)

@@ -35,6 +35,8 @@ FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
 
 def free_purchase_rules(state: State, seat: int) -> list[Callable[[int], bool]]:
     owned = abilities(state, seat)
+    if owned.isdisjoint(FREE_PURCHASES):
+        return []  # most courts
     return [applies for ability, applies in FREE_PURCHASES.items() if ability in owned]
 
 
@@ -53,13 +55,14 @@ def purchase_options(state: State, seat: int) -> list[Action]:
     per = rupees_per_column(state)
     found: list[Action] = []
     free = free_purchase_rules(state, seat)
+    rows, paid = state.market, state.paid_cards
     for col in range(MARKET_COLUMNS):
         affordable = col * per <= rupees
         if not affordable and not free:
             break  # the columns further right cost more still
         for row in range(MARKET_ROWS):
-            card = state.market[row][col]
-            if card is None or card in state.paid_cards or card == market.PUBLIC_WITHDRAWAL:
+            card = rows[row][col]
+            if card is None or card in paid or card == market.PUBLIC_WITHDRAWAL:
                 continue
             if affordable or any(applies(card) for applies in free):
                 found.append(Action("purchase", (card,)))

@@ -44,6 +44,8 @@ class CardAction:
         return self.with_card(card, self.targets(state, seat))
 
     def with_card(self, card: int, targets: list[tuple[Arg, ...]]) -> list[Action]:
+        if targets == [()]:  # tax, build, move: the action is the card alone
+            return [BARE_ACTIONS.get((self.verb, card)) or Action(self.verb, (card,))]
         return [Action(self.verb, (card, *target)) for target in targets]
 
     def action(self, card: int, target: Arg | None = None) -> Action:
@@ -105,6 +107,14 @@ CARD_ACTIONS: dict[str, CardAction] = {
     )
 }
 
+
+# Actions are immutable values: the action of each card alone (tax, build, move with it),
+# made at import, is shared by every list.
+BARE_ACTIONS = {
+    (kind, card): Action(kind, (card,))
+    for card, info in COURT_CARDS.items()
+    for kind in info.actions
+}
 
 # Each court card's card-based actions, in the order printed, each once: read on every
 # list of a turn's options.

@@ -50,6 +50,10 @@ def purchase_cost(state: State, seat: int, col: int, card: int | None = None) ->
     return col * rupees_per_column(state)
 
 
+# Actions are immutable values: one made per card at import is shared by every list.
+PURCHASES = {card: Action("purchase", (card,)) for card in (*COURT_CARDS, *EVENT_CARDS)}
+
+
 def purchase_options(state: State, seat: int) -> list[Action]:
     rupees = state.players[seat].rupees
     per = rupees_per_column(state)
@@ -65,7 +69,7 @@ def purchase_options(state: State, seat: int) -> list[Action]:
             if card is None or card in paid or card == market.PUBLIC_WITHDRAWAL:
                 continue
             if affordable or any(applies(card) for applies in free):
-                found.append(Action("purchase", (card,)))
+                found.append(PURCHASES.get(card) or Action("purchase", (card,)))
     return found
 
 

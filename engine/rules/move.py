@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engine.actions import Action, Arg
-from engine.cards import BORDERS, COURT_CARDS, REGIONS, as_region
+from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
 from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
@@ -22,6 +22,16 @@ from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.words import article
 from engine.state import State
+
+# The region on the other side of a border, by (border, region): asked for every army
+# that could move, each time the moves are listed.
+ACROSS: dict[tuple[str, RegionId], RegionId] = {
+    (border, region): other
+    for border, info in BORDERS.items()
+    for region in info.regions
+    for other in info.regions
+    if other != region
+}
 
 
 def spy_track(state: State) -> list[int]:
@@ -56,7 +66,7 @@ def each_army_move(state: State, seat: int) -> Iterator[Action]:
             continue
         for border in REGIONS[region].borders:
             if roadless or state.roads[border][coalition]:
-                other = next(r for r in BORDERS[border].regions if r != region)
+                other = ACROSS[border, region]
                 yield Action("march", ("army", region, other))
 
 
@@ -71,7 +81,7 @@ def each_tribe_move(state: State, seat: int) -> Iterator[Action]:
             continue
         for border in REGIONS[region].borders:
             if roadless or (coalition and state.roads[border][coalition]):
-                other = next(r for r in BORDERS[border].regions if r != region)
+                other = ACROSS[border, region]
                 yield Action("march", ("tribe", region, other))
 
 

@@ -1,7 +1,8 @@
 """Static game content: court cards, event cards, the map and the Wakhan AI deck.
 
 Everything here is loaded once, at import, from the JSON files in ``engine/data`` (package
-data of ``engine``) and validated through the frozen pydantic models below. The models and
+data of ``engine``) into the frozen records below; ``engine.card_schema`` holds the checks
+on those files, which the tests run. The models and
 constants are the only way the rest of the engine reads card facts.
 
 The game content in ``engine/data`` (names, regions, suits, ranks, actions, impact icons,
@@ -13,10 +14,10 @@ printed wording.
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict, dataclass
 from importlib.resources import files
-from typing import Annotated, Literal, TypeGuard
-
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from typing import Any, Literal, TypeGuard
 
 __all__ = [
     "BORDERS",
@@ -51,11 +52,13 @@ __all__ = [
     "WakhanCard",
     "WakhanFront",
     "as_coalition",
+    "as_json",
     "as_region",
     "as_suit",
     "card_name",
     "is_event",
     "is_region",
+    "read_data",
 ]
 
 Suit = Literal["economic", "intelligence", "military", "political"]
@@ -161,16 +164,13 @@ MARKET_COLUMNS = 6
 """Number of market columns; Wakhan's black arrow and back columns index them 0..5."""
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 # ---------------------------------------------------------------------------------------------
 # Court cards
 # ---------------------------------------------------------------------------------------------
 
 
-class Impact(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Impact:
     """One impact icon of a court card; a card lists them top to bottom (resolution order).
 
     ``suit`` is set only for ``favor`` (move the favored-suit marker to that suit).
@@ -182,16 +182,9 @@ class Impact(_Frozen):
     suit: Suit | None = None
     coalition: Coalition | None = None
 
-    @model_validator(mode="after")
-    def _check(self) -> Impact:
-        if (self.kind == "favor") != (self.suit is not None):
-            raise ValueError("a suit is given exactly for favor icons")
-        if self.coalition is not None and self.kind not in ("army", "road"):
-            raise ValueError("only army and road icons carry a coalition colour")
-        return self
 
-
-class Ability(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ability:
     """A court card's special ability: stable id, printed title and a paraphrased effect.
 
     The same ability can sit on two cards (Bodyguards, Safe House); the two Citadels and two
@@ -203,7 +196,8 @@ class Ability(_Frozen):
     text: str
 
 
-class CourtCard(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CourtCard:
     """One of the 100 court cards.
 
     ``actions`` are the card-based action icons, printed left to right (a card may have none).
@@ -211,25 +205,16 @@ class CourtCard(_Frozen):
     card is a patriot of; ``prize`` is the loyalty prize taken when the card is betrayed.
     """
 
-    number: Annotated[int, Field(ge=1, le=100)]
+    number: int
     name: str
     region: RegionId
     suit: Suit
-    rank: Annotated[int, Field(ge=1, le=3)]
+    rank: int
     actions: tuple[ActionKind, ...]
     impacts: tuple[Impact, ...]
     patriot: Coalition | None
     prize: Coalition | None
     ability: Ability | None
-
-    @model_validator(mode="after")
-    def _check(self) -> CourtCard:
-        if len(set(self.actions)) != len(self.actions):
-            raise ValueError(f"card {self.number}: repeated action icon")
-        for impact in self.impacts:
-            if impact.coalition is not None and impact.coalition != self.patriot:
-                raise ValueError(f"card {self.number}: coloured icon on a non-matching card")
-        return self
 
     @property
     def is_leveraged(self) -> bool:
@@ -242,7 +227,8 @@ class CourtCard(_Frozen):
 # ---------------------------------------------------------------------------------------------
 
 
-class EventEffect(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventEffect:
     """One half of an event card.
 
     ``id`` names the effect (``dominance_check``, ``favor_military``, ``riots_in_punjab``, ...);
@@ -260,7 +246,8 @@ class EventEffect(_Frozen):
     duration: EventDuration
 
 
-class EventCard(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventCard:
     """One of the 16 event cards (numbers 101-116, printed on the cards).
 
     ``if_discarded`` is the top half, applied to everyone when the card is discarded from the
@@ -270,18 +257,11 @@ class EventCard(_Frozen):
     (``duration == "while_in_market"``), not a purchase effect.
     """
 
-    number: Annotated[int, Field(ge=101, le=116)]
+    number: int
     name: str
     is_dominance_check: bool
     if_discarded: EventEffect
     if_purchased: EventEffect
-
-    @model_validator(mode="after")
-    def _check(self) -> EventCard:
-        halves = {self.if_discarded.id, self.if_purchased.id}
-        if self.is_dominance_check != (halves == {"dominance_check"}):
-            raise ValueError(f"event {self.number}: inconsistent dominance check")
-        return self
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,7 +269,8 @@ class EventCard(_Frozen):
 # ---------------------------------------------------------------------------------------------
 
 
-class Region(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Region:
     """A map region: its neighbours and the borders (road spaces) it shares with them."""
 
     id: RegionId
@@ -298,7 +279,8 @@ class Region(_Frozen):
     borders: tuple[str, ...]
 
 
-class Border(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Border:
     """A border between two regions; it is the single road space they share.
 
     ``id`` is the two region ids in alphabetical order joined by a hyphen, e.g.
@@ -308,25 +290,14 @@ class Border(_Frozen):
     id: str
     regions: tuple[RegionId, RegionId]
 
-    @model_validator(mode="after")
-    def _check(self) -> Border:
-        a, b = self.regions
-        if not a < b or self.id != f"{a}-{b}":
-            raise ValueError(f"border {self.id}: id must be '<a>-<b>' with a < b")
-        return self
-
-
-class _MapData(_Frozen):
-    regions: tuple[Region, ...]
-    borders: tuple[Border, ...]
-
 
 # ---------------------------------------------------------------------------------------------
 # Wakhan AI deck
 # ---------------------------------------------------------------------------------------------
 
 
-class WakhanFront(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WakhanFront:
     """Front of a Wakhan AI card, read when the card is drawn.
 
     ``actions``: the action list, top to bottom. Wakhan goes down the list doing each valid
@@ -353,22 +324,15 @@ class WakhanFront(_Frozen):
     region_priority: tuple[RegionId, ...]
     pragmatic_loyalty: tuple[Coalition, ...]
     red_arrow_at: MarketRow
-    black_arrow_slot: Annotated[int, Field(ge=0, lt=MARKET_COLUMNS)]
-
-    @model_validator(mode="after")
-    def _check(self) -> WakhanFront:
-        if sorted(self.region_priority) != sorted(REGION_IDS):
-            raise ValueError("region_priority must list every region once")
-        if sorted(self.pragmatic_loyalty) != sorted(COALITIONS):
-            raise ValueError("pragmatic_loyalty must list every coalition once")
-        return self
+    black_arrow_slot: int
 
     def market_position(self, next_back: WakhanBack) -> tuple[MarketRow, int]:
         """Market row and column (0 = leftmost) the arrows select on ``next_back``."""
         return next_back.row_at(self.red_arrow_at), next_back.column_at(self.black_arrow_slot)
 
 
-class WakhanBack(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WakhanBack:
     """Back of a Wakhan AI card: the values the arrows of the previous card's front read.
 
     ``upper_label`` / ``lower_label``: the market row ("top" or "bottom") printed at the upper
@@ -380,14 +344,6 @@ class WakhanBack(_Frozen):
     lower_label: MarketRow
     column_numbers_top_to_bottom: tuple[int, ...]
 
-    @model_validator(mode="after")
-    def _check(self) -> WakhanBack:
-        if self.upper_label == self.lower_label:
-            raise ValueError("the two red-arrow labels must differ")
-        if sorted(self.column_numbers_top_to_bottom) != list(range(MARKET_COLUMNS)):
-            raise ValueError("column numbers must be a permutation of 0..5")
-        return self
-
     def row_at(self, red_arrow_at: MarketRow) -> MarketRow:
         """The market row printed where a red arrow at ``red_arrow_at`` points."""
         return self.upper_label if red_arrow_at == "top" else self.lower_label
@@ -397,7 +353,8 @@ class WakhanBack(_Frozen):
         return self.column_numbers_top_to_bottom[black_arrow_slot]
 
 
-class WakhanCard(_Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WakhanCard:
     """One of the 24 Wakhan AI cards (numbers 1-24 are not printed; they fix a deck order).
 
     ``back`` is the back printed behind this ``front``. For cards 7, 9, 16 and 18 the sources
@@ -405,15 +362,10 @@ class WakhanCard(_Frozen):
     pairing is kept in ``back_alternative``. The deck holds the same set of backs either way.
     """
 
-    number: Annotated[int, Field(ge=1, le=24)]
+    number: int
     front: WakhanFront
     back: WakhanBack
     back_alternative: WakhanBack | None = None
-
-
-class _WakhanData(_Frozen):
-    actions: dict[WakhanActionId, str]
-    cards: tuple[WakhanCard, ...]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -421,53 +373,98 @@ class _WakhanData(_Frozen):
 # ---------------------------------------------------------------------------------------------
 
 
-def _read(name: str) -> str:
+def read_data(name: str) -> str:
+    """The text of the data file ``name`` in ``engine/data``."""
     return (files("engine") / "data" / name).read_text(encoding="utf-8")
 
 
+# The records are built as read, without checks: `engine.card_schema.check_data` checks the
+# same files, and the tests run it and compare the two (a check at every start would cost a
+# command most of its start-up time). Lists become tuples, as the frozen records expect.
+
+
+def _impact(data: dict[str, Any]) -> Impact:
+    return Impact(**data)
+
+
+def _court_card(data: dict[str, Any]) -> CourtCard:
+    ability = data["ability"]
+    return CourtCard(
+        **data
+        | {
+            "actions": tuple(data["actions"]),
+            "impacts": tuple(_impact(impact) for impact in data["impacts"]),
+            "ability": Ability(**ability) if ability is not None else None,
+        }
+    )
+
+
+def _event_card(data: dict[str, Any]) -> EventCard:
+    return EventCard(
+        **data
+        | {
+            "if_discarded": EventEffect(**data["if_discarded"]),
+            "if_purchased": EventEffect(**data["if_purchased"]),
+        }
+    )
+
+
+def _wakhan_back(data: dict[str, Any]) -> WakhanBack:
+    return WakhanBack(
+        **data | {"column_numbers_top_to_bottom": tuple(data["column_numbers_top_to_bottom"])}
+    )
+
+
+def _wakhan_card(data: dict[str, Any]) -> WakhanCard:
+    front = data["front"]
+    alternative = data.get("back_alternative")
+    return WakhanCard(
+        number=data["number"],
+        front=WakhanFront(
+            **front
+            | {
+                "actions": tuple(front["actions"]),
+                "region_priority": tuple(front["region_priority"]),
+                "pragmatic_loyalty": tuple(front["pragmatic_loyalty"]),
+            }
+        ),
+        back=_wakhan_back(data["back"]),
+        back_alternative=_wakhan_back(alternative) if alternative is not None else None,
+    )
+
+
 def _load_court_cards() -> dict[int, CourtCard]:
-    cards = TypeAdapter(tuple[CourtCard, ...]).validate_json(_read("court_cards.json"))
-    by_number = {card.number: card for card in sorted(cards, key=lambda c: c.number)}
-    if list(by_number) != list(range(1, 101)):
-        raise ValueError("court cards must be numbered 1..100 exactly once")
-    return by_number
+    cards = (_court_card(item) for item in json.loads(read_data("court_cards.json")))
+    return {card.number: card for card in sorted(cards, key=lambda c: c.number)}
 
 
 def _load_event_cards() -> dict[int, EventCard]:
-    events = TypeAdapter(tuple[EventCard, ...]).validate_json(_read("events.json"))
-    by_number = {event.number: event for event in sorted(events, key=lambda e: e.number)}
-    if list(by_number) != list(range(101, 117)):
-        raise ValueError("event cards must be numbered 101..116 exactly once")
-    return by_number
+    events = (_event_card(item) for item in json.loads(read_data("events.json")))
+    return {event.number: event for event in sorted(events, key=lambda e: e.number)}
 
 
 def _load_map() -> tuple[dict[RegionId, Region], dict[str, Border]]:
-    data = _MapData.model_validate_json(_read("map.json"))
-    if tuple(region.id for region in data.regions) != REGION_IDS:
-        raise ValueError("map.json must list the regions once each, west to east")
-    regions = {region.id: region for region in data.regions}
-    borders = {border.id: border for border in sorted(data.borders, key=lambda b: b.id)}
-    if len(borders) != len(data.borders):
-        raise ValueError("map.json lists a border twice")
-    for region in regions.values():
-        touching = [border for border in borders.values() if region.id in border.regions]
-        neighbours = sorted(r for border in touching for r in border.regions if r != region.id)
-        if sorted(region.borders) != [border.id for border in touching] or (
-            sorted(region.adjacent) != neighbours
-        ):
-            raise ValueError(f"region {region.id}: adjacency does not match the borders")
-    return regions, borders
+    data = json.loads(read_data("map.json"))
+    regions = [
+        Region(
+            id=item["id"],
+            name=item["name"],
+            adjacent=tuple(item["adjacent"]),
+            borders=tuple(item["borders"]),
+        )
+        for item in data["regions"]
+    ]
+    borders = [Border(id=item["id"], regions=tuple(item["regions"])) for item in data["borders"]]
+    return (
+        {region.id: region for region in regions},
+        {border.id: border for border in sorted(borders, key=lambda b: b.id)},
+    )
 
 
 def _load_wakhan() -> tuple[dict[WakhanActionId, str], dict[int, WakhanCard]]:
-    data = _WakhanData.model_validate_json(_read("wakhan.json"))
-    by_number = {card.number: card for card in sorted(data.cards, key=lambda c: c.number)}
-    if list(by_number) != list(range(1, 25)):
-        raise ValueError("Wakhan cards must be numbered 1..24 exactly once")
-    used = {action for card in data.cards for action in card.front.actions}
-    if used != set(data.actions):
-        raise ValueError("Wakhan action texts must match the actions used on the cards")
-    return data.actions, by_number
+    data = json.loads(read_data("wakhan.json"))
+    cards = (_wakhan_card(item) for item in data["cards"])
+    return data["actions"], {card.number: card for card in sorted(cards, key=lambda c: c.number)}
 
 
 COURT_CARDS: dict[int, CourtCard] = _load_court_cards()
@@ -488,6 +485,21 @@ REGIONS, BORDERS = _load_map()
 WAKHAN_ACTION_TEXTS: dict[WakhanActionId, str]
 WAKHAN_CARDS: dict[int, WakhanCard]
 WAKHAN_ACTION_TEXTS, WAKHAN_CARDS = _load_wakhan()
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+def as_json(record: WakhanFront | WakhanBack | CourtCard | EventCard) -> dict[str, Any]:
+    """A record as JSON-ready data: nested records as objects, tuples as lists."""
+    data = _plain(asdict(record))
+    assert isinstance(data, dict)
+    return data
 
 
 def is_region(name: object) -> TypeGuard[RegionId]:

@@ -36,7 +36,8 @@ GLOBAL = frozenset(LASTING_GLOBAL | {"pashtunwali_values"})  # on everyone: play
 COURT_SET = frozenset(COURT_CARDS)
 CARD_SET = COURT_SET | frozenset(EVENT_CARDS)
 PIECES = ("army", "road", "tribe", "spy", "gift")
-DISCARD_REASONS = ("court limit", "hand limit", "leverage")
+CLEANUP_REASONS = ("court limit", "hand limit")
+DISCARD_REASONS = (*CLEANUP_REASONS, "leverage")
 
 # -- types, from the annotations -------------------------------------------------------------
 
@@ -359,12 +360,23 @@ def position_problems(state: State) -> list[str]:
     return problems
 
 
+def is_active_players(frame: Mapping[str, Any]) -> bool:
+    """Frames that only the player whose turn it is can have: the turn itself, the icons of
+    a card just played, and the discards of cleanup, which runs for `active` (its frame has
+    no seat of its own)."""
+    if frame["kind"] == "discard":
+        return frame["reason"] in CLEANUP_REASONS
+    return frame["kind"] in ("turn", "wakhan_turn", "icons")
+
+
 def turn_problems(state: State) -> list[str]:
-    """The turn on the stack is the active player's."""
+    """The turn, the icons being resolved and cleanup's discards are the active player's."""
+    frames: list[Mapping[str, Any]] = list(state.stack)
+    # A player that is no seat at all is named as such by the frame's own rules.
     return [
         f"stack[{i}].player: {f['player']} is not the active seat {state.active}"
-        for i, f in enumerate(state.stack)
-        if f["kind"] in ("turn", "wakhan_turn") and f["player"] != state.active
+        for i, f in enumerate(frames)
+        if is_active_players(f) and is_seat(state, f["player"]) and f["player"] != state.active
     ]
 
 

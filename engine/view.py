@@ -1,9 +1,10 @@
 """Views: what one player (or the public) may see. A view never changes the state.
 
 The deck order, the cards set aside at setup and the generator state are never shown;
-other players' hands are shown as counts. Players are named, not numbered. With Wakhan,
-the AI deck's order is hidden too: only the counts, the face-up AI card and the back of
-the AI deck's top card (printed face up) are shown.
+other players' hands are shown as counts. Players are named, not numbered. What anyone at
+the table works out from the board is given outright: each region's ruler, and who holds
+each court card hostage. With Wakhan, the AI deck's order is hidden too: only the counts,
+the face-up AI card and the back of the AI deck's top card (printed face up) are shown.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine.actions import format_action
-from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId
+from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId, as_json
 from engine.game import options_for, pending
 from engine.rules import pieces
+from engine.rules.card_actions import hostage_holder
 from engine.rules.cleanup import court_limit, hand_limit
 from engine.rules.loyalty import influence
 from engine.rules.market import PUBLIC_WITHDRAWAL, count_dominance_checks_left
@@ -90,8 +92,8 @@ def _wakhan_view(state: State) -> dict[str, Any]:
         "ai_discard_size": len(w.discard),
         "ai_card": None
         if number is None
-        else {"number": number, **WAKHAN_CARDS[number].front.model_dump(mode="json")},
-        "next_back": back.model_dump(mode="json") if back is not None else None,
+        else {"number": number, **as_json(WAKHAN_CARDS[number].front)},
+        "next_back": as_json(back) if back is not None else None,
         "pragmatic_loyalty": pragmatic_loyalty(state),
         "influence": {c: influence(state, w.seat, c) for c in COALITIONS},
     }
@@ -108,9 +110,7 @@ def _player_view(state: State, seat: int, mine: bool) -> dict[str, Any]:
         "cylinders": p.cylinders,
         "hand": p.hand if mine else None,
         "hand_size": len(p.hand),
-        "court": [
-            {"card": c, "name": COURT_CARDS[c].name, "spies": _spies(state, c)} for c in p.court
-        ],
+        "court": [_court_card_view(state, c) for c in p.court],
         "prizes": p.prizes,
         "gifts": p.gifts,
         "stars": {suit: count_stars(state, seat, suit) for suit in STAR_SUITS},
@@ -126,6 +126,17 @@ def _policy_view(state: State, seat: int) -> dict[str, Any]:
     return {
         "pay": p.policy_pay,
         "demand": {state.name(payer): most for payer, most in p.policy_demand.items()},
+    }
+
+
+def _court_card_view(state: State, card: int) -> dict[str, Any]:
+    """A court card with its spies and who holds it hostage, as the table shows them."""
+    holder = hostage_holder(state, card)
+    return {
+        "card": card,
+        "name": COURT_CARDS[card].name,
+        "spies": _spies(state, card),
+        "hostage": state.name(holder) if holder is not None else None,
     }
 
 

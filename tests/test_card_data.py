@@ -1,11 +1,13 @@
 """Facts of the game data loaded by engine.cards."""
 
+import dataclasses
 from collections import Counter
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
+from engine import card_schema
 from engine.cards import (
     BORDERS,
     COALITIONS,
@@ -18,7 +20,6 @@ from engine.cards import (
     WAKHAN_ACTION_TEXTS,
     WAKHAN_CARDS,
     ActionKind,
-    CourtCard,
     Impact,
     ImpactKind,
     card_name,
@@ -289,18 +290,44 @@ def test_suit_order() -> None:
     assert SUITS == ("economic", "intelligence", "military", "political")
 
 
+def test_the_data_files_pass_their_checks_and_load_as_checked() -> None:
+    # The engine loads the data without checks; this is where they run.
+    checked = card_schema.check_data()
+    loaded: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
+        (dict(COURT_CARDS), dict(checked.court_cards)),
+        (dict(EVENT_CARDS), dict(checked.event_cards)),
+        (dict(REGIONS), dict(checked.regions)),
+        (dict(BORDERS), dict(checked.borders)),
+        (dict(WAKHAN_CARDS), dict(checked.wakhan_cards)),
+    ]
+    for records, models in loaded:
+        assert list(records) == list(models)
+        for key, record in records.items():
+            model = models[key]
+            assert isinstance(model, BaseModel)
+            assert dataclasses.asdict(record) == model.model_dump(), key
+    assert list(WAKHAN_ACTION_TEXTS.items()) == list(checked.wakhan_action_texts.items())
+
+
 def test_rank_outside_1_to_3_is_rejected() -> None:
-    data = COURT_CARDS[1].model_dump()
+    data = dataclasses.asdict(COURT_CARDS[1])
     data["rank"] = 4
     with pytest.raises(ValidationError):
-        CourtCard.model_validate(data)
+        card_schema.CourtCard.model_validate(data)
 
 
 def test_favor_icon_needs_a_suit() -> None:
     with pytest.raises(ValidationError):
-        Impact(kind="favor")
+        card_schema.Impact(kind="favor")
 
 
-def test_models_are_frozen() -> None:
-    with pytest.raises(ValidationError):
+def test_a_coloured_icon_on_a_card_of_another_coalition_is_rejected() -> None:
+    data = dataclasses.asdict(COURT_CARDS[3])  # Prince Akbar Khan, an Afghan patriot
+    data["patriot"] = "british"
+    with pytest.raises(ValidationError, match="coloured icon"):
+        card_schema.CourtCard.model_validate(data)
+
+
+def test_records_are_frozen() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
         COURT_CARDS[1].rank = 2  # type: ignore[misc]

@@ -129,11 +129,13 @@ def test_new_refuses_a_folder_that_is_not_empty(tmp_path: Path, home: Path) -> N
 def left_behind(tmp_path: Path) -> list[str]:
     """Every file under the test's folder (but for HOME and the seed file), and every
     folder outside PAMIR_HOME. Empty folders that PAMIR_HOME keeps (secrets/, private/)
-    are no trace of a game."""
+    are no trace of a game, and nor is the service's own signing key (keys/), which every
+    game of the service shares."""
     return sorted(
         str(p.relative_to(tmp_path))
         for p in tmp_path.rglob("*")
         if not p.is_relative_to(tmp_path / "user-home")
+        and not p.is_relative_to(tmp_path / "pamir-home" / "keys")
         and p.name not in {"pamir-home", "user-home", "seed.txt"}
         and (p.is_file() or not p.is_relative_to(tmp_path / "pamir-home"))
     )

@@ -65,6 +65,7 @@ def test_the_engine_imports_nothing_from_the_adjudicator() -> None:
 ENGINE_LAYERS: list[tuple[str, ...]] = [
     (
         "engine.actions",
+        "engine.card_schema",
         "engine.cards",
         "engine.errors",
         "engine.frames",

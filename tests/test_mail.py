@@ -38,7 +38,7 @@ from mailserver import (
 )
 
 import engine
-from adjudicator.cli import mail as mail_commands
+from adjudicator.cli import parser as cli_parser
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
@@ -407,7 +407,7 @@ def test_pamir_outbox_lists_the_folders_and_sends(
         monkeypatch.setenv(f"PAMIR_{key}", value)
     monkeypatch.setenv("PAMIR_SMTP_SECURITY", "none")
     parser = argparse.ArgumentParser(prog="pamir")
-    mail_commands.register(parser.add_subparsers(dest="command", required=True))
+    cli_parser.register_mail(parser.add_subparsers(dest="command", required=True))
 
     args = parser.parse_args(["outbox"])
     args.func(args)

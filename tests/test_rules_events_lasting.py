@@ -174,7 +174,7 @@ def nation_building(rupees: int, event: int = NATION_BUILDING) -> Position:
 def test_nation_building_a_build_places_up_to_six_blocks() -> None:
     """[Nation Building, bottom] "Until the next Dominance Check the purchaser places double
     the normal number of blocks with each build action." [Build, p. 13] "two rupees per
-    unit placed".
+    unit placed": every two rupees place two blocks, so six blocks cost six rupees.
     """
     state = act(nation_building(14).build(), "Cati", "purchase 112", "build 49")
     state = act(state, "Cati", *["army kabul"] * 5)
@@ -183,7 +183,7 @@ def test_nation_building_a_build_places_up_to_six_blocks() -> None:
     assert waiting_for(state) == ("turn", ["Hope"])
     assert state.armies["kabul"]["british"] == 5
     assert state.roads["kabul-punjab"]["british"] == 1
-    assert state.players[0].rupees == 2
+    assert state.players[0].rupees == 8
     assert violations(state) == []
 
 

@@ -93,19 +93,25 @@ def test_ruling_enemy_armies_prevent_rule_without_enemy_tribes() -> None:
     assert ruler(state, "kabul") == "You"
 
 
-def test_ruling_armies_of_a_coalition_no_player_is_loyal_to_do_not_count() -> None:
-    """[Ruling a Region, p. 7] "Tribes and loyal armies are considered ruling pieces." Armies
-    of a coalition no player is loyal to are nobody's ruling pieces.
+def test_ruling_armies_of_a_coalition_no_player_is_loyal_to_still_count() -> None:
+    """[Ruling a Region, p. 7] "a plurality of ruling pieces (more than all others
+    individually). ... Armies belonging to enemy coalitions can prevent you from taking a
+    ruler token, even if there are no enemy tribes." Armies of a coalition no player is
+    loyal to are nobody's ruling pieces, but each such coalition's armies are one of the
+    "others": two Russian armies beat one tribe, one Afghan army does not.
     """
-    state = (
+    position = (
         Position({"Cati": "british", "Hope": "british"})
-        .tribes("Cati", "punjab", 1)
-        .armies("punjab", "russian", 5)
-        .armies("punjab", "afghan", 3)
+        .tribes("Cati", "punjab", 2)
+        .armies("punjab", "russian", 2)
+        .armies("punjab", "afghan", 1)
         .hand("Hope", KHYBER_PASS)
         .active("Hope")
-        .build()
     )
+    assert ruler(position.build(), "punjab") is None
+    state = act(position.build(), "Hope", "play khyber left")
+    assert waiting_for(state) == ("road", ["Hope"])
+    state = position.tribes("Cati", "punjab", 1).build()
     assert ruler(state, "punjab") == "Cati"
     state = act(state, "Hope", "play khyber left")
     assert waiting_for(state) == ("bribe", ["Cati"])

@@ -1,4 +1,8 @@
-"""Rule cases: Setup [Setup, p. 4; Deck Construction at a Glance, p. 5]."""
+"""Rule cases: Setup [Setup, p. 4; Deck Construction at a Glance, p. 5].
+
+The deck is checked against the rulebook's piles, written out below by player count, never
+against the engine's own deck-building code.
+"""
 
 from __future__ import annotations
 
@@ -7,32 +11,80 @@ import pytest
 import engine
 from engine import Action
 from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, EVENT_CARDS, is_event
-from engine.rng import seed_state
-from engine.rules.setup import build_deck
 
 NAMES = ["alice", "bob", "cati", "dave", "erin"]
 SEEDS = (1, 2, 3, 17, 2024)
 COUNTS = (2, 3, 4, 5)
 
+# [Setup: Build the Draw Deck, p. 4], worked out for each player count: the six piles, the
+# leftmost (top of the deck) first, each as (court cards, other events, Dominance Checks).
+# Step 2: "six face-down piles of court cards, each consisting of five cards, plus one card
+# per player"; step 3: a Dominance Check "in each of the four rightmost piles"; step 4: "two
+# in the second pile from the left and one in each of the remaining four piles to its right";
+# step 5: the piles stacked "so that the four piles containing the Dominance Check event
+# cards are on the bottom of the deck".
+PILES_BY_PLAYERS: dict[int, list[tuple[int, int, int]]] = {
+    2: [(7, 0, 0), (7, 2, 0), (7, 1, 1), (7, 1, 1), (7, 1, 1), (7, 1, 1)],
+    3: [(8, 0, 0), (8, 2, 0), (8, 1, 1), (8, 1, 1), (8, 1, 1), (8, 1, 1)],
+    4: [(9, 0, 0), (9, 2, 0), (9, 1, 1), (9, 1, 1), (9, 1, 1), (9, 1, 1)],
+    5: [(10, 0, 0), (10, 2, 0), (10, 1, 1), (10, 1, 1), (10, 1, 1), (10, 1, 1)],
+}
+# Whole deck and cards set aside: 100 court cards less those in the piles; "The six remaining
+# event cards will not be used this game."
+DECK_SIZE = {2: 52, 3: 58, 4: 64, 5: 70}
+SET_ASIDE = {2: (58, 6), 3: (52, 6), 4: (46, 6), 5: (40, 6)}  # (court cards, events)
 
-def dealt_order(state: engine.State) -> list[int]:
-    """The deck as built, before the market was dealt column by column, top row first."""
+
+def column_by_column(state: engine.State) -> list[int]:
+    """The market read as the rulebook deals it: "filling each market column (top row
+    first), starting with the leftmost column" [Setup: Create the Market, p. 4]."""
     market = [state.market[row][col] for col in range(6) for row in range(2)]
     assert None not in market
-    return [c for c in market if c is not None] + state.deck
+    return [c for c in market if c is not None]
 
 
-def piles(state: engine.State) -> list[list[int]]:
-    """Cut the built deck back into its six piles, the leftmost (top of deck) first."""
-    n = state.num_players
-    order = dealt_order(state)
-    sizes = [5 + n, 5 + n + 2, 5 + n + 2, 5 + n + 2, 5 + n + 2, 5 + n + 2]
-    assert len(order) == sum(sizes)
+def row_by_row(state: engine.State) -> list[int]:
+    """The market read row after row: not how it is dealt."""
+    return [c for row in state.market for c in row if c is not None]
+
+
+def dealt_order(state: engine.State) -> list[int]:
+    """The deck as built, before the market was dealt."""
+    return column_by_column(state) + state.deck
+
+
+def cut(order: list[int], n: int) -> list[list[int]]:
+    """Cut a built deck into the rulebook's six piles for `n` players."""
+    sizes = [sum(pile) for pile in PILES_BY_PLAYERS[n]]
+    assert len(order) == sum(sizes) == DECK_SIZE[n]
     found, start = [], 0
     for size in sizes:
         found.append(order[start : start + size])
         start += size
     return found
+
+
+def composition(pile: list[int]) -> tuple[int, int, int]:
+    """(court cards, other events, Dominance Checks) in a pile."""
+    checks = sum(1 for c in pile if c in DOMINANCE_CHECKS)
+    events = sum(1 for c in pile if is_event(c)) - checks
+    return len(pile) - events - checks, events, checks
+
+
+def piles(state: engine.State) -> list[list[int]]:
+    return cut(dealt_order(state), state.num_players)
+
+
+@pytest.mark.parametrize("n", COUNTS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_setup_build_deck_the_piles_of_the_rulebook(n: int, seed: int) -> None:
+    """[Setup: Build the Draw Deck, p. 4; Deck Construction at a Glance, p. 5] Cut at the
+    rulebook's pile sizes, every pile of the deck holds the court cards, events and Dominance
+    Checks the rulebook puts in it. The combined deck is not shuffled ("Do not shuffle this
+    combined deck"), or the piles would not hold for every seed.
+    """
+    state = engine.new_game(NAMES[:n], seed)
+    assert [composition(pile) for pile in piles(state)] == PILES_BY_PLAYERS[n]
 
 
 @pytest.mark.parametrize("n", COUNTS)
@@ -84,7 +136,7 @@ def test_setup_build_deck_six_events_and_unused_court_cards_set_aside(n: int) ->
     state = engine.new_game(NAMES[:n], 5)
     removed_events = [c for c in state.removed if is_event(c)]
     removed_courts = [c for c in state.removed if not is_event(c)]
-    assert len(removed_events) == 6
+    assert (len(removed_courts), len(removed_events)) == SET_ASIDE[n]
     assert not set(removed_events) & set(DOMINANCE_CHECKS)
     assert len(removed_courts) == len(COURT_CARDS) - 6 * (5 + n)
     in_play = set(dealt_order(state))
@@ -93,30 +145,39 @@ def test_setup_build_deck_six_events_and_unused_court_cards_set_aside(n: int) ->
 
 
 @pytest.mark.parametrize("n", COUNTS)
-@pytest.mark.parametrize("seed", SEEDS)
-def test_setup_build_deck_piles_are_shuffled_separately_then_stacked_unshuffled(
-    n: int, seed: int
-) -> None:
-    """[Setup: Build the Draw Deck, p. 4] "separately shuffle each of the six piles. Then,
-    stack the piles one on top of the other ... Do not shuffle this combined deck."
+def test_setup_build_deck_each_pile_is_shuffled_separately(n: int) -> None:
+    """[Setup: Build the Draw Deck, p. 4] "Shuffle the court cards. ... Shuffle the remaining
+    event cards. ... Finally, separately shuffle each of the six piles." The events are put in
+    their piles after the court cards, yet they do not stay at the piles' ends: over a few
+    seeds, a pile's Dominance Check and events turn up at different places within it, and
+    different court cards are dealt to the first pile.
     """
-    _, deck, removed = build_deck(seed_state(seed), n)
-    state = engine.new_game(NAMES[:n], seed)
-    assert dealt_order(state) == deck
-    assert sorted(state.removed) == removed
+    places: set[int] = set()
+    first_piles: set[frozenset[int]] = set()
+    for seed in range(12):
+        state = engine.new_game(NAMES[:n], seed)
+        dealt = piles(state)
+        places.update(i for pile in dealt[1:] for i, c in enumerate(pile) if is_event(c))
+        first_piles.add(frozenset(dealt[0]))
+    assert len(places) > 4 + n
+    assert len(first_piles) == 12
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_setup_market_dealt_column_by_column_top_row_first(seed: int) -> None:
+@pytest.mark.parametrize("n", COUNTS)
+def test_setup_market_dealt_column_by_column_top_row_first(n: int) -> None:
     """[Setup: Create the Market, p. 4] "filling each market column (top row first),
-    starting with the leftmost column."
+    starting with the leftmost column." Only the market read that way, followed by the
+    deck, gives back the rulebook's piles for every seed; read row by row, it does not.
     """
-    _, deck, _ = build_deck(seed_state(seed), 3)
-    state = engine.new_game(NAMES[:3], seed)
-    assert state.market[0] == [deck[0], deck[2], deck[4], deck[6], deck[8], deck[10]]
-    assert state.market[1] == [deck[1], deck[3], deck[5], deck[7], deck[9], deck[11]]
-    assert state.deck == deck[12:]
-    assert state.market_rupees == [[0] * 6, [0] * 6]
+    row_wise_breaks = False
+    for seed in range(12):
+        state = engine.new_game(NAMES[:n], seed)
+        assert [composition(p) for p in piles(state)] == PILES_BY_PLAYERS[n]
+        assert len(state.deck) == DECK_SIZE[n] - 12
+        assert state.market_rupees == [[0] * 6, [0] * 6]
+        row_wise = cut(row_by_row(state) + state.deck, n)
+        row_wise_breaks |= [composition(p) for p in row_wise] != PILES_BY_PLAYERS[n]
+    assert row_wise_breaks
 
 
 @pytest.mark.parametrize("n", COUNTS)

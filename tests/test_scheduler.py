@@ -31,7 +31,7 @@ from mailserver import free_port, mail_server, settings_for
 from walks import Walk
 
 import engine
-from adjudicator.cli import service
+from adjudicator.cli import parser as cli_parser
 from adjudicator.cli.refusal import Refused
 from adjudicator.forge import remote
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
@@ -423,7 +423,7 @@ def test_pauses_beyond_the_limits_are_refused_and_commit_nothing(settings: Setti
 
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="pamir")
-    service.register(root.add_subparsers(dest="command", required=True))
+    cli_parser.register_service(root.add_subparsers(dest="command", required=True))
     return root
 
 

@@ -168,23 +168,23 @@ def test_setup_shuffle_the_deck_of_24_ai_cards() -> None:
 
 
 @pytest.mark.parametrize("first", ["alice", "bob"])
-def test_setup_wakhan_sits_after_the_last_player_to_choose_loyalty_and_plays_first(
+def test_setup_wakhan_sits_to_the_right_of_the_last_player_to_choose_and_plays_first(
     first: str,
 ) -> None:
     """[Setting Up, p. 16] "Place Wakhan's pieces to the right of the player who chooses
-    their loyalty last. Wakhan will take the first turn of the game." She plays right after
-    the last human to choose a loyalty (docs/rules.md).
+    their loyalty last. Wakhan will take the first turn of the game." Play goes clockwise,
+    so the last human to choose a loyalty plays right after her (docs/rules.md).
     """
     state = engine.new_game(["alice", "bob"], seed_where_first_chooser_is(first), {"wakhan": True})
     last = "bob" if first == "alice" else "alice"
     names = [p.name for p in state.players]
-    assert names[(names.index(last) + 1) % 3] == WAKHAN
+    assert names[(names.index(WAKHAN) + 1) % 3] == last
     assert waiting_for(state) == ("loyalty", [first])
     state = choose_loyalties(state, "british", "russian")
     assert state.turn == 2 and logged(state, "Wakhan drew AI card")
     seat_after = (wseat(state) + 1) % 3
     assert waiting_for(state) == ("turn", [names[seat_after]])
-    assert names[seat_after] == first
+    assert names[seat_after] == last
 
 
 # -- general rules -----------------------------------------------------------------------------
@@ -595,7 +595,12 @@ def test_views_hide_the_ai_deck_order() -> None:
         shown = engine.view(state, viewer)["wakhan"]
         assert shown["ai_deck_size"] == len(w.deck)
         assert shown["ai_card"]["number"] == w.discard[-1]
-        assert shown["next_back"] == WAKHAN_CARDS[w.deck[0]].back.model_dump(mode="json")
+        back = WAKHAN_CARDS[w.deck[0]].back
+        assert shown["next_back"] == {
+            "upper_label": back.upper_label,
+            "lower_label": back.lower_label,
+            "column_numbers_top_to_bottom": list(back.column_numbers_top_to_bottom),
+        }
         assert "deck" not in shown and str(w.deck[1:6])[1:-1] not in json.dumps(shown)
     assert "wakhan" not in engine.view(engine.new_game(["alice", "bob"], 1))
 
@@ -617,7 +622,7 @@ def test_playout_with_wakhan() -> None:
 
 
 def test_cli_engine_new_and_playout_with_wakhan(capsys: pytest.CaptureFixture[str]) -> None:
-    from adjudicator.cli.commands import main
+    from adjudicator.cli import main
 
     assert main(["engine", "new", "--players", "alice", "--wakhan", "--seed", "3"]) == 0
     state = engine.loads(capsys.readouterr().out)

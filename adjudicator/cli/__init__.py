@@ -1,13 +1,14 @@
 """The `pamir` command line (docs/cli.md), on top of every capability.
 
-`commands` builds the parser and holds the game and engine commands; `mail` adds
-`pamir outbox` and `pamir inbound-email`, `service` adds `pamir serve`, `pamir scheduler`
-and `pamir pause`; `demo` plays `pamir demo`. May import every other part of
-`adjudicator` and `engine`; nothing imports it.
+`parser` holds every command's arguments and runs one, importing only its handler:
+`commands` holds the game and engine commands, `mail` `pamir outbox` and `pamir
+inbound-email`, `service` `pamir serve`, `pamir scheduler`, `pamir pause` and `pamir
+games`, `host` `pamir deadlines` and `pamir email`; `demo` plays `pamir demo`. May
+import every other part of `adjudicator` and `engine`; nothing imports it.
 """
 
 from __future__ import annotations
 
-from adjudicator.cli.commands import main
+from adjudicator.cli.parser import main
 
 __all__ = ["main"]

@@ -1,5 +1,7 @@
-"""`pamir deadlines` and `pamir email`: the host changes a game's deadlines or a player's
-address, with a commit made as the adjudicator (docs/cli.md)."""
+"""`pamir deadlines`, `pamir email`, `pamir signing-key` and `pamir require-signatures`:
+the host changes a game's deadlines, a player's address or signing key, or whether moves
+must be signed, with a commit made as the adjudicator (docs/cli.md). `pamir
+allowed-signers` prints the game's keys for `git verify-commit` (docs/signing.md)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,16 @@ from pathlib import Path
 from adjudicator.cli.refusal import Refused
 from adjudicator.games.deadlines import DeadlineError
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.host import HostRefused, change_deadlines, change_email
+from adjudicator.games.host import (
+    HostRefused,
+    change_deadlines,
+    change_email,
+    change_require_signatures,
+    change_signing_key,
+)
 from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.signatures import allowed_signers
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
 
@@ -55,26 +64,42 @@ def cmd_email(args: argparse.Namespace) -> None:
     print(f"{game_id}: {args.player} is now mailed at {args.address} ({commit[:10]})")
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the host's commands to the `pamir` command line's subcommands."""
-    deadlines = commands.add_parser(
-        "deadlines", help="change a game's deadlines (a commit; restarts the pending clock)"
-    )
-    deadlines.add_argument("game_dir")
-    deadlines.add_argument("--timezone", help="IANA time zone, e.g. Europe/Warsaw")
-    deadlines.add_argument("--turn-hours", type=int, help="hours per decision (at least 1)")
-    deadlines.add_argument(
-        "--reminder-hours", type=int, help="hours before the deadline to remind (0: none)"
-    )
-    deadlines.add_argument(
-        "--on-timeout",
-        choices=("default", "standin"),
-        help="at a deadline: each decision's default, or the stand-in plays the seat",
-    )
-    deadlines.set_defaults(func=cmd_deadlines)
+def _key_file(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise Refused(f"cannot read the public key {path}: {error}") from None
 
-    email = commands.add_parser("email", help="change a player's address (a commit)")
-    email.add_argument("game_dir")
-    email.add_argument("--as", dest="player", required=True, help="the player")
-    email.add_argument("address", help="the new address")
-    email.set_defaults(func=cmd_email)
+
+def cmd_signing_key(args: argparse.Namespace) -> None:
+    if (args.key_file is None) == (not args.remove):
+        raise Refused("give the player's public key file, or --remove (not both)")
+    key = None if args.remove else _key_file(args.key_file)
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            commit = change_signing_key(repo, args.player, key)
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    said = "has no signing key now" if key is None else "signs with the new key"
+    print(f"{game_id}: {args.player} {said} ({commit[:10]})")
+
+
+def cmd_require_signatures(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            commit = change_require_signatures(repo, args.setting == "on")
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    print(f"{game_id}: signed moves required: {args.setting} ({commit[:10]})")
+
+
+def cmd_allowed_signers(args: argparse.Namespace) -> None:
+    try:
+        repo, _ = _open(args.game_dir)
+        print(allowed_signers(snapshot(repo).game), end="")
+    except REFUSALS as error:
+        raise Refused(str(error)) from None

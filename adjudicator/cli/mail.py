@@ -62,18 +62,6 @@ def cmd_outbox(args: argparse.Namespace) -> None:
         print("  (no smtp_host configured: messages are written as .eml files, not sent)")
 
 
-def register_outbox(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir outbox [--send]` to the `pamir` command line's subparsers."""
-    command = commands.add_parser(
-        "outbox",
-        help="show the mail outbox (pending, sent, written, failed); --send delivers now",
-    )
-    command.add_argument(
-        "--send", action="store_true", help="deliver the pending messages now (retries too)"
-    )
-    command.set_defaults(func=cmd_outbox)
-
-
 def cmd_inbound_email(args: argparse.Namespace) -> None:
     """Read one message on standard input; exit 0 handled, 2 ignored, 75 try again later."""
     logging.basicConfig(level=logging.INFO, format="pamir inbound-email: %(message)s")
@@ -97,21 +85,3 @@ def cmd_inbound_email(args: argparse.Namespace) -> None:
     else:
         print(f"pamir inbound-email: message ignored: {result.reason}", file=sys.stderr)
     raise SystemExit(result.exit_status)
-
-
-def register_inbound(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir inbound-email` (one message on standard input, for an MTA pipe)."""
-    command = commands.add_parser(
-        "inbound-email",
-        help="handle one inbound email on standard input (for an MTA pipe)",
-        description="Read one RFC 5322 message on standard input and play the move in it. "
-        "Exit status: 0 handled (accepted, or refused with a reply), 2 ignored as invalid "
-        "(the reason on standard error), 75 a temporary failure (the MTA retries later).",
-    )
-    command.set_defaults(func=cmd_inbound_email)
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the mail commands to the `pamir` command line's subcommands."""
-    register_outbox(commands)
-    register_inbound(commands)

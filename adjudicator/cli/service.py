@@ -18,7 +18,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.schedule.clock import record_pause
 from adjudicator.schedule.scheduler import SchedulerRunning, run_forever, run_once, utc_now
-from adjudicator.web.serve import DEFAULT_HOST, DEFAULT_PORT, serve
+from adjudicator.web.serve import serve
 
 
 def cmd_serve(args: argparse.Namespace) -> None:
@@ -29,21 +29,6 @@ def cmd_serve(args: argparse.Namespace) -> None:
         raise SystemExit(EXIT_REFUSED) from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     serve(args.host, args.port, scheduler=not args.no_scheduler)
-
-
-def register_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir serve` to the command line's subcommands."""
-    serve_cmd = commands.add_parser(
-        "serve", help="run the web service (pages, webhooks, inbound email) and the scheduler"
-    )
-    serve_cmd.add_argument("--host", default=DEFAULT_HOST, help=f"default {DEFAULT_HOST}")
-    serve_cmd.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"default {DEFAULT_PORT}; 0: any free"
-    )
-    serve_cmd.add_argument(
-        "--no-scheduler", action="store_true", help="do not run the scheduler in this process"
-    )
-    serve_cmd.set_defaults(func=cmd_serve)
 
 
 def cmd_scheduler(args: argparse.Namespace) -> None:
@@ -95,24 +80,6 @@ def cmd_pause(args: argparse.Namespace) -> None:
     )
 
 
-def register_scheduler(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `pamir scheduler` and `pamir pause` to the command line's subcommands."""
-    run = commands.add_parser(
-        "scheduler", help="run deadlines, reminders, polls and mail retries (docs/scheduler.md)"
-    )
-    run.add_argument(
-        "--once", action="store_true", help="do what is due now, once, and exit (for cron)"
-    )
-    run.set_defaults(func=cmd_scheduler)
-
-    pause = commands.add_parser("pause", help="pause a game's clock (holidays), as a commit")
-    pause.add_argument("game_dir")
-    pause.add_argument("--as", dest="player", required=True, help="the player who pauses")
-    pause.add_argument("--hours", type=int, required=True, help="how long (whole hours)")
-    pause.add_argument("--reason", required=True, help="why (recorded in the game)")
-    pause.set_defaults(func=cmd_pause)
-
-
 def cmd_games(args: argparse.Namespace) -> None:
     """One line per game in PAMIR_HOME/games: `ok`, or that it needs its host and why."""
     try:
@@ -129,13 +96,3 @@ def cmd_games(args: argparse.Namespace) -> None:
         mark = needs_host.marked(settings.home, entry.id)
         since = f" (since {mark.first_seen})" if mark else ""
         print(f"{entry.id:<{width}}  needs the host: {entry.problem}{since}")
-
-
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the service's commands to the `pamir` command line's subcommands."""
-    register_serve(commands)
-    register_scheduler(commands)
-    games = commands.add_parser(
-        "games", help="list the service's games, and those that need their host"
-    )
-    games.set_defaults(func=cmd_games)

@@ -31,12 +31,15 @@ import git
 
 from adjudicator.games import pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
+from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
+from adjudicator.games.sshkeys import parse_key_line
 from adjudicator.home.files import write_atomically
+from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 
 ORIGIN = "origin"
@@ -505,9 +508,11 @@ def create_remote_game(
     secret: str | None = None,
     turn_hours: int = 48,
     timezone: str = "UTC",
+    signing_keys: dict[str, str] | None = None,
+    require_signatures: bool | None = None,
 ) -> GameRepo:
     """Create a game in PAMIR_HOME/games/<id> and push it to an empty forge repository at
-    `url`, which becomes the clone's `origin`."""
+    `url`, which becomes the clone's `origin` (the signing options as `create_game`'s)."""
     path = settings.games_dir / game_id
     repo = pipeline.create_game(
         path,
@@ -517,6 +522,8 @@ def create_remote_game(
         game_id=game_id,
         turn_hours=turn_hours,
         timezone=timezone,
+        signing_keys=signing_keys,
+        require_signatures=require_signatures,
     )
     _git(repo, "remote", "add", ORIGIN, url)
     if not _push(repo):
@@ -527,6 +534,18 @@ def create_remote_game(
     _record(settings.home, repo, _fetch(repo))
     _git(repo, "branch", f"--set-upstream-to={ORIGIN}/{BRANCH}", BRANCH)
     return repo
+
+
+def _check_signing_key(recorded: AdjudicatorEntry | None, home: Path) -> None:
+    """Refuse a game whose commits another service signed: ours would not verify."""
+    if recorded is None:
+        return
+    ours = parse_key_line(public_key_line(adjudicator_key(home)))
+    if not parse_key_line(recorded.signing_key).same_key(ours):
+        raise GameError(
+            "the game's commits are signed with another adjudicator's key "
+            "(game.toml [adjudicator] signing_key), not this service's"
+        )
 
 
 def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
@@ -553,6 +572,7 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
             if game_id is not None and game_id != found:
                 raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
             game_seed(snap, settings.home)  # refuses a game whose secret this service does not hold
+            _check_signing_key(snap.game.adjudicator, settings.home)
         finally:
             repo.repo.close()
         target = settings.games_dir / found
@@ -564,6 +584,8 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
         if folder.exists():
             shutil.rmtree(folder)
     adopted = GameRepo(target)
+    if snap.game.adjudicator is not None:
+        adopted.configure_signing(adjudicator_key(settings.home))
     # What the forge has now is taken as the game's history from here on.
     _record(settings.home, adopted, str(adopted.head()))
     return adopted

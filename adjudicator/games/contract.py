@@ -1,7 +1,9 @@
 """What a player's commit may do, for every game however it is hosted.
 
 A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.txt`, and
-its author's address is the one game.toml gives PLAYER. Everything else in a game
+its author's address is the one game.toml gives PLAYER. Its SSH signature, if it has one
+by a key the game knows, must verify and be PLAYER's; with `require_signatures` it must
+have one (`adjudicator.games.signatures`). Everything else in a game
 repository is the adjudicator's. The pre-receive hook of a bare repository refuses a push
 that breaks this; the service puts back what a push to a forge changed
 (`adjudicator.forge.remote`); `pamir verify` names any commit in the history that breaks
@@ -18,6 +20,7 @@ import git
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
+from adjudicator.games.signatures import examine, judge_player
 
 # The trailer of the adjudicator's commit that puts back what pushed commits changed on a
 # forge: the full ids of those commits. `pamir verify` checks what it put back.
@@ -84,8 +87,9 @@ def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
 
 def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> MoveName:
     """The move file a player's commit adds, if it keeps the contract: exactly one new
-    file, the move numbered `expected`, named for a player of `game` and authored with
-    that player's address. Raises ContractBreach saying what is wrong."""
+    file, the move numbered `expected`, named for a player of `game`, authored with that
+    player's address and signed as `game` asks (`game`: game.toml at the commit's parent).
+    Raises ContractBreach saying what is wrong."""
     made = repo.repo.commit(commit)
     if len(made.parents) != 1:
         raise ContractBreach("a merge commit (pull with --rebase, then push the move on top)")
@@ -103,7 +107,11 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
         raise ContractBreach(f"{changed[1][1]}: one move file a commit")
     move = parse_name(changed[0][1].rpartition("/")[2])
     assert move is not None
-    return _check_move(move, str(made.author.email), game, expected)
+    checked = _check_move(move, str(made.author.email), game, expected)
+    problem = judge_player(examine(repo, commit, game), checked.player, game)
+    if problem is not None:
+        raise ContractBreach(f"{checked.path}: {problem}")
+    return checked
 
 
 def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> MoveName:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import tomllib
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from adjudicator.games.sshkeys import check_key_line, parse_key_line
 from engine.errors import describe_validation
 
 GAME_FILE = "game.toml"
@@ -22,11 +23,20 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# An OpenSSH public key line, kept as OpenSSH writes it (docs/signing.md).
+KeyLine = Annotated[str, AfterValidator(check_key_line)]
+
+
 class PlayerEntry(_Strict):
     name: str
     email: str = Field(pattern=r"^[^@\s]+@[^@\s]+$")
     language: str = "en"
     policies: tuple[str, ...] = ()  # standing policies in the notation, e.g. "pay 2"
+    signing_key: KeyLine | None = None  # the key the player's pushed commits are signed with
+
+
+class AdjudicatorEntry(_Strict):
+    signing_key: KeyLine  # the key every commit of the service is signed with
 
 
 class Deadlines(_Strict):
@@ -47,6 +57,28 @@ class GameFile(_Strict):
     deadlines: Deadlines = Deadlines()
     wakhan: bool = False  # Wakhan, the automated opponent, takes a seat (1 or 2 players)
     options: dict[str, str] = {}
+    # Pushed move commits must carry a valid signature by their player's key.
+    require_signatures: bool = False
+    adjudicator: AdjudicatorEntry | None = None  # None: the game predates signed commits
+
+    @model_validator(mode="after")
+    def _keys_differ(self) -> GameFile:
+        """One key, one signer: a signature names exactly one player, or the adjudicator."""
+        owners: dict[tuple[str, bytes], str] = {}
+        signers = [(p.name, p.signing_key) for p in self.players]
+        if self.adjudicator is not None:
+            signers.append(("the adjudicator", self.adjudicator.signing_key))
+        for owner, line in signers:
+            if line is None:
+                continue
+            key = parse_key_line(line)
+            first = owners.setdefault((key.type, key.blob), owner)
+            if first != owner:
+                raise ValueError(f"{first} and {owner} have the same signing key")
+        if self.require_signatures and any(p.signing_key is None for p in self.players):
+            missing = ", ".join(p.name for p in self.players if p.signing_key is None)
+            raise ValueError(f"require_signatures is on, but {missing} has no signing_key")
+        return self
 
     def player(self, name: str) -> PlayerEntry:
         for entry in self.players:
@@ -76,7 +108,11 @@ def parse_game_file(text: str) -> GameFile:
 
 
 def dump_game_file(game: GameFile) -> str:
-    data = game.model_dump(mode="json")
+    # Absent keys stay absent (TOML has no null), and a game that does not require
+    # signatures reads as before they existed.
+    data = game.model_dump(mode="json", exclude_none=True)
+    if not game.require_signatures:
+        del data["require_signatures"]
     return tomli_w.dumps(data)
 
 

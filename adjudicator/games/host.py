@@ -1,4 +1,5 @@
-"""Changes the host makes to a game: its deadlines and a player's address.
+"""Changes the host makes to a game: its deadlines, a player's address and signing key,
+and whether pushed moves must be signed.
 
 `game.toml` belongs to the service: a player's push may only add move files
 (`contract.py`), so the host changes it here, with a commit made as the adjudicator on top
@@ -18,6 +19,7 @@ from adjudicator.games.deadlines import zone
 from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFile, dump_game_file
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
+from adjudicator.games.sshkeys import check_key_line
 from engine.errors import describe_validation
 
 OnTimeout = Literal["default", "standin"]
@@ -78,6 +80,54 @@ def change_email(repo: GameRepo, player: str, email: str, when: datetime | None 
     players = tuple(changed if p is entry else p for p in snap.game.players)
     game = snap.game.model_copy(update={"players": players})
     return _commit(repo, snap.commit, game, f"Address of {entry.name}: {email}", when)
+
+
+def change_signing_key(
+    repo: GameRepo, player: str, key: str | None, when: datetime | None = None
+) -> str:
+    """Commit a player's new SSH signing key (None removes it): their pushed commits are
+    checked against it from the next push on (docs/signing.md)."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    try:
+        entry = snap.game.player(player)
+    except KeyError:
+        raise HostRefused(f"no player is called {player!r}") from None
+    try:
+        line = None if key is None else check_key_line(key)
+    except ValueError as error:
+        raise HostRefused(f"not an SSH public key: {error}") from None
+    if line == entry.signing_key:
+        raise HostRefused(f"nothing to change: {entry.name}'s signing key is already so")
+    changed = entry.model_copy(update={"signing_key": line})
+    players = tuple(changed if p is entry else p for p in snap.game.players)
+    game = _validated(snap.game, {"players": players})
+    said = "removed" if line is None else line.split()[0]
+    return _commit(repo, snap.commit, game, f"Signing key of {entry.name}: {said}", when)
+
+
+def change_require_signatures(repo: GameRepo, required: bool, when: datetime | None = None) -> str:
+    """Commit whether pushed moves must be signed by their player's key."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    if snap.game.require_signatures == required:
+        raise HostRefused(f"nothing to change: require_signatures is already {_onoff(required)}")
+    game = _validated(snap.game, {"require_signatures": required})
+    return _commit(repo, snap.commit, game, f"Signatures required: {_onoff(required)}", when)
+
+
+def _onoff(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def _validated(game: GameFile, update: dict[str, object]) -> GameFile:
+    """`game` with `update`, checked as a whole (keys differ; every player has one when
+    signatures are required)."""
+    data = game.model_dump() | update
+    try:
+        return GameFile.model_validate(data)
+    except ValidationError as error:
+        raise HostRefused(describe_validation(error)) from None
 
 
 def _commit(

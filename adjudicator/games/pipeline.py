@@ -18,7 +18,8 @@ from pathlib import Path
 import tomli_w
 
 import engine
-from adjudicator.games.gamefile import GAME_FILE, GameFile, PlayerEntry, dump_game_file
+from adjudicator.games import positions
+from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
     MoveName,
     Outcome,
@@ -54,12 +55,14 @@ from adjudicator.games.snapshot import (
     STATE_FILE,
     Rollbacks,
     Snapshot,
+    game_seed,
     initial_state,
     replay,
     snapshot,
 )
 from adjudicator.home.files import new_folder
-from adjudicator.home.paths import private_dir
+from adjudicator.home.keys import adjudicator_key, public_key_line
+from adjudicator.home.paths import positions_dir, private_dir
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -92,9 +95,19 @@ def _adjudicated_files(
 
 def position(snap: Snapshot, home: Path) -> engine.State:
     """The full position after the last adjudicated move (the game's secret, until it is
-    revealed, is in the service's data folder `home`)."""
-    state, _ = replay(snap, home, upto=snap.adjudicated)
+    revealed, is in the service's data folder `home`): from the position cache, else
+    replayed from the seed (and cached)."""
+    game_seed(snap, home)  # no secret, no game: the cache does not stand in for it
+    state = positions.load(snap, home)
+    if state is None:
+        state, _ = replay(snap, home, upto=snap.adjudicated)
+        positions.store(snap, home, state)
     return state
+
+
+def _remember(repo: GameRepo, home: Path, commit: str, state: engine.State) -> None:
+    """Cache the position a new adjudicator commit records, for the next submission."""
+    positions.store(snapshot(repo, commit), home, state)
 
 
 def submit(
@@ -114,8 +127,7 @@ def submit(
     service's data folder (the game's secret, the players' private sections). `inbound`
     names the email the move came in, recorded as the commit's `Pamir-Inbound` trailer.
     """
-    repo.sync_worktree()
-    snap = snapshot(repo)
+    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
     if snap.pending():
         raise Refusal("pending", "pushed moves are waiting for the adjudicator; try again shortly")
     try:
@@ -162,6 +174,7 @@ def submit(
         when=when,
     )
     write_private_sections(home, snap, number, outcome.state)
+    _remember(repo, home, commit, outcome.state)
     return Adjudication(number, commit, report)
 
 
@@ -197,6 +210,7 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
             files, message + trailers(move.number, state_text), parent=snap.commit, when=when
         )
         write_private_sections(home, snap, move.number, outcome.state)
+        _remember(repo, home, commit, outcome.state)
         done.append(Adjudication(move.number, commit, report))
 
 
@@ -226,6 +240,7 @@ def record_refusal(
         files, message + trailers(move.number, state_text), parent=snap.commit, when=when
     )
     write_private_sections(home, snap, move.number, state)
+    _remember(repo, home, commit, state)
     return Adjudication(move.number, commit, report)
 
 
@@ -241,9 +256,16 @@ def create_game(
     turn_hours: int = 48,
     timezone: str = "UTC",
     wakhan: bool = False,
+    signing_keys: dict[str, str] | None = None,
+    require_signatures: bool | None = None,
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret in the
     service's data folder `home`.
+
+    `signing_keys` are players' SSH public key lines, by name. `require_signatures`
+    (default: whether every player has a key) makes their pushed moves need a signature.
+    The service's own key (made in `home` on first use) is recorded and signs every
+    commit the service makes in the game (docs/signing.md).
 
     All or nothing: should any step fail, neither the repository nor the game's secret
     and private sections in `home` are left behind (an empty folder at `path` stays).
@@ -253,19 +275,25 @@ def create_game(
     if secret is not None and not secret.strip():
         raise ValueError("the given secret is empty")
     secret = secret or new_secret()
-    entries = tuple(
-        PlayerEntry(name=n, email=e, policies=tuple((policies or {}).get(n, [])))
+    keys = _keys_by_player(players, signing_keys or {})
+    if require_signatures is None:
+        require_signatures = all(name in keys for name, _ in players)
+    entries = [
+        {"name": n, "email": e, "policies": (policies or {}).get(n, []), "signing_key": keys.get(n)}
         for n, e in players
-    )
+    ]
+    signing_key = adjudicator_key(home)
     game = GameFile.model_validate(
         {
             "id": identifier,
             "engine_version": ENGINE_VERSION,
             "created": now().strftime("%Y-%m-%dT%H:%M:%SZ"),
             "seed_commitment": commitment(secret),
-            "players": [e.model_dump() for e in entries],
+            "players": entries,
             "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
             "wakhan": wakhan,
+            "require_signatures": require_signatures,
+            "adjudicator": {"signing_key": public_key_line(signing_key)},
         }
     )
     state = initial_state(game, seed_from(secret))
@@ -275,8 +303,21 @@ def create_game(
         raise ValueError("the secret must be non-empty ASCII text")
     # The home's files are undone last, so that they also go if the final rename fails.
     with _undone_on_failure(home, identifier), new_folder(path) as folder:
-        _first_commit(GameRepo.init(folder, bare=bare), home, game, secret, state)
+        repo = GameRepo.init(folder, bare=bare)
+        repo.configure_signing(signing_key)
+        _first_commit(repo, home, game, secret, state)
     return GameRepo(path)
+
+
+def _keys_by_player(players: list[tuple[str, str]], keys: dict[str, str]) -> dict[str, str]:
+    """The signing keys given for players, by the players' own spelling of their names."""
+    names = {name.lower(): name for name, _ in players}
+    found: dict[str, str] = {}
+    for name, line in keys.items():
+        if name.lower() not in names:
+            raise ValueError(f"a signing key for {name!r}, who is not a player of this game")
+        found[names[name.lower()]] = line
+    return found
 
 
 def _first_commit(
@@ -299,18 +340,20 @@ def _first_commit(
             "README.md": readme(game).encode(),
         }
         message = f"New game {game.id}" + trailers(0, state_text)
-        repo.commit(files, message, parent=None, when=when)
+        commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
+        _remember(repo, home, commit, state)
     finally:
         repo.repo.close()  # its git processes must not outlive the folder's move or removal
 
 
 @contextmanager
 def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
-    """Remove the game's secret and private sections if the block fails, unless they were
-    there before it."""
+    """Remove the game's secret, private sections and cached positions if the block fails,
+    unless they were there before it."""
     secret, private = secret_path(home, game_id), private_dir(home, game_id)
-    had_secret, had_private = secret.exists(), private.exists()
+    cached = positions_dir(home, game_id)
+    had_secret, had_private, had_cached = secret.exists(), private.exists(), cached.exists()
     try:
         yield
     except BaseException:
@@ -319,6 +362,8 @@ def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
                 secret.unlink(missing_ok=True)
         if not had_private:
             shutil.rmtree(private, ignore_errors=True)
+        if not had_cached:
+            shutil.rmtree(cached, ignore_errors=True)
         raise
 
 

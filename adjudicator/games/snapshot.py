@@ -121,15 +121,20 @@ class Snapshot:
         return [m for m in self.moves if m.number > self.adjudicated]
 
 
-def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
-    at = commit or repo.head()
-    text = repo.read(GAME_FILE, at)
+def game_at(repo: GameRepo, commit: str | None = None) -> GameFile:
+    """game.toml at a commit (default: the tip); GameError when it is absent or invalid."""
+    text = repo.read(GAME_FILE, commit)
     if text is None:
         raise GameError(f"{repo.path} has no {GAME_FILE}: not a game repository")
     try:
-        game = parse_game_file(text)
+        return parse_game_file(text)
     except GameFileError as error:
         raise GameError(str(error)) from None
+
+
+def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
+    at = commit or repo.head()
+    game = game_at(repo, at)
     moves = sorted(
         (m for m in map(parse_name, repo.names(MOVES_DIR, at)) if m is not None),
         key=lambda m: m.number,

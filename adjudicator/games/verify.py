@@ -12,6 +12,11 @@ next move file, by its player. A player's commit that broke it is acceptable onl
 later restore commit of the service names it and put back exactly the files the
 adjudicator had, plus the move files added by the contract meanwhile: it is then reported
 as refused, not as a divergence.
+
+Every commit's signer is named (`signers`): a player, the adjudicator, or nobody
+(`adjudicator.games.signatures`, docs/signing.md). A player's commit whose signature does
+not hold breaks the contract like any other; an adjudicator's commit must be signed by the
+key game.toml records, once the game records one, or the history diverges.
 """
 
 from __future__ import annotations
@@ -31,9 +36,11 @@ from adjudicator.games.contract import (
     restored_commits,
     tree_files,
 )
+from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import report_for
 from adjudicator.games.repo import FILE_MODE, GameRepo
 from adjudicator.games.rollback import rollback_note
+from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
 from adjudicator.games.snapshot import (
     REPORTS_DIR,
     REVEAL_FILE,
@@ -48,6 +55,15 @@ from adjudicator.games.snapshot import (
 )
 
 
+@dataclass(frozen=True)
+class Signer:
+    """Who signed one commit of the history, in words (docs/signing.md)."""
+
+    commit: str
+    summary: str
+    signer: str
+
+
 @dataclass
 class Verification:
     commits: int = 0
@@ -56,6 +72,7 @@ class Verification:
     divergence: str | None = None
     checked_reports: dict[str, str] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)  # tampering the service put back
+    signers: list[Signer] = field(default_factory=list)  # every commit checked, in order
 
     @property
     def ok(self) -> bool:
@@ -183,16 +200,19 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     replayer = _Replayer(seed)
     lasts: dict[int, dict[str, object]] = {}  # the 'last' each engine move must show
     contract = _Contract(repo, [c.hexsha for c in commits])
+    keys = first.game  # game.toml at each commit's parent: the keys in force
     for commit in commits:
         result.commits += 1
         try:
             skip, breach = contract.step(commit.hexsha)
+            _check_signer(repo, commit.hexsha, keys, result)
         except Diverged as error:
             result.divergence = str(error)
             return result
         if skip:
             continue  # a tampered tree the service put back later: nothing to replay
         snap = snapshot(repo, commit.hexsha)
+        keys = snap.game
         try:
             state = replayer.state_after(snap, snap.adjudicated)
         except ReplayError as error:
@@ -267,6 +287,20 @@ def verify(repo: GameRepo, home: Path) -> Verification:
             return result
     result.revealed = repo.read(REVEAL_FILE, head) is not None
     return result
+
+
+def _check_signer(repo: GameRepo, sha: str, keys: GameFile, result: Verification) -> None:
+    """Name the commit's signer; raise Diverged when an adjudicator's commit is not signed
+    as it must be (a player's is judged with the rest of the contract)."""
+    signature = examine(repo, sha, keys)
+    summary = _text(repo.repo.commit(sha).summary)
+    if not is_adjudicator_commit(repo, sha):
+        result.signers.append(Signer(sha, summary, signature.describe()))
+        return
+    result.signers.append(Signer(sha, summary, describe_adjudicator(signature, keys)))
+    problem = judge_adjudicator(signature, keys)
+    if problem is not None:
+        raise Diverged(f"commit {sha[:10]} ({summary}) by the adjudicator: {problem}")
 
 
 def _written_by(repo: GameRepo) -> str:

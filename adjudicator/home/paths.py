@@ -1,7 +1,8 @@
 """The service's own data folder, PAMIR_HOME (docs/game-repository.md).
 
 PAMIR_HOME holds `games/` (game repositories, by default) and the service's private data:
-`secrets/` (each game's secret seed), `private/` (each player's private report sections).
+`secrets/` (each game's secret seed), `private/` (each player's private report sections),
+`cache/positions/` (the full position after recent commits).
 None of it is ever committed to a game repository. Default: the current folder.
 
 The environment is read in one place only, `home_from` (used by `load_settings` and by
@@ -29,6 +30,12 @@ def secrets_dir(home: Path) -> Path:
 
 def private_dir(home: Path, game_id: str) -> Path:
     return home / "private" / game_id
+
+
+def positions_dir(home: Path, game_id: str) -> Path:
+    """The position cache of a game (adjudicator/games/positions.py): secret, like
+    `secrets/`, since a position holds the deck order."""
+    return home / "cache" / "positions" / game_id
 
 
 def games_dir(home: Path) -> Path:

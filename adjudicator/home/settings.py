@@ -12,7 +12,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from adjudicator.home.paths import games_dir, home_from
 from engine.errors import describe_validation
@@ -41,6 +48,14 @@ class Settings(BaseModel):
     reply_local: str = "pamir"
     reply_domain: str = "localhost"
     max_inbound_bytes: int = Field(default=1_000_000, ge=1_000)
+    # How a reply proves it is from its player, beyond its token and From address
+    # (docs/email.md#mail-authentication): "token" trusts the From header, "dkim" checks
+    # the message's DKIM signature, "authres" reads our own MTA's Authentication-Results.
+    mail_auth: Literal["token", "dkim", "authres"] = "token"
+    # The authserv-id our MTA writes in its Authentication-Results (for "authres").
+    mail_authserv_id: str | None = Field(
+        default=None, pattern=r"^[^\s;()]+$", validate_default=True
+    )
     # Move files: the largest accepted on any path (command line, push, forge, email).
     max_move_bytes: int = Field(default=64 * 1024, ge=256)
     # Webhooks: the shared secrets configured on the forge.
@@ -49,6 +64,18 @@ class Settings(BaseModel):
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)
+
+    @field_validator("mail_authserv_id")
+    @classmethod
+    def _authres_names_its_server(cls, value: str | None, info: ValidationInfo) -> str | None:
+        # Without it every message would be refused: say so at start, not per message.
+        if info.data.get("mail_auth") == "authres" and not value:
+            raise ValueError(
+                'mail_auth = "authres" needs it: the authserv-id that the mail server in '
+                "front of the service writes in its Authentication-Results headers "
+                "(for example mx.example.org)"
+            )
+        return value
 
     @property
     def games_dir(self) -> Path:

@@ -20,7 +20,7 @@ import engine
 from adjudicator.games.contract import vet
 from adjudicator.games.moves import apply_submission, move_limit, read_submission, rollback_request
 from adjudicator.games.outputs import Adjudication, Refusal
-from adjudicator.games.pipeline import adjudicate_pending
+from adjudicator.games.pipeline import adjudicate_pending, position
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.games.rollback import plan_request
 from adjudicator.games.snapshot import GameError, replay, snapshot
@@ -73,7 +73,8 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
     vetting = vet(repo, old, new, snap.game, snap.next_number)
     if vetting.breaches:
         raise PushRefused(vetting.breaches[0].problem)
-    state, _ = replay(snap, home)
+    # Moves pushed earlier and not adjudicated yet come first: replay them too.
+    state = position(snap, home) if not snap.pending() else replay(snap, home)[0]
     for accepted in vetting.accepted:
         move = accepted.move
         try:

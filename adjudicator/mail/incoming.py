@@ -6,13 +6,17 @@
    (an auto-reply or a bounce), addressed to no valid reply address
    (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc, Delivered-To and
    X-Original-To), or not from the address game.toml has for that player;
-2. reads the text (text/plain, else the HTML as text) and keeps only the reply: quoted
+2. unless `mail_auth` is `token`, refuses it when it does not prove that it comes from
+   that address (`authentication.unauthenticated`: a DKIM signature, or our mail
+   server's Authentication-Results), with a notice to the player's own address and
+   nothing else: the one check before anything acts on a message;
+3. reads the text (text/plain, else the HTML as text) and keeps only the reply: quoted
    lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
    quoted originals and the footers mobile mail apps add are dropped;
-3. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
+4. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
    as the player's move through `pipeline.submit`, holding the game's lock; the commit
    names the message in its `Pamir-Inbound` trailer;
-4. queues the report for every player and a confirmation for the author from the commit
+5. queues the report for every player and a confirmation for the author from the commit
    (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
    outcome, then attempts delivery.
 
@@ -24,6 +28,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -41,6 +46,8 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing, tokens
+from adjudicator.mail.authentication import unauthenticated
+from adjudicator.mail.signatures import DnsLookup
 
 log = logging.getLogger(__name__)
 
@@ -291,8 +298,16 @@ def _push_to_forge(
     return update
 
 
-def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) -> InboundResult:
-    """Handle one inbound email (see the module's docstring); never raises for bad mail."""
+def handle_message(
+    settings: Settings,
+    raw: bytes,
+    *,
+    deliver_now: bool = True,
+    dnsfunc: DnsLookup | None = None,
+) -> InboundResult:
+    """Handle one inbound email (see the module's docstring); never raises for bad mail
+    (signatures.DnsUnavailable when a DKIM key could not be looked up for now).
+    `dnsfunc` looks up DKIM keys (default: the public DNS)."""
     if len(raw) > settings.max_inbound_bytes:
         return _ignore(
             f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})"
@@ -332,7 +347,9 @@ def handle_message(settings: Settings, raw: bytes, *, deliver_now: bool = True) 
     except (GameError, RepoError) as error:
         return _ignore(f"reply address for an unknown game: {error}", game=game_id)
     try:
-        return _handle(settings, repo, message, raw, game_id, player, sender, deliver_now)
+        return _handle(
+            settings, repo, message, raw, (game_id, player, sender), deliver_now, dnsfunc
+        )
     finally:
         repo.repo.close()
 
@@ -342,11 +359,11 @@ def _handle(
     repo: GameRepo,
     message: EmailMessage,
     raw: bytes,
-    game_id: str,
-    player: str,
-    sender: str,
+    who: tuple[str, str, str],
     deliver_now: bool,
+    dnsfunc: DnsLookup | None,
 ) -> InboundResult:
+    game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
     message_id = outgoing.one_line(str(message.get("Message-ID", "")))
     subject = outgoing.one_line(str(message.get("Subject", "")))
@@ -360,6 +377,11 @@ def _handle(
             game=game_id,
             player=entry.name,
         )
+    # The one gate before anything acts on the message: a move, a rollback request or
+    # agreement, even the answer to a message handled before all come after it.
+    reason = unauthenticated(settings, message, raw, sender, dnsfunc)
+    if reason is not None:
+        return _refuse_unauthenticated(settings, repo, entry.name, reason, deliver_now)
 
     try:
         text = body_text(message)
@@ -392,6 +414,24 @@ def _handle(
     if deliver_now:
         outgoing.deliver(settings)
     return result
+
+
+def _refuse_unauthenticated(
+    settings: Settings, repo: GameRepo, player: str, reason: str, deliver_now: bool
+) -> InboundResult:
+    """Refuse a message whose sender is not proven: nothing is recorded or adjudicated,
+    and the player is told at their own address (at most daily), never the message's
+    sender or envelope sender, who may be anyone. Handled (exit status 0), so that the
+    mail server does not bounce it to a forged sender either."""
+    game_id = snapshot(repo).game.id
+    log.warning("inbound mail for %s in %s refused, not authenticated: %s", player, game_id, reason)
+    day = datetime.now(UTC).date().isoformat()
+    path = outgoing.notify_unauthenticated(settings, repo, player, reason, day=day)
+    if deliver_now:
+        outgoing.deliver(settings)
+    return InboundResult(
+        "refused", f"not authenticated: {reason}", game_id, player, messages=[path]
+    )
 
 
 def _handled_before(

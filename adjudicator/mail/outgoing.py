@@ -44,7 +44,7 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
-from adjudicator.games.snapshot import STATE_FILE, snapshot
+from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -111,7 +111,10 @@ def render_html(markdown_text: str) -> str:
     markup nor a script link, and images become their alt text, so that no remote image
     tells anyone when a player opened the mail.
     """
-    body = markdown_html(markdown_text, label_tables=False)
+    return _page(markdown_html(markdown_text, label_tables=False))
+
+
+def _page(body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
         "<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
@@ -142,8 +145,10 @@ def compose(
     number: int = 0,
     message_id: str | None = None,
     to: str | None = None,
+    html: str | None = None,
 ) -> EmailMessage:
-    """One message to one player: the Markdown as text/plain, its HTML as text/html.
+    """One message to one player: the Markdown as text/plain, its HTML as text/html
+    (`html`, when the caller rendered it already).
 
     `thread_root` is the Message-ID of the player's first message in this game (pass the
     new message's own `message_id` to start the thread); `in_reply_to` the message this one
@@ -171,7 +176,8 @@ def compose(
     message["X-Pamir-Player"] = player.lower()
     message["X-Pamir-Move"] = str(number)
     message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
-    message.add_alternative(render_html(markdown_text), subtype="html", cte="quoted-printable")
+    html = html if html is not None else render_html(markdown_text)
+    message.add_alternative(html, subtype="html", cte="quoted-printable")
     return message
 
 
@@ -325,16 +331,16 @@ def how_to_reply(settings: Settings, game_id: str, player: str, decides: bool) -
 
 
 def player_message(
-    settings: Settings, game: GameFile, repo: GameRepo, result: Adjudication, player: str
-) -> str:
-    """The report, the player's own private section (no one else's), how to reply."""
+    settings: Settings, game: GameFile, result: Adjudication, player: str, decides: bool
+) -> list[str]:
+    """The parts of a player's message: the report (the same for all), the player's own
+    private section (no one else's), how to reply."""
     parts = [result.report.rstrip("\n")]
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
-    decides = player.lower() in _waiting_for(repo, result.commit)
     parts.append(how_to_reply(settings, game.id, player, decides).rstrip("\n"))
-    return "\n\n".join(parts) + "\n"
+    return parts
 
 
 # -- sending out ---------------------------------------------------------------------------
@@ -354,7 +360,9 @@ def notify(
     notified twice is queued once."""
     written: list[Path] = []
     for result in results:
-        game = snapshot(repo, result.commit).game
+        game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
+        waiting = _waiting_for(repo, result.commit)
+        report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
         with _threads(settings, game.id) as threads:
             for entry in game.players:
                 key = entry.name.lower()
@@ -366,12 +374,20 @@ def notify(
                 own = make_message_id(settings, game.id, result.number, key, name)
                 thread = threads.get(key, {})
                 root = thread.get("root", own)
+                report, *own_parts = player_message(
+                    settings, game, result, entry.name, key in waiting
+                )
+                # Markdown blocks render alone: the shared report's HTML is reused as is.
+                html = "\n".join(
+                    [report_html, *(markdown_html(p, label_tables=False) for p in own_parts)]
+                )
                 message = compose(
                     settings,
                     game.id,
                     entry.name,
                     subject_for(game.id),
-                    player_message(settings, game, repo, result, entry.name),
+                    "\n\n".join([report, *own_parts]) + "\n",
+                    html=_page(html),
                     thread_root=root,
                     in_reply_to=thread.get("last"),
                     number=result.number,
@@ -496,6 +512,47 @@ def notify_refusal(
     return _answer(
         settings, repo, entry.name, text, snap.next_number, in_reply_to, subject, deliver_now, key
     )
+
+
+def notify_unauthenticated(
+    settings: Settings, repo: GameRepo, player: str, reason: str, *, day: str
+) -> Path:
+    """Tell a player, at the address game.toml has for them, that a message in their
+    name was refused for want of authentication. One notice a day (`day`, as YYYY-MM-DD)
+    per game and player, whatever the number of messages: forged mail cannot make the
+    service mail anyone else, nor mail the player more than that. The forged message's
+    subject and text are not repeated, so the notice carries nothing its sender wrote."""
+    snap = snapshot(repo)
+    entry = snap.game.player(player)
+    key = message_key(snap.game.id, 0, entry.name, "unauthenticated", day.replace("-", ""))
+    if (done := queued(settings, key)) is not None:
+        return done
+    text = (
+        f"# {snap.game.id}: a message in your name was refused\n\n"
+        "A message to your reply address, with your address as its sender, was not "
+        "played: it could not be proven to come from your mail provider "
+        f"(mail_auth = {settings.mail_auth}). The reason:\n\n"
+        f"    {(one_line(reason) or '')[:500]}\n\n"
+        "Nothing was changed in the game. If you sent it, your mail provider may not sign "
+        "its mail (DKIM): tell the game's host. If you did not, someone knows your reply "
+        "address and wrote in your name: tell the game's host.\n\n"
+        "You get at most one such notice a day.\n"
+    )
+    thread = thread_of(settings, snap.game.id, entry.name)
+    own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
+    message = compose(
+        settings,
+        snap.game.id,
+        entry.name,
+        f"[{snap.game.id}] A message in your name was refused",
+        text,
+        thread_root=thread.get("root") or own,
+        in_reply_to=thread.get("last"),
+        number=snap.next_number,
+        message_id=own,
+        to=entry.email,
+    )
+    return queue(settings, message, key)
 
 
 def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:

@@ -15,6 +15,7 @@ import logging
 from flask import Blueprint, Response, jsonify
 
 from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.signatures import DnsUnavailable
 from adjudicator.web import current_settings, read_body
 
 bp = Blueprint("inbound", __name__, url_prefix="/inbound")
@@ -30,7 +31,11 @@ def email() -> tuple[Response, int]:
         return jsonify(error=f"messages are limited to {limit} bytes"), 413
     if not raw.strip():
         return jsonify(error="the body must be a raw email message"), 400
-    result = handle_message(settings, raw)
+    try:
+        result = handle_message(settings, raw)
+    except DnsUnavailable as error:  # the gateway keeps the message and posts it again
+        log.warning("inbound mail not handled for now: %s", error)
+        return jsonify(error=f"try again later: {error}"), 503
     data = dataclasses.asdict(result)
     data["messages"] = [str(path) for path in result.messages]
     return jsonify(result=data), 200

@@ -1,7 +1,9 @@
 """The build action [Build, p. 13].
 
 Place up to three armies (in regions you rule) and roads (on borders of regions you rule),
-paying two rupees each as an action cost. Nation Building doubles the number of blocks;
+paying two rupees each as an action cost. Nation Building ("Place twice as many blocks when
+you take the build action") makes every two rupees place two blocks, up to six: the first
+block of each pair is paid for and the second is free, so an odd block costs as a pair.
 Civic Improvements (Infrastructure) adds one free block after the build.
 """
 
@@ -29,13 +31,31 @@ def placements(state: State, seat: int, *, free: bool = False) -> list[Action]:
     return [Action("army", (r,)) for r in ruled] + [Action("road", (b,)) for b in borders]
 
 
+def is_doubled(state: State, seat: int) -> bool:
+    """Whether Nation Building doubles the blocks `seat` builds [Nation Building, card 112]."""
+    return has_effect(state, "nation_building", seat)
+
+
+def block_price(state: State, seat: int, index: int) -> int:
+    """The price of the block placed after `index` blocks of the same build.
+
+    Under Nation Building every block paid for places two, so every second block is free.
+    """
+    return 0 if is_doubled(state, seat) and index % 2 == 1 else BLOCK_PRICE
+
+
+def count_paid(state: State, seat: int, blocks: int) -> int:
+    """Rupees paid for the first `blocks` blocks of a build."""
+    return sum(block_price(state, seat, index) for index in range(blocks))
+
+
 def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
     """What may follow the acting card in a build action now (any card of the court)."""
     return [()] if placements(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:
-    most = MOST_BLOCKS * (2 if has_effect(state, "nation_building", seat) else 1)
+    most = MOST_BLOCKS * (2 if is_doubled(state, seat) else 1)
     state.note(f"{state.name(seat)} builds with {COURT_CARDS[card].name}")
     if has_ability(state, seat, "infrastructure"):
         push(
@@ -46,25 +66,34 @@ def start(state: State, seat: int, card: int) -> None:
 
 @decision
 class BuildDecision(RepeatedDecision[BuildFrame]):
-    """Where to place the next block (2 rupees), or stop."""
+    """Where to place the next block (2 rupees, or free under Nation Building), or stop."""
 
     kind = "build"
     section = "Build, p. 13"
 
     def steps(self, state: State, frame: BuildFrame, seat: int) -> list[Action]:
-        return placements(state, seat)
+        free = block_price(state, seat, frame["taken"]) == 0
+        return placements(state, seat, free=free)
 
     def take_step(self, state: State, frame: BuildFrame, seat: int, action: Action) -> None:
-        paid_before = BLOCK_PRICE * (int(frame["taken"]) - 1)
-        card_actions.pay_action_cost(state, seat, BLOCK_PRICE, already=paid_before)
+        index = frame["taken"] - 1  # `taken` already counts this block
+        price = block_price(state, seat, index)
+        if price:
+            paid_before = count_paid(state, seat, index)
+            card_actions.pay_action_cost(state, seat, price, already=paid_before)
         kind = "army" if action.verb == "army" else "road"
         limits.place_block(state, seat, kind, str(action.args[0]))
 
     def prompt(self, state: State, frame: BuildFrame) -> str:
-        return (
-            f"place up to {frame['remaining']} more block(s) at 2 rupees each: "
-            "army REGION, road BORDER, or done"
-        )
+        seat = frame["player"]
+        if not is_doubled(state, seat):
+            price = "at 2 rupees each"
+        elif block_price(state, seat, frame["taken"]):
+            price = "two for every 2 rupees (Nation Building)"
+        else:
+            price = "two for every 2 rupees (Nation Building; the next one is already paid for)"
+        choices = "army REGION, road BORDER, or done"
+        return f"place up to {frame['remaining']} more block(s) {price}: {choices}"
 
 
 @decision

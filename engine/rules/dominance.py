@@ -11,7 +11,7 @@ more points ahead wins at once; after the final check the game always ends.
 from __future__ import annotations
 
 from engine.cards import COALITIONS, EVENT_CARDS, Coalition
-from engine.rules import loyalty, pieces
+from engine.rules import limits, loyalty, pieces
 from engine.rules.abilities import has_ability
 from engine.rules.stars import count_stars
 from engine.state import State
@@ -82,14 +82,22 @@ INSURRECTION_ARMIES = 2
 
 
 def insurrection(state: State) -> None:
-    """Prince Akbar Khan (Insurrection): two Afghan armies in Kabul after each check."""
+    """Prince Akbar Khan (Insurrection): two Afghan armies in Kabul after each check.
+
+    Armies the supply lacks are taken from the board [Component Limits, p. 8], by the
+    card's owner: the ability is theirs ("active as long as the card remains in your
+    court", Card Precedence and Special Abilities, p. 8), so they are the one asked to
+    place the armies.
+    """
     for seat in range(state.num_players):
         if has_ability(state, seat, "insurrection"):
-            placed = min(INSURRECTION_ARMIES, state.block_supply["afghan"])
-            for _ in range(placed):
+            from_supply = min(INSURRECTION_ARMIES, state.block_supply["afghan"])
+            for _ in range(from_supply):
                 pieces.add_army(state, "kabul", "afghan")
-            if placed:
-                state.note(f"Insurrection: {placed} Afghan army(ies) placed in kabul")
+            if from_supply:
+                state.note(f"Insurrection: {from_supply} Afghan army(ies) placed in kabul")
+            for _ in range(INSURRECTION_ARMIES - from_supply):
+                limits.place_block(state, seat, "army", "kabul", "afghan")
 
 
 def remove_all_blocks(state: State) -> None:

@@ -57,9 +57,15 @@ def cylinder_sources(state: State, seat: int, target: tuple[str, str | int]) -> 
     return found
 
 
-def place_block(state: State, seat: int, kind: str, location: str) -> None:
-    """Place an army (in a region) or a road (on a border) of the player's loyalty."""
-    coalition = state.players[seat].loyalty
+def place_block(
+    state: State, seat: int, kind: str, location: str, coalition: Coalition | None = None
+) -> None:
+    """Place an army (in a region) or a road (on a border) of the player's loyalty.
+
+    A block of another `coalition` is placed when a card says which (Insurrection); the
+    player still chooses the piece to take if the supply has none.
+    """
+    coalition = coalition or state.players[seat].loyalty
     assert coalition is not None
     if state.block_supply[coalition] > 0:
         _put_block(state, seat, kind, location, coalition)

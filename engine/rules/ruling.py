@@ -1,13 +1,16 @@
 """Ruling a region [Ruling a Region, p. 7].
 
-A player rules a region when they have at least one tribe there and strictly more ruling
-pieces (their tribes plus the armies of their coalition) than every other player. Ruling
-is derived from the pieces whenever it is needed; nothing is stored.
+A player rules a region when they have at least one tribe there and "a plurality of ruling
+pieces (more than all others individually)": strictly more ruling pieces (their tribes plus
+the armies of their coalition) than every other player, and more than the armies of every
+coalition no player is loyal to, for "Armies belonging to enemy coalitions can prevent you
+from taking a ruler token, even if there are no enemy tribes." Ruling is derived from the
+pieces whenever it is needed; nothing is stored.
 """
 
 from __future__ import annotations
 
-from engine.cards import RegionId
+from engine.cards import COALITIONS, Coalition, RegionId
 from engine.state import State
 
 
@@ -24,19 +27,28 @@ def count_ruling_pieces(state: State, region: RegionId, seat: int) -> int:
     return state.tribes[region][seat] + armies
 
 
+def unheld_coalitions(state: State) -> list[Coalition]:
+    """Coalitions no player is loyal to: their armies compete for rule on their own.
+
+    Wakhan is "effectively loyal to all coalitions" [Playing with Wakhan: General Rules,
+    p. 16], so in her games every coalition is held: her count already takes in the most
+    numerous armies of any single coalition, so no coalition's armies alone can outnumber
+    her.
+    """
+    if state.wakhan is not None:
+        return []
+    held = {player.loyalty for player in state.players}
+    return [coalition for coalition in COALITIONS if coalition not in held]
+
+
 def ruler(state: State, region: RegionId) -> int | None:
     """The seat that rules `region`, or None when no one does (ties rule no one)."""
     tribes = state.tribes[region]
-    best: int | None = None
-    best_count = -1
-    tied = False
-    for seat in range(state.num_players):
-        count = count_ruling_pieces(state, region, seat)
-        if count > best_count:
-            best, best_count, tied = seat, count, False
-        elif count == best_count:
-            tied = True
-    if best is None or tied or tribes[best] == 0:
+    counts = [count_ruling_pieces(state, region, seat) for seat in range(state.num_players)]
+    best = max(range(state.num_players), key=lambda seat: counts[seat])
+    rivals = [count for seat, count in enumerate(counts) if seat != best]
+    rivals += [state.armies[region][coalition] for coalition in unheld_coalitions(state)]
+    if tribes[best] == 0 or any(count >= counts[best] for count in rivals):
         return None
     return best
 

@@ -10,8 +10,8 @@ last to choose takes the first turn.
 
 With Wakhan [Playing with Wakhan: Setting Up, p. 16] one or two humans play against the
 automated opponent: she counts as a player for the size of the deck, her 24 AI cards are
-shuffled into an AI deck, she sits so that she plays right after the last human to choose a
-loyalty, and she takes the first turn.
+shuffled into an AI deck, she sits to the right of the last human to choose a loyalty, so
+that, play going clockwise, that human plays right after her, and she takes the first turn.
 """
 
 from __future__ import annotations
@@ -198,9 +198,11 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
 def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     """A game of one or two humans against Wakhan [Setting Up, p. 16].
 
-    Wakhan counts for the deck size. The humans choose loyalty in turn from a random one;
-    Wakhan's seat comes right after the last to choose, so that she plays right after them,
-    and she takes the first turn. The AI deck is shuffled with the game's generator.
+    Wakhan counts for the deck size. The humans choose loyalty in turn from a random one.
+    "Place Wakhan's pieces to the right of the player who chooses their loyalty last": play
+    goes clockwise, to the left, so her seat comes just before the last to choose, who plays
+    right after her. She takes the first turn. The AI deck is shuffled with the game's
+    generator.
     """
     n = len(humans) + 1
     rng, deck, removed = build_deck(seed_state(seed), n)
@@ -208,7 +210,9 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     rng, first = below(rng, len(humans))
     choosers = [humans[(first + i) % len(humans)] for i in range(len(humans))]
     names = humans[:]
-    names.insert(humans.index(choosers[-1]) + 1, WAKHAN)
+    # Around a table of at most two humans, the seat to the right of the last to choose is
+    # the one right after the first to choose (after the only human, in a game of one).
+    names.insert(humans.index(choosers[0]) + 1, WAKHAN)
     ai_deck = sorted(WAKHAN_CARDS)
     rng = shuffle(rng, ai_deck)
     seat = names.index(WAKHAN)
@@ -218,7 +222,8 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     for name in reversed(choosers):
         push(state, LoyaltyFrame(kind="loyalty", player=names.index(name)))
     state.note(
-        f"{choosers[0]} chooses loyalty first; wakhan sits after {choosers[-1]} and will play first"
+        f"{choosers[0]} chooses loyalty first; wakhan sits to the right of {choosers[-1]} "
+        "and will play first"
     )
     run(state)
     return state

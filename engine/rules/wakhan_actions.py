@@ -12,8 +12,8 @@ any player. The action then runs through the ordinary decisions (`tax`, `build`,
 - Build: armies, as many as she can pay for, in the leftmost region on her AI card that she
   rules.
 - Move: armies only, without roads, towards adjacent regions where other players have
-  tribes, until she has as many armies there as those tribes; never away from a region
-  she would stop ruling, nor below that number where she is.
+  tribes, until she has as many armies there as all the tribes there; from any region,
+  except one she would stop ruling.
 - Betray: the highest-priority card with a prize where she has a spy; she takes the prize.
 - Battle: the leftmost region on her AI card where she has an army and another player has
   a tribe, an army of their coalition or a road of it; tribes, then armies, then roads (the
@@ -88,13 +88,18 @@ def still_rules_without_an_army(
 
 
 def next_move(state: State, seat: int) -> tuple[str, str] | None:
-    """(origin, destination) of Wakhan's next army move, or None [Move, p. 18]."""
+    """(origin, destination) of Wakhan's next army move, or None [Move, p. 18].
+
+    "Wakhan will not move Armies if doing so would cause her to lose a ruler token" is the
+    only limit on the origin. The destination is an adjacent region where other players
+    have tribes and where she has fewer armies than "there are tribes in that region", all
+    of them, hers included.
+    """
     coalition = state.players[seat].loyalty
     assert coalition is not None
     order = region_priority(state)
     for origin in order:
-        here = state.armies[origin][coalition]
-        if here == 0 or here <= other_tribes(state, seat, origin):
+        if state.armies[origin][coalition] == 0:
             continue
         if ruler(state, origin) == seat and not still_rules_without_an_army(
             state, seat, origin, coalition
@@ -103,8 +108,10 @@ def next_move(state: State, seat: int) -> tuple[str, str] | None:
         for destination in order:
             if destination not in REGIONS[origin].adjacent:
                 continue
-            wanted = other_tribes(state, seat, destination)
-            if wanted and state.armies[destination][coalition] < wanted:
+            wanted = sum(state.tribes[destination])
+            if other_tribes(state, seat, destination) and (
+                state.armies[destination][coalition] < wanted
+            ):
                 return origin, destination
     return None
 

@@ -1,0 +1,99 @@
+"""The adjudicator's own SSH signing key, kept in PAMIR_HOME/keys/adjudicator/.
+
+Every commit the service makes in a game created since games were signed carries an SSH
+signature by this key (docs/signing.md); its public half is recorded in the game's
+game.toml. The key is made with `ssh-keygen` on first use, in a scratch folder that is
+then renamed into place: two processes that make one at once both succeed, the first
+rename wins, and the other process uses the winner's key. A crash leaves a scratch folder
+at worst, never half a key.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+from pathlib import Path
+
+KEY_NAME = "id_ed25519"
+KEY_COMMENT = "pamir-adjudicator"
+NAMESPACE = "git"  # the namespace Git signs and verifies commits in
+TIMEOUT = 60  # seconds for one ssh-keygen
+
+
+class KeyProblem(RuntimeError):
+    """The signing key cannot be made, read or used."""
+
+
+def key_dir(home: Path) -> Path:
+    return home / "keys" / "adjudicator"
+
+
+def key_path(home: Path) -> Path:
+    """Where the adjudicator's private key is (its public key: the same path + .pub)."""
+    return key_dir(home) / KEY_NAME
+
+
+def _ssh_keygen(args: list[str], data: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(
+            ["ssh-keygen", *args], input=data, capture_output=True, timeout=TIMEOUT, check=False
+        )
+    except FileNotFoundError:
+        raise KeyProblem("ssh-keygen (OpenSSH) is not installed") from None
+    except subprocess.TimeoutExpired:
+        raise KeyProblem(f"ssh-keygen {args[0]} did not finish in {TIMEOUT} seconds") from None
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()
+        raise KeyProblem(f"ssh-keygen {' '.join(args[:2])} failed: {said}")
+    return done.stdout
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def adjudicator_key(home: Path) -> Path:
+    """The adjudicator's private key file, made first if the home has none yet."""
+    target = key_dir(home)
+    if (target / KEY_NAME).is_file():
+        return target / KEY_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = target.with_name(f".adjudicator.{secrets.token_hex(4)}.new")
+    scratch.mkdir(mode=0o700)
+    try:
+        made = scratch / KEY_NAME
+        _ssh_keygen(["-q", "-t", "ed25519", "-N", "", "-C", KEY_COMMENT, "-f", str(made)])
+        made.chmod(0o600)
+        for path in (made, made.with_name(f"{KEY_NAME}.pub"), scratch):
+            _fsync(path)
+        try:
+            os.rename(scratch, target)
+        except OSError:
+            if not (target / KEY_NAME).is_file():
+                raise  # not a lost race: something else is in the way
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target / KEY_NAME
+
+
+def public_key_line(key: Path) -> str:
+    """The public key line of a private key file (from the .pub beside it)."""
+    try:
+        return key.with_name(f"{key.name}.pub").read_text(encoding="ascii").strip()
+    except OSError as error:
+        raise KeyProblem(f"cannot read the public key of {key}: {error.strerror}") from None
+
+
+def sign(payload: bytes, key: Path) -> str:
+    """An armored SSH signature of `payload` by `key`, in Git's namespace."""
+    if not key.is_file():
+        raise KeyProblem(f"the adjudicator's signing key {key} is missing")
+    return _ssh_keygen(["-Y", "sign", "-n", NAMESPACE, "-q", "-f", str(key)], payload).decode(
+        "ascii"
+    )

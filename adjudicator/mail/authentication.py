@@ -1,0 +1,158 @@
+"""Is an inbound message really from the address in its From header? (`mail_auth`)
+
+- `token`: not checked. The reply token and the From address are enough, so whoever
+  learns a player's reply address and forges their From can play in their name.
+- `dkim`: the message must carry a DKIM signature (RFC 6376) that verifies and whose
+  signing domain (`d=`) is aligned with the From domain.
+- `authres`: the Authentication-Results header (RFC 8601) that the operator's own mail
+  server added, named by `mail_authserv_id`, must say `dmarc=pass`, or `dkim=pass` with
+  an aligned `header.d`.
+
+Alignment is relaxed, in the simple form: the signing domain is the From domain or one
+of its parents (`d=example.org` for `From: ...@mail.example.org`), and has a dot in it.
+No public-suffix list is consulted; a parent such as `co.uk` would align, but nobody can
+publish a DKIM key for it.
+
+Headers are trusted in this order, top to bottom, as mail servers prepend them: for each
+method (`dmarc`, `dkim`), only the topmost Authentication-Results header with our
+authserv-id that reports that method is read; lower ones are ignored, and headers with
+another authserv-id are ignored altogether (anyone can write them). A sender can still
+put a header with our authserv-id into the message: only the mail server can tell it
+from its own, so it must remove such headers on arrival (docs/email.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from email.message import EmailMessage
+
+import authres
+import authres.dmarc
+
+from adjudicator.home.settings import Settings
+from adjudicator.mail.signatures import DnsLookup, public_dns, verify_signatures
+
+log = logging.getLogger(__name__)
+
+
+def domain_of(address: str) -> str:
+    return address.rpartition("@")[2].strip().rstrip(".").lower()
+
+
+def is_aligned(signing_domain: str, author_domain: str) -> bool:
+    """Relaxed alignment: the signer is the author's domain or one of its parents."""
+    signer = signing_domain.strip().rstrip(".").lower()
+    if "." not in signer:  # a bare top-level domain aligns with nothing
+        return False
+    return author_domain == signer or author_domain.endswith("." + signer)
+
+
+def unauthenticated(
+    settings: Settings,
+    message: EmailMessage,
+    raw: bytes,
+    sender: str,
+    dnsfunc: DnsLookup | None = None,
+) -> str | None:
+    """Why the message is not proven to come from `sender` under `settings.mail_auth`,
+    or None when it is (always None for `token`). Raises signatures.DnsUnavailable when
+    a key could not be looked up for now."""
+    if settings.mail_auth == "dkim":
+        return _by_dkim(raw, domain_of(sender), dnsfunc or public_dns)
+    if settings.mail_auth == "authres":
+        return _by_authres(message, str(settings.mail_authserv_id), domain_of(sender))
+    return None
+
+
+# -- dkim --------------------------------------------------------------------------------
+
+
+def _by_dkim(raw: bytes, author: str, dnsfunc: DnsLookup) -> str | None:
+    found = verify_signatures(raw, dnsfunc)
+    if not found:
+        return "the message has no DKIM signature"
+    valid = [s.domain for s in found if s.valid]
+    if any(is_aligned(domain, author) for domain in valid):
+        return None
+    if valid:
+        return (
+            f"the message is DKIM-signed by {', '.join(valid)}, which is not the domain of "
+            f"its From address ({author})"
+        )
+    problems = "; ".join(f"d={s.domain or '?'}: {s.problem}" for s in found)
+    return f"the DKIM signature does not verify ({problems})"
+
+
+# -- authres -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Result:
+    method: str
+    result: str
+    properties: dict[str, str]  # "header.d" -> "example.org"
+
+
+def _parsed(value: str) -> tuple[str, list[_Result]] | None:
+    """(authserv-id, results) of one Authentication-Results value, or None if unreadable."""
+    context = authres.FeatureContext(authres.dmarc)
+    try:
+        header = context.parse_value(re.sub(r"[\r\n]+", " ", value))
+    except authres.AuthResError as error:
+        log.info("unreadable Authentication-Results header ignored (%s): %s", error, value)
+        return None
+    results = [
+        _Result(
+            str(r.method).lower(),
+            str(r.result).lower(),
+            {f"{p.type}.{p.name}".lower(): str(p.value) for p in r.properties},
+        )
+        for r in header.results
+    ]
+    return str(header.authserv_id or "").lower(), results
+
+
+def _ours(message: EmailMessage, authserv_id: str) -> list[list[_Result]]:
+    """The results of each Authentication-Results header with our authserv-id, top first."""
+    found: list[list[_Result]] = []
+    for value in message.get_all("Authentication-Results", []):
+        parsed = _parsed(str(value))
+        if parsed is not None and parsed[0] == authserv_id.lower():
+            found.append(parsed[1])
+    return found
+
+
+def _topmost(headers: list[list[_Result]], method: str) -> list[_Result]:
+    """The results for `method` of the topmost header that reports it: ours."""
+    for results in headers:
+        reported = [r for r in results if r.method == method]
+        if reported:
+            return reported
+    return []
+
+
+def _by_authres(message: EmailMessage, authserv_id: str, author: str) -> str | None:
+    headers = _ours(message, authserv_id)
+    if not headers:
+        return f"the message has no Authentication-Results header from {authserv_id}"
+    dmarc = _topmost(headers, "dmarc")
+    dkim = _topmost(headers, "dkim")
+    for result in dmarc:
+        checked = result.properties.get("header.from", author).rstrip(".").lower()
+        if result.result == "pass" and checked == author:
+            return None
+    for result in dkim:
+        if result.result == "pass" and is_aligned(result.properties.get("header.d", ""), author):
+            return None
+    said = [f"{r.method}={r.result}" + _domain_note(r) for r in dmarc + dkim]
+    return (
+        f"{authserv_id} found neither dmarc=pass nor dkim=pass for {author}"
+        f" ({', '.join(said) if said else 'no dmarc or dkim result'})"
+    )
+
+
+def _domain_note(result: _Result) -> str:
+    domain = result.properties.get("header.d") or result.properties.get("header.from")
+    return f" for {domain}" if domain else ""

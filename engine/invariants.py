@@ -10,6 +10,7 @@ AI cards is once in the AI deck or the AI discard pile; her pieces are a player'
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS
 from engine.state import (
@@ -20,6 +21,8 @@ from engine.state import (
 )
 
 ALL_CARDS = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
+ALL_WAKHAN_CARDS = frozenset(WAKHAN_CARDS)
+BLOCKS_EACH = (BLOCKS_PER_COALITION,) * len(COALITIONS)
 
 
 def card_places(state: State) -> list[tuple[str, int]]:
@@ -41,6 +44,83 @@ def card_places(state: State) -> list[tuple[str, int]]:
 
 
 def violations(state: State) -> list[str]:
+    """Every broken conservation law, in words (empty when all hold)."""
+    # Random play checks every step: test the laws cheaply first, and put them into words
+    # only when one is broken.
+    return [] if all_laws_hold(state) else describe_violations(state)
+
+
+def all_laws_hold(state: State) -> bool:
+    """Whether every law of `describe_violations` holds, counted without words.
+
+    True only when `describe_violations` finds nothing; False (or any error) sends the
+    caller to `describe_violations`, which says what is broken.
+    """
+    try:
+        return _cards_hold(state) and _pieces_hold(state) and _wakhan_holds(state)
+    except Exception:  # a malformed state: the words say what is wrong, or raise as before
+        return False
+
+
+def _cards_hold(state: State) -> bool:
+    """Each of the 116 cards in exactly one place, and no other card anywhere."""
+    cards = [*state.deck, *state.removed, *state.discard]
+    for row in state.market:
+        cards += [c for c in row if c is not None]
+    cards += [int(e["card"]) for e in state.effects]
+    cards += [int(f["card"]) for f in state.stack if f["kind"] == "choose"]
+    for p in state.players:
+        cards += p.hand
+        cards += p.court
+        cards += p.prizes
+    # As many cards as there are, and all of them: then none is twice anywhere.
+    return len(cards) == len(ALL_CARDS) and set(cards) == ALL_CARDS
+
+
+def _pieces_hold(state: State) -> bool:
+    """Blocks, cylinders and rupees all accounted for; no negative counts; spies placed."""
+    afghan, british, russian = COALITIONS
+    a = b = r = 0
+    for counts in chain(state.armies.values(), state.roads.values()):
+        x, y, z = counts[afghan], counts[british], counts[russian]
+        # With only these three keys, they are all of its counts.
+        if x < 0 or y < 0 or z < 0 or len(counts) != len(COALITIONS):
+            return False
+        a, b, r = a + x, b + y, r + z
+    supply = state.block_supply
+    if (a + supply[afghan], b + supply[british], r + supply[russian]) != BLOCKS_EACH:
+        return False
+    tribes = list(state.tribes.values())
+    spies = list(state.spies.values())
+    if min(chain.from_iterable(tribes)) < 0 or min(chain(*spies, (0,))) < 0:
+        return False
+    if not all(map(any, spies)):
+        return False
+    if not {c for p in state.players for c in p.court}.issuperset(state.spies):
+        return False
+    on_board = list(map(sum, zip(*tribes, *spies, strict=True)))
+    for seat, p in enumerate(state.players):
+        if p.cylinders + on_board[seat] + sum(p.gifts) != CYLINDERS_ON_BOARD or p.rupees < 0:
+            return False
+    rupees = sum([p.rupees for p in state.players]) + sum(map(sum, state.market_rupees))
+    return rupees + state.bank + state.out_of_game == TOTAL_RUPEES
+
+
+def _wakhan_holds(state: State) -> bool:
+    """Wakhan's 24 AI cards each once in her deck or discard pile, on a real seat."""
+    w = state.wakhan
+    if w is None:
+        return True
+    cards = w.deck + w.discard
+    return (
+        0 <= w.seat < state.num_players
+        and len(cards) == len(ALL_WAKHAN_CARDS)
+        and set(cards) == ALL_WAKHAN_CARDS
+        and w.backs in ("standard", "alternative")
+    )
+
+
+def describe_violations(state: State) -> list[str]:
     """Every broken conservation law, in words (empty when all hold)."""
     problems: list[str] = []
     places = card_places(state)

@@ -9,11 +9,19 @@ from __future__ import annotations
 from engine.cards import COURT_CARDS, AbilityId
 from engine.state import State
 
+# The ability of each court card (None for most), so that a court is scanned without
+# reading card records: the rules ask several times a step.
+ABILITY_OF: dict[int, AbilityId | None] = {
+    card: info.ability.id if info.ability is not None else None
+    for card, info in COURT_CARDS.items()
+}
+
 
 def has_ability(state: State, seat: int, ability: AbilityId) -> bool:
     """Whether a card with this special ability is in the player's court."""
-    for card in state.players[seat].court:
-        info = COURT_CARDS[card].ability
-        if info is not None and info.id == ability:
-            return True
-    return False
+    return ability in map(ABILITY_OF.__getitem__, state.players[seat].court)
+
+
+def abilities(state: State, seat: int) -> set[AbilityId | None]:
+    """The special abilities in the player's court (None among them if a card has none)."""
+    return set(map(ABILITY_OF.__getitem__, state.players[seat].court))

@@ -10,7 +10,9 @@ keeps its owner's spies; Safe House lets the owner save a removed spy onto that 
 
 from __future__ import annotations
 
-from engine.actions import Action
+from collections.abc import Iterator
+
+from engine.actions import Action, Arg
 from engine.cards import (
     COURT_CARDS,
     REGION_IDS,
@@ -48,48 +50,51 @@ def strength(state: State, seat: int, site: RegionId | int) -> int:
 
 def removable(state: State, seat: int, site: RegionId | int) -> list[Action]:
     """Enemy pieces at the site that may be removed."""
+    return list(each_removable(state, seat, site))
+
+
+def each_removable(state: State, seat: int, site: RegionId | int) -> Iterator[Action]:
+    """The removable pieces in order, found one at a time: a test for any stops at the first."""
     me = state.players[seat]
     if isinstance(site, int):
         spies = state.spies.get(site, [])
-        protected = {
-            s for s in range(state.num_players) if has_ability(state, s, "indispensable_advisors")
-        }
-        return [
-            Action("remove", ("spy", state.name(s)))
-            for s, n in enumerate(spies)
-            if n and s != seat and s not in protected
-        ]
-    found = [
-        Action("remove", ("army", c))
-        for c, n in state.armies[site].items()
-        if n and c != me.loyalty
-    ]
+        for s, n in enumerate(spies):
+            if n and s != seat and not has_ability(state, s, "indispensable_advisors"):
+                yield Action("remove", ("spy", state.name(s)))
+        return
+    for c, n in state.armies[site].items():
+        if n and c != me.loyalty:
+            yield Action("remove", ("army", c))
     for border in REGIONS[site].borders:
-        found += [
-            Action("remove", ("road", border, c))
-            for c, n in state.roads[border].items()
-            if n and c != me.loyalty
-        ]
+        for c, n in state.roads[border].items():
+            if n and c != me.loyalty:
+                yield Action("remove", ("road", border, c))
     for other, player in enumerate(state.players):
         if other == seat or player.loyalty == me.loyalty or not state.tribes[site][other]:
             continue
         citadel = CITADELS.get(site)
         if citadel and has_ability(state, other, citadel):
             continue
-        found.append(Action("remove", ("tribe", player.name)))
-    return found
+        yield Action("remove", ("tribe", player.name))
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    found: list[Action] = []
+def has_removable(state: State, seat: int, site: RegionId | int) -> bool:
+    return next(each_removable(state, seat, site), None) is not None
+
+
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """The sites where the acting card may battle now (any card of the court)."""
+    found: list[tuple[Arg, ...]] = []
     for region in REGION_IDS:
-        if strength(state, seat, region) and removable(state, seat, region):
-            found.append(Action("battle", (card, region)))
+        if strength(state, seat, region) and has_removable(state, seat, region):
+            found.append((region,))
+    if not any(spies[seat] for spies in state.spies.values()):
+        return found  # no spy of theirs: no battle on a card
     for player in state.players:
         for target in player.court:
             spies = state.spies.get(target)
-            if spies and spies[seat] and removable(state, seat, target):
-                found.append(Action("battle", (card, target)))
+            if spies and spies[seat] and has_removable(state, seat, target):
+                found.append((target,))
     return found
 
 
@@ -178,6 +183,9 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
 
     def steps(self, state: State, frame: BattleFrame, seat: int) -> list[Action]:
         return removable(state, seat, frame["site"])
+
+    def each_step(self, state: State, frame: BattleFrame, seat: int) -> Iterator[Action]:
+        return each_removable(state, seat, frame["site"])
 
     def take_step(self, state: State, frame: BattleFrame, seat: int, action: Action) -> None:
         remove(state, seat, frame["site"], action)

@@ -8,7 +8,7 @@ changes your loyalty first. Bodyguards protect their owner's political cards.
 
 from __future__ import annotations
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS
 from engine.frames import PrizeFrame
 from engine.rules import card_actions, court
@@ -35,10 +35,11 @@ def targets(state: State, seat: int) -> list[int]:
     return found
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """The cards the acting card may betray now (any card of the court)."""
     if state.players[seat].rupees < BETRAY_COST:
         return []
-    return [Action("betray", (card, target)) for target in targets(state, seat)]
+    return [(target,) for target in targets(state, seat)]
 
 
 def start(state: State, seat: int, card: int, target: int) -> None:

@@ -9,7 +9,7 @@ Civic Improvements (Infrastructure) adds one free block after the build.
 
 from __future__ import annotations
 
-from engine.actions import Action
+from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
 from engine.rules import card_actions, limits
@@ -49,8 +49,9 @@ def count_paid(state: State, seat: int, blocks: int) -> int:
     return sum(block_price(state, seat, index) for index in range(blocks))
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("build", (card,))] if placements(state, seat) else []
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a build action now (any card of the court)."""
+    return [()] if placements(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.actions import Action, Arg
-from engine.cards import ActionKind
+from engine.cards import COURT_CARDS, ActionKind
 from engine.rules import battle, betray, build, card_actions, gift, move, tax
 from engine.state import State
 
@@ -30,13 +30,23 @@ class CardAction:
 
     verb: ActionKind
     shape: Shape
-    # Its actions with `card` that may be taken now, the card's use aside [p. 12].
-    options: Callable[[State, int, int], list[Action]]
+    # What may follow the acting card in its actions now, the card's use aside [p. 12]:
+    # the same for every card of a court, so a list of the turn's options asks once.
+    targets: Callable[[State, int], list[tuple[Arg, ...]]]
     # Carry it out once the card is spent and any hostage bribe paid.
     start: Callable[[State, int, Action], None]
     # Rupees it needs at the least, after any bribe: a bribe is not demanded of a player
     # who could not then afford the action.
     least_cost: Callable[[Action], int] = lambda action: 0
+
+    def options(self, state: State, seat: int, card: int) -> list[Action]:
+        """Its actions with `card` that may be taken now, the card's use aside [p. 12]."""
+        return self.with_card(card, self.targets(state, seat))
+
+    def with_card(self, card: int, targets: list[tuple[Arg, ...]]) -> list[Action]:
+        if targets == [()]:  # tax, build, move: the action is the card alone
+            return [BARE_ACTIONS.get((self.verb, card)) or Action(self.verb, (card,))]
+        return [Action(self.verb, (card, *target)) for target in targets]
 
     def action(self, card: int, target: Arg | None = None) -> Action:
         """The action with `card` (and the argument its shape asks for)."""
@@ -56,33 +66,33 @@ CARD_ACTIONS: dict[str, CardAction] = {
         CardAction(
             "tax",
             "",
-            tax.start_options,
+            tax.start_targets,
             lambda state, seat, action: tax.start(state, seat, _card(action)),
         ),
         CardAction(
             "gift",
             "price",
-            gift.start_options,
+            gift.start_targets,
             lambda state, seat, action: gift.start(state, seat, _card(action), int(action.args[1])),
             lambda action: int(action.args[1]),
         ),
         CardAction(
             "build",
             "",
-            build.start_options,
+            build.start_targets,
             lambda state, seat, action: build.start(state, seat, _card(action)),
             lambda action: build.BLOCK_PRICE,
         ),
         CardAction(
             "move",
             "",
-            move.start_options,
+            move.start_targets,
             lambda state, seat, action: move.start(state, seat, _card(action)),
         ),
         CardAction(
             "betray",
             "card",
-            betray.start_options,
+            betray.start_targets,
             lambda state, seat, action: betray.start(
                 state, seat, _card(action), int(action.args[1])
             ),
@@ -91,10 +101,25 @@ CARD_ACTIONS: dict[str, CardAction] = {
         CardAction(
             "battle",
             "site",
-            battle.start_options,
+            battle.start_targets,
             lambda state, seat, action: battle.start(state, seat, _card(action), action.args[1]),
         ),
     )
+}
+
+
+# Actions are immutable values: the action of each card alone (tax, build, move with it),
+# made at import, is shared by every list.
+BARE_ACTIONS = {
+    (kind, card): Action(kind, (card,))
+    for card, info in COURT_CARDS.items()
+    for kind in info.actions
+}
+
+# Each court card's card-based actions, in the order printed, each once: read on every
+# list of a turn's options.
+KINDS_OF: dict[int, tuple[ActionKind, ...]] = {
+    card: tuple(dict.fromkeys(info.actions)) for card, info in COURT_CARDS.items()
 }
 
 

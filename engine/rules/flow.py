@@ -15,7 +15,7 @@ answered automatically by `run`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, TypeVar
 
 from engine.actions import Action
@@ -55,6 +55,11 @@ class BaseDecision(Generic[AnyF]):
         """The answer given for a player who never answers (see docs/decisions.md)."""
         return self.options(state, frame, seat)[0]
 
+    def only_option(self, state: State, frame: AnyF, seat: int) -> Action | None:
+        """The player's one legal option, or None when they have none or several."""
+        options = self.options(state, frame, seat)
+        return options[0] if len(options) == 1 else None
+
     def by_policy(self, state: State, frame: AnyF) -> tuple[int, Action] | None:
         """An answer given in advance by a standing policy, if any."""
         return None
@@ -87,12 +92,29 @@ class RepeatedDecision(Decision[RepeatedF]):
     def steps(self, state: State, frame: RepeatedF, seat: int) -> list[Action]:
         raise NotImplementedError
 
+    def each_step(self, state: State, frame: RepeatedF, seat: int) -> Iterator[Action]:
+        """The steps one at a time, for tests that stop early; override it where the steps
+        come from a generator, so both cannot drift."""
+        return iter(self.steps(state, frame, seat))
+
     def take_step(self, state: State, frame: RepeatedF, seat: int, action: Action) -> None:
         raise NotImplementedError
 
     def options(self, state: State, frame: RepeatedF, seat: int) -> list[Action]:
         found = self.steps(state, frame, seat)
         return [*found, DONE] if frame["taken"] else found
+
+    def has_options(self, state: State, frame: RepeatedF) -> bool:
+        # `done` is an option once a step was taken; before, the first step will do.
+        seat = frame["player"]
+        return bool(frame["taken"]) or next(self.each_step(state, frame, seat), None) is not None
+
+    def only_option(self, state: State, frame: RepeatedF, seat: int) -> Action | None:
+        steps = self.each_step(state, frame, seat)
+        first = next(steps, None)
+        if frame["taken"]:  # `done` is an option too
+            return DONE if first is None else None
+        return first if first is not None and next(steps, None) is None else None
 
     def apply(self, state: State, frame: RepeatedF, seat: int, action: Action) -> None:
         if action == DONE:
@@ -164,9 +186,9 @@ def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
         return answer
     if spec.auto_single:
         for seat in spec.deciders(state, frame):
-            options = spec.options(state, frame, seat)
-            if len(options) == 1:
-                return seat, options[0]
+            only = spec.only_option(state, frame, seat)
+            if only is not None:
+                return seat, only
     return None
 
 

@@ -7,16 +7,17 @@ loyalty changes.
 
 from __future__ import annotations
 
-from engine.actions import Action
+from engine.actions import Arg
 from engine.cards import COURT_CARDS
 from engine.rules import card_actions, limits
 from engine.state import GIFT_COSTS, State
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """The prices of the gifts the acting card may buy now (any card of the court)."""
     player = state.players[seat]
     return [
-        Action("gift", (card, cost))
+        (cost,)
         for slot, cost in enumerate(GIFT_COSTS)
         if not player.gifts[slot] and cost <= player.rupees
     ]

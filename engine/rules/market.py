@@ -44,6 +44,9 @@ def shift_left(state: State) -> None:
     """Move each row's cards left, with their rupees; orphaned rupees join the newcomer."""
     for row in range(MARKET_ROWS):
         cards = state.market[row]
+        if None not in cards:  # a full row stays as it is
+            withdraw_public_rupees(state)
+            continue
         rupees = state.market_rupees[row]
         kept = [(c, rupees[i]) for i, c in enumerate(cards) if c is not None]
         orphans = [0 if c is not None else rupees[i] for i, c in enumerate(cards)]
@@ -60,6 +63,8 @@ def shift_left(state: State) -> None:
 def withdraw_public_rupees(state: State) -> None:
     """Rupees that come to lie on Public Withdrawal leave the game (card 111)."""
     for row in range(MARKET_ROWS):
+        if PUBLIC_WITHDRAWAL not in state.market[row]:
+            continue  # most of the time: nothing to look at in this row
         for col in range(MARKET_COLUMNS):
             if state.market[row][col] == PUBLIC_WITHDRAWAL and state.market_rupees[row][col]:
                 state.out_of_game += state.market_rupees[row][col]

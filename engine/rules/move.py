@@ -11,8 +11,10 @@ Bedfellows makes court cards of the same region adjacent for spies.
 
 from __future__ import annotations
 
-from engine.actions import Action
-from engine.cards import BORDERS, COURT_CARDS, REGIONS, as_region
+from collections.abc import Iterator
+
+from engine.actions import Action, Arg
+from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
 from engine.rules import card_actions, court, pieces
 from engine.rules.abilities import has_ability
@@ -20,6 +22,16 @@ from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.rules.words import article
 from engine.state import State
+
+# The region on the other side of a border, by (border, region): asked for every army
+# that could move, each time the moves are listed.
+ACROSS: dict[tuple[str, RegionId], RegionId] = {
+    (border, region): other
+    for border, info in BORDERS.items()
+    for region in info.regions
+    for other in info.regions
+    if other != region
+}
 
 
 def spy_track(state: State) -> list[int]:
@@ -44,53 +56,58 @@ def spy_destinations(state: State, seat: int, card: int) -> list[int]:
     return [c for c in track if c in found]
 
 
-def army_moves(state: State, seat: int) -> list[Action]:
+def each_army_move(state: State, seat: int) -> Iterator[Action]:
     coalition = state.players[seat].loyalty
     assert coalition is not None
     # Wakhan moves armies without roads [Playing with Wakhan: Move, p. 18].
     roadless = has_ability(state, seat, "indian_supplies") or state.is_wakhan(seat)
-    found: list[Action] = []
     for region, counts in state.armies.items():
         if not counts[coalition]:
             continue
         for border in REGIONS[region].borders:
             if roadless or state.roads[border][coalition]:
-                other = next(r for r in BORDERS[border].regions if r != region)
-                found.append(Action("march", ("army", region, other)))
-    return found
+                other = ACROSS[border, region]
+                yield Action("march", ("army", region, other))
 
 
-def tribe_moves(state: State, seat: int) -> list[Action]:
+def each_tribe_move(state: State, seat: int) -> Iterator[Action]:
     """Nationalism: the purchaser's tribes move as though they were armies."""
     if not has_effect(state, "nationalism", seat):
-        return []
+        return
     coalition = state.players[seat].loyalty
     roadless = has_ability(state, seat, "indian_supplies")
-    found: list[Action] = []
     for region, tribes in state.tribes.items():
         if not tribes[seat]:
             continue
         for border in REGIONS[region].borders:
             if roadless or (coalition and state.roads[border][coalition]):
-                other = next(r for r in BORDERS[border].regions if r != region)
-                found.append(Action("march", ("tribe", region, other)))
-    return found
+                other = ACROSS[border, region]
+                yield Action("march", ("tribe", region, other))
 
 
 def moves(state: State, seat: int) -> list[Action]:
+    return list(each_move(state, seat))
+
+
+def each_move(state: State, seat: int) -> Iterator[Action]:
+    """The moves in order, found one at a time: a test for any stops at the first."""
+    yield from each_army_move(state, seat)
     if state.is_wakhan(seat):
-        return army_moves(state, seat)  # she only moves armies [p. 18]
-    found = army_moves(state, seat) + tribe_moves(state, seat)
+        return  # she only moves armies [p. 18]
+    yield from each_tribe_move(state, seat)
     for card, spies in state.spies.items():
         if spies[seat]:
-            found += [
-                Action("march", ("spy", card, d)) for d in spy_destinations(state, seat, card)
-            ]
-    return found
+            for d in spy_destinations(state, seat, card):
+                yield Action("march", ("spy", card, d))
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("move", (card,))] if moves(state, seat) else []
+def has_moves(state: State, seat: int) -> bool:
+    return next(each_move(state, seat), None) is not None
+
+
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a move action now (any card of the court)."""
+    return [()] if has_moves(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:
@@ -110,6 +127,9 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
 
     def steps(self, state: State, frame: MoveFrame, seat: int) -> list[Action]:
         return moves(state, seat)
+
+    def each_step(self, state: State, frame: MoveFrame, seat: int) -> Iterator[Action]:
+        return each_move(state, seat)
 
     def take_step(self, state: State, frame: MoveFrame, seat: int, action: Action) -> None:
         piece, origin, destination = action.args

@@ -27,8 +27,16 @@ BribeStepF = TypeVar("BribeStepF", bound=BribeFrame | PayFrame)
 LEVERAGE = 2  # rupees a leverage icon takes from the bank [Play, p. 11]
 
 
+# Actions are immutable values: the two made per card at import are shared by every list.
+PLAYS = {card: tuple(Action("play", (card, side)) for side in SIDES) for card in COURT_CARDS}
+
+
 def play_options(state: State, seat: int) -> list[Action]:
-    return [Action("play", (card, side)) for card in state.players[seat].hand for side in SIDES]
+    return [
+        action
+        for card in state.players[seat].hand
+        for action in PLAYS.get(card) or [Action("play", (card, side)) for side in SIDES]
+    ]
 
 
 def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:

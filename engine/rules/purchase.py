@@ -15,7 +15,7 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.errors import Refusal
 from engine.rules import card_actions, events, market
-from engine.rules.abilities import has_ability
+from engine.rules.abilities import abilities
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 SECTION = "Purchase, p. 10"
@@ -34,9 +34,10 @@ FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
 
 
 def free_purchase_rules(state: State, seat: int) -> list[Callable[[int], bool]]:
-    return [
-        applies for ability, applies in FREE_PURCHASES.items() if has_ability(state, seat, ability)
-    ]
+    owned = abilities(state, seat)
+    if owned.isdisjoint(FREE_PURCHASES):
+        return []  # most courts
+    return [applies for ability, applies in FREE_PURCHASES.items() if ability in owned]
 
 
 def is_free(state: State, seat: int, card: int) -> bool:
@@ -49,18 +50,26 @@ def purchase_cost(state: State, seat: int, col: int, card: int | None = None) ->
     return col * rupees_per_column(state)
 
 
+# Actions are immutable values: one made per card at import is shared by every list.
+PURCHASES = {card: Action("purchase", (card,)) for card in (*COURT_CARDS, *EVENT_CARDS)}
+
+
 def purchase_options(state: State, seat: int) -> list[Action]:
     rupees = state.players[seat].rupees
     per = rupees_per_column(state)
     found: list[Action] = []
     free = free_purchase_rules(state, seat)
+    rows, paid = state.market, state.paid_cards
     for col in range(MARKET_COLUMNS):
+        affordable = col * per <= rupees
+        if not affordable and not free:
+            break  # the columns further right cost more still
         for row in range(MARKET_ROWS):
-            card = state.market[row][col]
-            if card is None or card in state.paid_cards or card == market.PUBLIC_WITHDRAWAL:
+            card = rows[row][col]
+            if card is None or card in paid or card == market.PUBLIC_WITHDRAWAL:
                 continue
-            if col * per <= rupees or any(applies(card) for applies in free):
-                found.append(Action("purchase", (card,)))
+            if affordable or any(applies(card) for applies in free):
+                found.append(PURCHASES.get(card) or Action("purchase", (card,)))
     return found
 
 

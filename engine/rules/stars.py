@@ -5,8 +5,15 @@ from __future__ import annotations
 from engine.cards import COURT_CARDS
 from engine.state import State
 
+# Each court card's suit and rank, read without the card records: counted several times
+# a step (tax shelters, court and hand limits).
+SUIT_AND_RANK = {card: (info.suit, info.rank) for card, info in COURT_CARDS.items()}
+
 
 def count_stars(state: State, seat: int, suit: str) -> int:
-    return sum(
-        COURT_CARDS[c].rank for c in state.players[seat].court if COURT_CARDS[c].suit == suit
-    )
+    stars = 0
+    for card in state.players[seat].court:
+        card_suit, rank = SUIT_AND_RANK[card]
+        if card_suit == suit:
+            stars += rank
+    return stars

@@ -8,7 +8,9 @@ its owner ruled every region.
 
 from __future__ import annotations
 
-from engine.actions import Action
+from collections.abc import Iterator
+
+from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
 from engine.rules import card_actions
@@ -22,7 +24,10 @@ from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 def ruled_regions(state: State, seat: int, *, for_tax: bool = False) -> set[RegionId]:
     if for_tax and has_ability(state, seat, "claim_of_ancient_lineage"):
         return set(REGION_IDS)
-    return {r for r in REGION_IDS if ruler(state, r) == seat}
+    # No one rules a region without a tribe there [Ruling a Region, p. 7]: only the
+    # regions with one of the player's tribes need counting.
+    tribes = state.tribes
+    return {r for r in REGION_IDS if tribes[r][seat] and ruler(state, r) == seat}
 
 
 def tax_shelter(state: State, seat: int) -> int:
@@ -31,23 +36,31 @@ def tax_shelter(state: State, seat: int) -> int:
 
 def sources(state: State, seat: int) -> list[Action]:
     """Where one more rupee may be taken from: market cards, then players."""
-    found: list[Action] = []
+    return list(each_source(state, seat))
+
+
+def each_source(state: State, seat: int) -> Iterator[Action]:
+    """The sources in order, found one at a time: a test for any stops at the first."""
     for col in range(MARKET_COLUMNS):
         for row in range(MARKET_ROWS):
             card = state.market[row][col]
             if card is not None and state.market_rupees[row][col] > 0:
-                found.append(Action("collect", (card,)))
+                yield Action("collect", (card,))
     ruled = ruled_regions(state, seat, for_tax=True)
     for other, player in enumerate(state.players):
         if other == seat or player.rupees <= tax_shelter(state, other):
             continue
         if any(COURT_CARDS[c].region in ruled for c in player.court):
-            found.append(Action("collect", (player.name,)))
-    return found
+            yield Action("collect", (player.name,))
 
 
-def start_options(state: State, seat: int, card: int) -> list[Action]:
-    return [Action("tax", (card,))] if sources(state, seat) else []
+def has_sources(state: State, seat: int) -> bool:
+    return next(each_source(state, seat), None) is not None
+
+
+def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
+    """What may follow the acting card in a tax action now (any card of the court)."""
+    return [()] if has_sources(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:
@@ -67,6 +80,9 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
 
     def steps(self, state: State, frame: TaxFrame, seat: int) -> list[Action]:
         return sources(state, seat)
+
+    def each_step(self, state: State, frame: TaxFrame, seat: int) -> Iterator[Action]:
+        return each_source(state, seat)
 
     def take_step(self, state: State, frame: TaxFrame, seat: int, action: Action) -> None:
         source = action.args[0]

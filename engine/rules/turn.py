@@ -8,13 +8,13 @@ clockwise.
 
 from __future__ import annotations
 
-from engine.actions import PASS, Action
+from engine.actions import PASS, Action, Arg
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
 from engine.rules import card_actions, limits, play, purchase
 from engine.rules.abilities import has_ability
 from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
-from engine.rules.card_based import CARD_ACTIONS, perform
+from engine.rules.card_based import CARD_ACTIONS, KINDS_OF, perform
 from engine.rules.flow import DONE, Decision, decision, push
 from engine.state import Frame, State
 
@@ -33,19 +33,27 @@ def turn_options(state: State, seat: int) -> list[Action]:
 def card_action_options(state: State, seat: int) -> list[Action]:
     """Card-based actions of the player's court cards that may be taken now [p. 12]."""
     found: list[Action] = []
+    # What may follow the card is the same for every card: asked once a kind.
+    targets: dict[str, list[tuple[Arg, ...]]] = {}
     for card in state.players[seat].court:
         if not card_actions.can_use(state, seat, card):
             continue
-        for kind in dict.fromkeys(COURT_CARDS[card].actions):
-            found.extend(CARD_ACTIONS[kind].options(state, seat, card))
+        for kind in KINDS_OF[card]:
+            row = CARD_ACTIONS[kind]
+            if kind not in targets:
+                targets[kind] = row.targets(state, seat)
+            found.extend(row.with_card(card, targets[kind]))
     return found
 
 
 def has_bonus_actions(state: State, seat: int) -> bool:
+    available: dict[str, bool] = {}  # the same for every card: asked once a kind
     for card in state.players[seat].court:
         if card not in state.used_cards and card_actions.is_favored_card(state, seat, card):
-            for kind in dict.fromkeys(COURT_CARDS[card].actions):
-                if CARD_ACTIONS[kind].options(state, seat, card):
+            for kind in KINDS_OF[card]:
+                if kind not in available:
+                    available[kind] = bool(CARD_ACTIONS[kind].targets(state, seat))
+                if available[kind]:
                     return True
     return False
 

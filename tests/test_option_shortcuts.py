@@ -1,0 +1,80 @@
+"""The quick answers about options agree with the full lists they stand in for.
+
+Whether a tax, a move or a battle is possible is asked by stopping at the first source,
+move or removable piece; whether a decision has an option, or a single one, likewise; and
+only the regions where a player has a tribe are counted for ruling. Along random games
+(every player count, and Wakhan), each quick answer is checked against the full one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from engine.cards import REGION_IDS
+from engine.game import legal_seat_actions, step
+from engine.playout import NAMES
+from engine.rng import below, next_u64, seed_state
+from engine.rules import battle, move, tax
+from engine.rules.flow import DECISIONS
+from engine.rules.ruling import ruler
+
+GAMES = [(2, 1, False), (3, 2, False), (4, 3, False), (5, 4, False), (1, 5, True), (2, 6, True)]
+
+
+def positions(players: int, seed: int, wakhan: bool) -> list[engine.State]:
+    rng = seed_state(seed)
+    rng, game_seed = next_u64(rng)
+    options = {"wakhan": True} if wakhan else None
+    state = engine.new_game(list(NAMES[:players]), game_seed, options)
+    found: list[engine.State] = []
+    while state.phase != "over":
+        choices = legal_seat_actions(state)
+        rng, pick = below(rng, len(choices))
+        step(state, *choices[pick])
+        found.append(state.copy())
+    return found
+
+
+@pytest.fixture(scope="module")
+def states() -> list[engine.State]:
+    return [s for game in GAMES for s in positions(*game)]
+
+
+def test_tax_move_and_battle_tests_agree_with_their_lists(states: list[engine.State]) -> None:
+    for state in states:
+        if state.phase == "over":
+            continue
+        for seat, player in enumerate(state.players):
+            if player.loyalty is None:
+                continue
+            assert tax.has_sources(state, seat) == bool(tax.sources(state, seat))
+            assert move.has_moves(state, seat) == bool(move.moves(state, seat))
+            sites = [*REGION_IDS, *(c for p in state.players for c in p.court)]
+            for site in sites:
+                full = battle.removable(state, seat, site)
+                assert battle.has_removable(state, seat, site) == bool(full)
+
+
+def test_no_one_rules_a_region_without_a_tribe(states: list[engine.State]) -> None:
+    """What lets ruled_regions count only the regions with one of the player's tribes."""
+    for state in states:
+        for region in REGION_IDS:
+            owner = ruler(state, region)
+            assert owner is None or state.tribes[region][owner] > 0
+
+
+def test_has_options_and_only_option_agree_with_the_options(states: list[engine.State]) -> None:
+    for state in states:
+        if state.phase == "over" or not state.stack:
+            continue
+        frame = state.stack[-1]
+        spec = DECISIONS[frame["kind"]]
+        deciders = spec.deciders(state, frame)
+        listed = {seat: spec.options(state, frame, seat) for seat in deciders}
+        if frame["kind"] != "turn":  # the turn always has an option: pass
+            assert spec.has_options(state, frame) == any(listed.values())
+        for seat, options in listed.items():
+            assert spec.only_option(state, frame, seat) == (
+                options[0] if len(options) == 1 else None
+            )

@@ -3,8 +3,9 @@
 A commit's SSH signature is its `gpgsig` header; the signed bytes are the commit object
 without that header, as Git signs them. The signature names its key (`sshkeys`): when the
 game knows that key, the signature is checked against it (`_verifies`: in this process for
-Ed25519 and RSA keys, by `ssh-keygen -Y verify` for others). The keys in force are those of game.toml at the commit's parent, so a commit
-never vouches for itself (and a player's commit may not change game.toml at all).
+Ed25519 and RSA keys, by `ssh-keygen -Y verify` for others). The keys in force are those of
+game.toml at the commit's parent, so a commit never vouches for itself (and a player's
+commit may not change game.toml at all).
 
 What a player's pushed commit must show, by `judge_player`:
 

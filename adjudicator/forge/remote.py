@@ -16,6 +16,7 @@ docs/web.md describes how to set a game up.
 
 from __future__ import annotations
 
+import configparser
 import json
 import logging
 import re
@@ -115,11 +116,14 @@ def normalize_url(url: str) -> str:
 
 
 def origin_url(repo: GameRepo) -> str | None:
-    """The URL of a clone's `origin` remote, or None."""
+    """The URL of a clone's `origin` remote, or None (read in this process)."""
+    reader = repo.repo.config_reader("repository")
     try:
-        return str(repo.repo.git.config("--get", f"remote.{ORIGIN}.url")).strip() or None
-    except git.GitCommandError:
+        return str(reader.get_value(f'remote "{ORIGIN}"', "url")).strip() or None
+    except (KeyError, ValueError, configparser.Error):
         return None
+    finally:
+        reader.release()
 
 
 def is_remote(repo: GameRepo) -> bool:
@@ -198,18 +202,12 @@ def _git(repo: GameRepo, *args: str) -> str:
 
 
 def _rev(repo: GameRepo, ref: str) -> str | None:
-    try:
-        return _git(repo, "rev-parse", "--verify", "-q", f"{ref}^{{commit}}").strip()
-    except git.GitCommandError:
-        return None
+    """The commit a ref names, read in this process (None: no such ref)."""
+    return repo.ref(ref)
 
 
 def _is_ancestor(repo: GameRepo, old: str, new: str) -> bool:
-    try:
-        _git(repo, "merge-base", "--is-ancestor", old, new)
-    except git.GitCommandError:
-        return False
-    return True
+    return repo.is_ancestor(old, new)
 
 
 def _fetch(repo: GameRepo) -> str:
@@ -237,12 +235,12 @@ def _push(repo: GameRepo) -> bool:
 
 
 def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:
-    """Point main at `commit` (compare-and-swap) and check the files out."""
+    """Point main at `commit` (compare-and-swap). The files are checked out once, at the
+    end of `update`: everything in between reads Git objects."""
     try:
         _git(repo, "update-ref", REF, commit, expected or "")
     except git.GitCommandError:
         raise RepoError(f"{repo.path.name}: the game moved while it was being updated") from None
-    repo.sync_worktree()
 
 
 def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
@@ -252,12 +250,10 @@ def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
     (a rollback by the service, say) cannot be redone automatically.
     """
     moves: list[_LocalMove] = []
-    listing = _git(repo, "rev-list", "--reverse", f"{upstream}..{start}").split()
-    for sha in listing:
+    for sha in repo.commits_between(upstream, start):
         commit = repo.repo.commit(sha)
-        added = _git(
-            repo, "diff-tree", "--no-commit-id", "--name-only", "--diff-filter=A", "-r", sha
-        ).split()
+        parents = repo.parents(sha)
+        added = [path for status, path in repo.changes(parents[0], sha) if status == "A"]
         names = [p for p in added if p.startswith(f"{MOVES_DIR}/")]
         message = str(commit.message)
         if not names:
@@ -351,6 +347,7 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
             _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
             _record(home, repo, str(head))
             result.notices += [_restore_notice(repo, result.restored)] if result.restored else []
+            repo.sync_worktree()  # once, at the end (a commit made on the way did it already)
             return result
         fresh = _fetch(repo)
         if fresh == upstream:
@@ -369,7 +366,9 @@ def _vetted(repo: GameRepo, start: str, upstream: str) -> tuple[str, list[Breach
     """`upstream` itself when every commit the service has not seen keeps the contract;
     otherwise a new adjudicator commit on top of it that puts back every file the service
     owns, keeping only the move files added by the contract, and the offending commits."""
-    base = _git(repo, "merge-base", start, upstream).strip()
+    base = repo.merge_base(start, upstream)
+    if base is None:
+        raise RemoteError(f"{repo.path.name}: the forge's history shares nothing with the game's")
     if base == upstream:
         return upstream, []
     snap = snapshot(repo, base)  # the service's own commit: its game.toml is trusted

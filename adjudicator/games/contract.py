@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-import git
-
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
@@ -75,14 +73,7 @@ def author_of(repo: GameRepo, commit: str) -> str:
 
 def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
     """(status, path) of every file a commit changes with respect to `parent`."""
-    listing = repo.repo.git.diff_tree(
-        "--no-commit-id", "-r", "--name-status", "--no-renames", parent, commit
-    )
-    found: list[tuple[str, str]] = []
-    for line in str(listing).splitlines():
-        status, _, path = line.partition("\t")
-        found.append((status[:1], path))
-    return found
+    return repo.changes(parent, commit)
 
 
 def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> MoveName:
@@ -133,11 +124,7 @@ def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> Mo
 
 def commits_between(repo: GameRepo, base: str, tip: str) -> list[str]:
     """The commits of `tip` that `base` does not have, oldest first."""
-    try:
-        listing = repo.repo.git.rev_list("--reverse", "--topo-order", f"{base}..{tip}")
-    except git.GitCommandError:
-        return []
-    return str(listing).split()
+    return repo.commits_between(base, tip)
 
 
 def vet(repo: GameRepo, base: str, tip: str, game: GameFile, expected: int) -> Vetting:
@@ -157,13 +144,7 @@ def vet(repo: GameRepo, base: str, tip: str, game: GameFile, expected: int) -> V
 
 def tree_files(repo: GameRepo, commit: str) -> dict[str, tuple[str, int]]:
     """Every file of a commit: its blob id and mode, by path."""
-    found: dict[str, tuple[str, int]] = {}
-    for entry in str(repo.repo.git.ls_tree("-r", "-z", commit)).split("\0"):
-        meta, _, path = entry.partition("\t")
-        if path:
-            mode, _, sha = meta.split(" ")
-            found[path] = (sha, int(mode, 8))
-    return found
+    return repo.tree_files(commit)
 
 
 def blob_id(data: bytes) -> str:

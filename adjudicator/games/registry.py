@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +42,27 @@ def open_game(settings: Settings, game_id: str) -> GameRepo:
     if path is None:
         raise GameError(f"no game {game_id!r} in {settings.games_dir}")
     return GameRepo(path)
+
+
+KEPT_OPEN = 64  # games a long-running process keeps open
+_kept: OrderedDict[Path, GameRepo] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def kept_game(settings: Settings, game_id: str) -> GameRepo:
+    """The game's repository, kept open by this process between requests (the caller
+    holds the game's lock and does not close it). An open repository keeps its two `git
+    cat-file` processes, so a webhook delivery starts only the git processes of its own
+    work; the least recently used beyond KEPT_OPEN are let go (closed when no longer used)."""
+    path = game_path(settings, game_id)
+    if path is None:
+        raise GameError(f"no game {game_id!r} in {settings.games_dir}")
+    with _kept_lock:
+        repo = _kept.pop(path, None) or GameRepo(path)
+        _kept[path] = repo
+        while len(_kept) > KEPT_OPEN:
+            _kept.popitem(last=False)
+    return repo
 
 
 @dataclass

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import configparser
 import tomllib
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from io import BytesIO
 from pathlib import Path
 from string import hexdigits
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import git
 from git.objects.commit import Commit
@@ -85,6 +86,26 @@ class Entry(NamedTuple):
     @property
     def hexsha(self) -> str:
         return self.binsha.hex()
+
+
+class _Kept(OrderedDict[Any, Any]):
+    """A bounded cache of facts about Git objects. An object id names its content, in any
+    repository, so what was read of a commit or a tree once is true in every game and in
+    every process's later requests: the service keeps them instead of re-reading."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def keep(self, key: Any, value: Any) -> Any:
+        self[key] = value
+        if len(self) > self.size:
+            self.popitem(last=False)
+        return value
+
+
+_TREES = _Kept(4096)  # tree id -> its entries
+_COMMITS = _Kept(65536)  # commit id -> (tree id, parent ids)
 
 
 def _what(item: Entry) -> str:
@@ -174,9 +195,8 @@ class GameRepo:
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
         # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
-        self._blobs: dict[str, bytes] = {}
-        self._roots: dict[str, bytes] = {}
-        self._trees: dict[bytes, dict[str, Entry]] = {}
+        self._blobs = _Kept(4096)  # blob contents by id, for this repository
+        self._synced: str | None = None  # the commit this object last checked out
 
     @classmethod
     def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
@@ -190,35 +210,154 @@ class GameRepo:
     def bare(self) -> bool:
         return bool(self.repo.bare)
 
+    def ref(self, name: str) -> str | None:
+        """The commit a ref (`refs/remotes/origin/main`, ...) points at, read in this
+        process; None when there is no such ref."""
+        try:
+            return str(SymbolicReference.dereference_recursive(self.repo, name))
+        except ValueError:
+            return None
+
     def head(self) -> str | None:
         """The commit at the tip of the game branch, or None before the first commit.
 
         Read from the ref's file (or packed-refs) in this process, as git does: it is read
         several times a submission, and a `git rev-parse` costs a process each time."""
-        try:
-            return str(SymbolicReference.dereference_recursive(self.repo, REF))
-        except ValueError:  # no such ref yet
-            return None
+        return self.ref(REF)
 
-    def _root(self, at: str) -> bytes:
-        """The id of a commit's tree (`at`: a commit id, or any name git knows)."""
-        root = self._roots.get(at)
-        if root is None:
-            is_id = len(at) == 40 and all(c in HEX for c in at)
+    def _commit_facts(self, at: str) -> tuple[bytes, tuple[str, ...]]:
+        """A commit's tree id and parent ids (`at`: a commit id, or any name git knows)."""
+        is_id = len(at) == 40 and all(c in HEX for c in at)
+        facts: tuple[bytes, tuple[str, ...]] | None = _COMMITS.get(at) if is_id else None
+        if facts is None:
             sha = at if is_id else self.repo.commit(at).hexsha
             raw: bytes = self.repo.odb.stream(bytes.fromhex(sha)).read()
-            if not raw.startswith(b"tree "):
+            headers = raw.partition(b"\n\n")[0].split(b"\n")
+            if not headers[0].startswith(b"tree "):
                 raise GameError(f"{at} is not a commit")
-            root = bytes.fromhex(raw[5:45].decode("ascii"))
-            if is_id:  # a name (a branch) may point elsewhere next time
-                self._roots[at] = root
-        return root
+            parents = tuple(h[7:47].decode("ascii") for h in headers if h.startswith(b"parent "))
+            facts = _COMMITS.keep(sha, (bytes.fromhex(headers[0][5:45].decode("ascii")), parents))
+        return facts
+
+    def _root(self, at: str) -> bytes:
+        """The id of a commit's tree."""
+        return self._commit_facts(at)[0]
+
+    def parents(self, commit: str) -> tuple[str, ...]:
+        """A commit's parents, first parent first."""
+        return self._commit_facts(commit)[1]
+
+    def ancestors(self, commit: str) -> set[str]:
+        """The commit and every commit it descends from."""
+        seen = {commit}
+        stack = [commit]
+        while stack:
+            for parent in self.parents(stack.pop()):
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return seen
+
+    def is_ancestor(self, old: str, new: str) -> bool:
+        """Whether `old` is `new` or one of its ancestors (`git merge-base --is-ancestor`)."""
+        seen = {new}
+        stack = [new]
+        while stack:
+            current = stack.pop()
+            if current == old:
+                return True
+            for parent in self.parents(current):
+                if parent not in seen:
+                    seen.add(parent)
+                    stack.append(parent)
+        return False
+
+    def merge_base(self, one: str, other: str) -> str | None:
+        """A best common ancestor of two commits, as `git merge-base` gives: one that is
+        no other common ancestor's ancestor (a game's history has exactly one)."""
+        common = self.ancestors(one) & self.ancestors(other)
+        beneath = {p for c in common for p in self.parents(c)}
+        best = sorted(common - beneath)
+        return best[0] if best else None
+
+    def commits_between(self, base: str, tip: str) -> list[str]:
+        """The commits `tip` has and `base` does not, parents before children
+        (`git rev-list --reverse --topo-order base..tip`)."""
+        excluded = self.ancestors(base)
+        ordered: list[str] = []
+        done: set[str] = set(excluded)
+        stack: list[tuple[str, bool]] = [(tip, False)]
+        while stack:
+            commit, expanded = stack.pop()
+            if expanded:
+                ordered.append(commit)
+                continue
+            if commit in done:
+                continue
+            done.add(commit)
+            stack.append((commit, True))
+            for parent in reversed(self.parents(commit)):
+                if parent not in done:
+                    stack.append((parent, False))
+        return ordered
+
+    def changes(self, parent: str, commit: str) -> list[tuple[str, str]]:
+        """(status, path) of every file `commit` changes with respect to `parent`, by path:
+        A added, D deleted, M modified, T a file's type changed (`git diff-tree -r
+        --name-status --no-renames`)."""
+        found: list[tuple[str, str]] = []
+        self._diff(self._root(parent), self._root(commit), "", found)
+        return sorted(found, key=lambda change: change[1])
+
+    def _diff(self, old: bytes | None, new: bytes | None, prefix: str, found: list[Any]) -> None:
+        before = self._tree(old, prefix or "tree") if old is not None else {}
+        after = self._tree(new, prefix or "tree") if new is not None else {}
+        for name in sorted(set(before) | set(after)):
+            was, now = before.get(name), after.get(name)
+            if was is not None and now is not None and was == now:
+                continue
+            path = prefix + name
+            was_tree = was is not None and was.mode == TREE_MODE
+            now_tree = now is not None and now.mode == TREE_MODE
+            if was_tree or now_tree:
+                self._diff(
+                    was.binsha if was_tree and was else None,
+                    now.binsha if now_tree and now else None,
+                    path + "/",
+                    found,
+                )
+                if was is not None and not was_tree:
+                    found.append(("D", path))
+                if now is not None and not now_tree:
+                    found.append(("A", path))
+            elif was is None:
+                found.append(("A", path))
+            elif now is None:
+                found.append(("D", path))
+            else:
+                found.append(("M" if was.mode == now.mode else "T", path))
+
+    def tree_files(self, commit: str) -> dict[str, tuple[str, int]]:
+        """Every entry but folders of a commit, by path: its object id and mode
+        (`git ls-tree -r`)."""
+        found: dict[str, tuple[str, int]] = {}
+        folders: list[tuple[bytes, str]] = [(self._root(commit), "")]
+        while folders:
+            tree, prefix = folders.pop()
+            for entry in self._tree(tree, prefix or "tree").values():
+                if entry.mode == TREE_MODE:
+                    folders.append((entry.binsha, f"{prefix}{entry.name}/"))
+                else:
+                    found[prefix + entry.name] = (entry.hexsha, entry.mode)
+        return dict(sorted(found.items()))
 
     def _tree(self, binsha: bytes, where: str) -> dict[str, Entry]:
-        entries = self._trees.get(binsha)
+        entries: dict[str, Entry] | None = _TREES.get(binsha)
         if entries is None:
             raw: bytes = self.repo.odb.stream(binsha).read()
-            entries = self._trees[binsha] = _parse_tree(raw, where)
+            entries = _TREES.keep(binsha, _parse_tree(raw, where))
+        else:
+            _TREES.move_to_end(binsha)
         return entries
 
     def _entry(self, at: str, path: str) -> Entry | None:
@@ -254,9 +393,9 @@ class GameRepo:
         return files
 
     def _blob(self, item: Entry) -> bytes:
-        data = self._blobs.get(item.hexsha)
+        data: bytes | None = self._blobs.get(item.hexsha)
         if data is None:
-            data = self._blobs[item.hexsha] = self.repo.odb.stream(item.binsha).read()
+            data = self._blobs.keep(item.hexsha, self.repo.odb.stream(item.binsha).read())
         return data
 
     def data(self, path: str, commit: str | None = None) -> bytes | None:
@@ -454,9 +593,12 @@ class GameRepo:
         return self._store("tree", raw)
 
     def sync_worktree(self) -> None:
-        """Make a non-bare repository's files match the branch (the service owns them)."""
-        if not self.bare and self.head() is not None:
+        """Make a non-bare repository's files match the branch (the service owns them);
+        nothing to do when this object checked that very commit out last."""
+        head = self.head()
+        if not self.bare and head is not None and head != self._synced:
             self.repo.git.reset("--hard", "-q", REF)
+            self._synced = head
 
     def log(self, path: str | None = None) -> list[Commit]:
         """Commits of the game branch, oldest first (only those touching `path`, if given)."""

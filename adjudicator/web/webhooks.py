@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from adjudicator.forge import remote
 from adjudicator.games import needs_host
 from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.registry import game_lock, mark_needs_host, open_game
+from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
 from adjudicator.home.files import write_atomically
@@ -211,7 +211,7 @@ def _synchronize(
     key = f"{forge.name}:{delivery}" if delivery else None
     log_ = deliveries(settings)
     with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
+        repo = kept_game(settings, game_id)
         try:
             # The mails of the game's commits so far (a handling that died may have left
             # some unqueued), before anything new.
@@ -244,8 +244,6 @@ def _synchronize(
         except (remote.RemoteError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
-        finally:
-            repo.repo.close()
     _deliver(settings)  # with the lock released: a slow mail server holds up no game
     return _reply(200, **outcome)
 

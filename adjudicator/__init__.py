@@ -4,6 +4,8 @@ The folders, from the bottom up; each imports only from those above it in this l
 from `engine`, which imports nothing from here):
 
 - `home`: the service's own data folder (PAMIR_HOME), its settings, safe file writes.
+- `drawing`: pictures of a position: the board as SVG, card faces and card texts, drawn
+  from views with nothing but the engine and the standard library.
 - `games`: a game as a Git repository of move files: its format, the adjudication
   pipeline, reports, rollback, verify, history, and the registry of hosted games.
 - `forge`: games hosted on a forge (GitHub, Gitea): keeping the service's clone in step.

@@ -76,7 +76,7 @@ def test_new_creates_a_repository_with_one_adjudicator_commit(tmp_path: Path, ho
     people = git(target, "log", "-1", "--format=%an <%ae>|%cn <%ce>").strip()
     assert people == f"{adjudicator}|{adjudicator}"
     files = set(git(target, "ls-tree", "-r", "--name-only", MAIN).split())
-    assert files == {"README.md", "game.toml", "state.json", "reports/0000.md"}
+    assert files == {"README.md", "game.toml", "state.json", "board.svg", "reports/0000.md"}
     assert status(target) == ""  # the working tree is checked out and clean
 
     game = tomllib.loads(show(target, MAIN, "game.toml"))
@@ -231,7 +231,12 @@ def test_move_commits_the_move_state_and_report_together(tmp_path: Path, game: P
     assert after != before
     assert git(game, "rev-parse", f"{MAIN}^").strip() == before
     assert count_commits(game) == 2
-    assert changed_files(game) == {f"moves/0001-{player}.txt", "state.json", "reports/0001.md"}
+    assert changed_files(game) == {
+        f"moves/0001-{player}.txt",
+        "state.json",
+        "board.svg",
+        "reports/0001.md",
+    }
     assert show(game, MAIN, f"moves/0001-{player}.txt") == text
     state_text = show(game, MAIN, "state.json")
     assert trailer(game, "Pamir-Move") == "1"
@@ -372,7 +377,12 @@ def test_a_crash_after_the_ref_moves_keeps_the_commit(tmp_path: Path, game: Path
     assert after != before
     assert git(game, "rev-parse", f"{MAIN}^").strip() == before
     assert trailer(game, "Pamir-Move") == "2"
-    assert changed_files(game) == {f"moves/0002-{player}.txt", "state.json", "reports/0002.md"}
+    assert changed_files(game) == {
+        f"moves/0002-{player}.txt",
+        "state.json",
+        "board.svg",
+        "reports/0002.md",
+    }
     assert "ok:" in pamir_ok("verify", game)
 
     # The next command brings the working tree in line, then plays on.

@@ -32,6 +32,7 @@ from gitgame import (
 )
 
 import engine
+from adjudicator.drawing.board import board_svg
 from adjudicator.games.moves import apply_submission
 from adjudicator.hooks import receive
 
@@ -92,7 +93,10 @@ def test_pushed_moves_from_two_clones_are_adjudicated(tmp_path: Path) -> None:
         assert tip != pushed
         assert git(bare, "rev-parse", f"{MAIN}^").strip() == pushed
         assert author(bare) == ADJUDICATOR
-        assert changed_files(bare) == {"state.json", f"reports/{number:04d}.md"}
+        # board.svg changes only when the board does (a purchase changes only the market)
+        changed = changed_files(bare) - {"board.svg"}
+        assert changed == {"state.json", f"reports/{number:04d}.md"}
+        assert show(bare, MAIN, "board.svg") == board_svg(state_json(bare)["view"])
         assert trailer(bare, "Pamir-Move") == str(number)
         assert state_json(bare)["move"] == number
         assert show(bare, MAIN, name) == show(mine, "HEAD", name)
@@ -156,7 +160,7 @@ def test_a_stale_push_is_refused(bare: Path) -> None:
     assert refs(bare) == adjudicated
 
 
-@pytest.mark.parametrize("path", ["state.json", "game.toml"])
+@pytest.mark.parametrize("path", ["state.json", "board.svg", "game.toml"])
 def test_a_push_that_edits_the_adjudicator_files_is_refused(bare: Path, path: str) -> None:
     before = refs(bare)
     player, options = decider(full_state(bare))
@@ -211,10 +215,8 @@ def test_the_bare_repository_stays_sound_after_adjudicating(bare: Path) -> None:
     write_move(mine, 1, player, options[0] + "\n")
     assert push(mine).returncode == 0
     assert state_json(bare)["move"] == 1
-    assert git(bare, "diff-tree", "--no-commit-id", "--name-only", "-r", MAIN).split() == [
-        "reports/0001.md",
-        "state.json",
-    ]
+    changed = git(bare, "diff-tree", "--no-commit-id", "--name-only", "-r", MAIN).split()
+    assert [name for name in changed if name != "board.svg"] == ["reports/0001.md", "state.json"]
     git(bare, "fsck", "--no-progress")
     git(bare, "gc", "--quiet")
     assert not (bare / "index").exists()

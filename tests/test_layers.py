@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-LAYERS = ["home", "games", "forge", "mail", "hooks", "schedule", "web", "cli"]
+LAYERS = ["home", "drawing", "games", "forge", "mail", "hooks", "schedule", "web", "cli"]
 
 
 def imported_modules(path: Path) -> list[str]:

@@ -1,4 +1,5 @@
-"""What an adjudication writes: `state.json`, reports, private sections, commit trailers.
+"""What an adjudication writes: `state.json`, `board.svg`, reports, private sections, commit
+trailers.
 
 Shared by the pipeline and by rollbacks, so that both write the same formats.
 """
@@ -14,6 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import engine
+from adjudicator.drawing.board import board_svg
 from adjudicator.games import reports
 from adjudicator.games.clockstart import clock_started
 from adjudicator.games.deadlines import (
@@ -55,6 +57,16 @@ def state_document(
     """The text of `state.json`: the public view after move `number`."""
     data = {"game": game_id, "move": number, "last": last, "view": engine.view(state)}
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+BOARD_FILE = "board.svg"
+
+
+def board_document(state: engine.State) -> str:
+    """The text of `board.svg`: the public view drawn, which each report shows by a
+    relative link (`../board.svg`). Written with `state.json` by every adjudicator commit,
+    so the board at any commit is that commit's position."""
+    return board_svg(engine.view(state))
 
 
 def sha256_text(text: str) -> str:

@@ -30,8 +30,10 @@ from adjudicator.games.moves import (
     rollback_request,
 )
 from adjudicator.games.outputs import (
+    BOARD_FILE,
     Adjudication,
     Refusal,
+    board_document,
     now,
     report_for,
     state_document,
@@ -84,6 +86,7 @@ def _adjudicated_files(
     )
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
+        BOARD_FILE: board_document(outcome.state).encode(),
         f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
     }
     if outcome.state.phase == "over":
@@ -233,6 +236,7 @@ def record_refusal(
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
+        BOARD_FILE: board_document(state).encode(),
         f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
     }
     message = f"Refuse move {move.number} by {move.player}: {reason}"
@@ -336,6 +340,7 @@ def _first_commit(
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),
             STATE_FILE: state_text.encode(),
+            BOARD_FILE: board_document(state).encode(),
             f"{REPORTS_DIR}/0000.md": report.encode(),
             "README.md": readme(game).encode(),
         }

@@ -14,8 +14,10 @@ from pathlib import Path
 
 from adjudicator.games.moves import MoveName, rollback_request
 from adjudicator.games.outputs import (
+    BOARD_FILE,
     Adjudication,
     Refusal,
+    board_document,
     now,
     report_for,
     state_document,
@@ -90,6 +92,7 @@ def _files(
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
+        BOARD_FILE: board_document(state).encode(),
         f"{REPORTS_DIR}/{number:04d}.md": report.encode(),
     }
     return files, state_text

@@ -5,6 +5,7 @@ the replay gives after the moves adjudicated by then (with the rollbacks recorde
 then); each report must be what the replay renders at the commit that adjudicated it, and
 must not have changed since. With `reveal.toml` the secret is checked against the
 commitment; before the reveal only the service holding the secret can verify.
+`board.svg`, in each commit that has one, must be the replayed position drawn.
 
 Every commit must also keep the contract of `adjudicator.games.contract`: one the
 adjudicator made (its committer) is checked against the replay; any other only adds the
@@ -37,7 +38,7 @@ from adjudicator.games.contract import (
     tree_files,
 )
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import report_for
+from adjudicator.games.outputs import BOARD_FILE, board_document, report_for
 from adjudicator.games.repo import FILE_MODE, GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
@@ -229,6 +230,13 @@ def verify(repo: GameRepo, home: Path) -> Verification:
                 f"commit {commit.hexsha[:10]} ({_text(commit.summary)}): {STATE_FILE} differs "
                 "from the "
                 f"replay after move {snap.adjudicated} in {', '.join(where)}"
+            )
+            return result
+        board = repo.read(BOARD_FILE, commit.hexsha)  # games begun before it have none
+        if board is not None and board != board_document(state):
+            result.divergence = (
+                f"commit {commit.hexsha[:10]}: {BOARD_FILE} differs from the replay's board "
+                f"after move {snap.adjudicated}"
             )
             return result
         number = _adjudicated_move(_text(commit.message))

@@ -24,8 +24,10 @@ from importlib import resources
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template
+from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
+from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, all_cards, card_face, card_text
 from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError, local_text, zone
 from adjudicator.games.gamefile import GameFileError
@@ -249,6 +251,7 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
                 int(n[:4]) for n in repo.names(REPORTS_DIR, snap.commit) if n[:4].isdigit()
             )
             html = None if text is None else report_html(text, 1)
+            view = None if text is None else _view_of_report(repo, number)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return _needs_host_page(_broken(repo, error))
     if text is None or html is None:
@@ -262,6 +265,42 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
         turn=Turn(number, entries.get(number), text, html),
         previous=earlier[-1] if earlier else None,
         following=later[0] if later else None,
+        view=view,
+    )
+
+
+def _view_of_report(repo: GameRepo, number: int) -> dict[str, Any] | None:
+    """The public view committed with a report: state.json at the commit that wrote it
+    (reports never change afterwards, so that is the first commit touching it)."""
+    commits = repo.log(f"{REPORTS_DIR}/{number:04d}.md")
+    if not commits:
+        return None
+    document = read_state(repo, commits[0].hexsha)
+    view = None if document is None else document.get("view")
+    return view if isinstance(view, dict) else None
+
+
+@bp.get("/cards")
+def cards() -> str:
+    """Every card, with a link to its page."""
+    return render_template("web/cards.html", cards=all_cards(), attribution=ATTRIBUTION)
+
+
+@bp.get("/cards/<int:number>")
+def card(number: int) -> str:
+    """One card's full text and face."""
+    text = card_text(number)
+    if text is None:
+        abort(
+            404,
+            description=f"There is no card {number}: court cards are 1 to 100, events 101 to 116.",
+        )
+    return render_template(
+        "web/card.html",
+        card=text,
+        face=Markup(card_face(number, link=None)),
+        attribution=ATTRIBUTION,
+        license_url=LICENSE_URL,
     )
 
 

@@ -14,9 +14,12 @@ from typing import Any
 
 from markupsafe import Markup
 
+from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.cards import card_face as card_face
+from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.games.safehtml import is_safe_url as is_safe_url
 from adjudicator.games.safehtml import markdown_html
-from engine.cards import BORDERS, COURT_CARDS, REGIONS, card_name
+from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGIONS, card_name
 
 
 @lru_cache(maxsize=1024)
@@ -33,6 +36,29 @@ def card_label(number: int | None) -> str:
     if number is None:
         return "—"
     return f"{number} {card_name(number)}"
+
+
+def card_link(number: int | None) -> Markup:
+    """The card's label as a link to its page (`/cards/N`)."""
+    if number is None or not (number in COURT_CARDS or number in EVENT_CARDS):
+        return Markup.escape(card_label(number))
+    return Markup('<a href="/cards/{}">{}</a>').format(number, card_label(number))
+
+
+def board_markup(view: dict[str, Any]) -> Markup:
+    """The board drawn as inline SVG. Not sanitized as Markdown is: the drawing code
+    writes every element itself and escapes every text from the view (names, cards), and
+    it uses presentation attributes only, so the CSP's ban on inline style holds."""
+    return Markup(board_svg(view))
+
+
+def market_markup(view: dict[str, Any]) -> list[list[Markup]]:
+    """The market's card faces (escaped by the drawing code), row by row."""
+    return [[Markup(face) for face in row] for row in market_faces(view)]
+
+
+def court_markup(player: dict[str, Any]) -> list[Markup]:
+    return [Markup(face) for face in court_faces(player)]
 
 
 def card_details(number: int) -> str:
@@ -69,6 +95,10 @@ def join_names(names: list[str] | None) -> str:
 
 FILTERS: dict[str, Any] = {
     "card": card_label,
+    "card_link": card_link,
+    "board": board_markup,
+    "market_faces": market_markup,
+    "court_faces": court_markup,
     "card_details": card_details,
     "counts": counts,
     "region_name": region_name,

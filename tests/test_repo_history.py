@@ -89,3 +89,14 @@ def test_a_kept_game_is_the_same_open_repository(settings: Settings) -> None:
     git(settings.games_dir / "g1", "init", "-q", "-b", "main")
     first = kept_game(settings, "g1")
     assert kept_game(settings, "g1") is first
+
+
+@pytest.mark.parametrize("path", [None, "game.toml", "state.json", "notes", "moves/0002-y.txt"])
+def test_the_commits_touching_a_file_agree_with_git_log(
+    history: tuple[GameRepo, dict[str, str]], path: str | None
+) -> None:
+    repo, c = history
+    for tip in (c["b"], c["e"]):  # a line of commits, and one through a merge
+        args = ["log", "--format=%H", tip] + (["--", path] if path else [])
+        want = git(repo.path, *args).split()
+        assert [commit.hexsha for commit in repo.touching(tip, path)] == want, (tip, path)

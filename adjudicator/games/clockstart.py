@@ -58,11 +58,11 @@ def clock_started(repo: GameRepo, commit: str | None = None) -> datetime:
     if at is None:
         raise ValueError(f"{repo.path} has no commit yet")
     found: list[datetime] = []
-    for change in repo.repo.iter_commits(at, paths=STATE_FILE):
+    for change in repo.touching(at, STATE_FILE):
         if restarts_clock(repo, change):
             found.append(_when(change))
             break
-    for change in repo.repo.iter_commits(at, paths=GAME_FILE):
+    for change in repo.touching(at, GAME_FILE):
         parents = change.parents
         table = _deadlines_table(repo, change.hexsha)
         if not parents or table != _deadlines_table(repo, parents[0].hexsha):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import configparser
 import tomllib
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from io import BytesIO
@@ -602,7 +603,35 @@ class GameRepo:
 
     def log(self, path: str | None = None) -> list[Commit]:
         """Commits of the game branch, oldest first (only those touching `path`, if given)."""
-        if self.head() is None:
+        head = self.head()
+        if head is None:
             return []
-        commits = self.repo.iter_commits(REF, paths=path) if path else self.repo.iter_commits(REF)
-        return list(reversed(list(commits)))
+        return list(reversed(list(self.touching(head, path))))
+
+    def touching(self, at: str, path: str | None = None) -> Iterator[Commit]:
+        """The commits from `at` back, newest first, that changed the file at `path` (all
+        of them without a path), as `git log -- path` lists them.
+
+        A game's history is a line (the contract refuses merges), walked here from the
+        commit and tree objects this process keeps; a history with a merge is left to git,
+        whose rules for following a path through merges this does not repeat."""
+        commit: str | None = at
+        while commit is not None:
+            parents = self.parents(commit)
+            if len(parents) > 1:
+                yield from (
+                    self.repo.iter_commits(commit, paths=path)
+                    if path
+                    else (self.repo.iter_commits(commit))
+                )
+                return
+            parent = parents[0] if parents else None
+            if path is None or self._id_at(commit, path) != (
+                self._id_at(parent, path) if parent else None
+            ):
+                yield Commit(self.repo, bytes.fromhex(commit))
+            commit = parent
+
+    def _id_at(self, commit: str, path: str) -> tuple[int, bytes] | None:
+        item = self._entry(commit, path)
+        return None if item is None else (item.mode, item.binsha)

@@ -27,6 +27,7 @@ Target: a p50 push-to-email latency under 250 ms (step 1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -126,15 +127,19 @@ class Mailbox:
             return sorted(self.arrivals[(game_id, number)])[count - 1]
 
 
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
+
+
 @contextmanager
 def mail_server(mailbox: Mailbox) -> Iterator[int]:
     try:
         from aiosmtpd.controller import Controller
     except ModuleNotFoundError:
         raise SystemExit("aiosmtpd is needed: pip install -e '.[dev]'") from None
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        port = int(probe.getsockname()[1])
+    port = free_port()
     controller = Controller(mailbox, hostname=HOST, port=port, ready_timeout=10)
     controller.start()
     try:
@@ -147,15 +152,23 @@ def mail_server(mailbox: Mailbox) -> Iterator[int]:
 
 
 class Service:
-    """`pamir serve` in a subprocess, on 127.0.0.1 and a free port."""
+    """`pamir serve` in a subprocess, on 127.0.0.1 and a free port; or, with `gunicorn`,
+    the web process of the Procfile (2 worker processes of 8 threads), as deployed."""
 
-    def __init__(self, root: Path, smtp_port: int) -> None:
+    def __init__(self, root: Path, smtp_port: int, gunicorn: bool = False) -> None:
         self.log = root / "serve.log"
         self.out = root / "serve.out"
+        self.gunicorn = gunicorn
         pamir = Path(sys.executable).parent / "pamir"
         command = [str(pamir), "serve"]
         if not pamir.exists():  # the same command without the console script
             command = [sys.executable, "-m", "adjudicator.web.serve"]
+        arguments = ["--host", HOST, "--port", "0", "--no-scheduler"]
+        if gunicorn:
+            self.port = free_port()
+            command = [str(Path(sys.executable).parent / "gunicorn"), "--bind"]
+            command += [f"{HOST}:{self.port}", "--workers", "2", "--threads", "8"]
+            arguments = ["--timeout", "120", "adjudicator.web:create_app()"]
         env = {
             **os.environ,
             "PAMIR_SMTP_HOST": HOST,
@@ -168,7 +181,7 @@ class Service:
         }
         with open(self.out, "wb") as out, open(self.log, "wb") as log:
             self.process = subprocess.Popen(
-                [*command, "--host", HOST, "--port", "0", "--no-scheduler"],
+                [*command, *arguments],
                 cwd=root,
                 env=env,
                 stdout=out,
@@ -178,6 +191,12 @@ class Service:
 
     def _address(self) -> str:
         deadline = time.monotonic() + START_TIMEOUT
+        while self.gunicorn and time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection((HOST, self.port), 1):
+                return f"http://{HOST}:{self.port}"
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
         while time.monotonic() < deadline:
             for line in self.out.read_text(encoding="utf-8", errors="replace").splitlines():
                 if line.startswith("pamir: serving "):
@@ -190,7 +209,9 @@ class Service:
 
     def cpu_seconds(self) -> tuple[float, float] | None:
         """CPU time of the service process itself, and of its finished children (git), from
-        /proc; None where there is no /proc."""
+        /proc; None where there is no /proc, or under gunicorn (the work is in workers)."""
+        if self.gunicorn:
+            return None
         try:
             fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
@@ -414,6 +435,9 @@ def main() -> int:
     parser.add_argument("--hosted-moves", type=int, default=20, help="moves of step 2")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--gunicorn", action="store_true", help="serve as the Procfile does: 2 workers, 8 threads"
+    )
     args = parser.parse_args()
     games_wanted = max(1, args.games)
     began = time.perf_counter()
@@ -447,7 +471,7 @@ def main() -> int:
 
         with mail_server(mailbox) as smtp_port:
             solo_game()
-            service = Service(root, smtp_port)
+            service = Service(root, smtp_port, gunicorn=args.gunicorn)
             try:
                 print(
                     f"pamir serve at {service.url}, SMTP at {HOST}:{smtp_port}, "

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adjudicator.cli.refusal import EXIT_DIVERGED, Refused
-from adjudicator.home.paths import home_from
+from adjudicator.home.paths import HOME_VARIABLE, home_from
 
 if TYPE_CHECKING:
     import engine
@@ -34,7 +34,7 @@ def _read(path: str) -> str:
         raise Refused(f"cannot read {path}: {error.strerror}") from None
 
 
-def _read_move(path: str) -> str:
+def _read_move(path: str, home: Path) -> str:
     """A move file's text: UTF-8 (a byte order mark is dropped), at most max_move_bytes."""
     try:
         if path == "-":
@@ -48,7 +48,7 @@ def _read_move(path: str) -> str:
     from adjudicator.games.moves import move_limit, read_submission
 
     try:
-        return read_submission(data, move_limit(_home()))
+        return read_submission(data, move_limit(home))
     except engine.MoveError as error:
         raise Refused(f"{path}: {error}") from None
 
@@ -111,7 +111,7 @@ def cmd_apply(args: argparse.Namespace) -> None:
     if args.state == "-" and args.moves == "-":
         raise Refused("STATE and MOVES cannot both be standard input")
     try:
-        state = apply_moves(state, _read_move(args.moves))
+        state = apply_moves(state, _read_move(args.moves, _home()))
     except engine.MoveError as error:
         raise Refused(str(error)) from None
     sys.stdout.write(engine.dumps(state))
@@ -169,22 +169,29 @@ def cmd_demo(args: argparse.Namespace) -> None:
         demo.run_pipeline(settings, players=args.players, seed=args.seed, wakhan=args.wakhan)
 
 
-def _mail(repo: GameRepo, results: list[Adjudication]) -> None:
+def _mail(repo: GameRepo, results: list[Adjudication], home: Path) -> None:
     """Mail the players the new reports (sent by SMTP if configured, else written to the
     outbox as .eml files); a mail problem never undoes an adjudication."""
     from adjudicator.home.settings import load_settings
     from adjudicator.mail import outgoing
 
     try:
-        outgoing.notify(load_settings(), repo, results)
+        outgoing.notify(load_settings({"home": home}), repo, results)
     except Exception as error:  # the move stands; `pamir outbox --send` retries
         print(f"the reports were not mailed: {error}", file=sys.stderr)
 
 
-def _home() -> Path:
-    """The data folder PAMIR_HOME names, as `load_settings` finds it. The commands on
-    game repositories need only the folder, so a bad setting in pamir.toml (checked by
-    the service's commands) does not stop them."""
+def _home(game_dir: str | None = None) -> Path:
+    """The service's data folder for a command on the game at `game_dir`: PAMIR_HOME when
+    it is set; else, for a game in a `games` folder whose parent holds `secrets/` (a
+    service's home, as `pamir new` lays it out), that parent, whatever the current folder;
+    else the current folder. The commands on game repositories need only the folder, so a
+    bad setting in pamir.toml (checked by the service's commands) does not stop them."""
+    if os.environ.get(HOME_VARIABLE) or game_dir is None:
+        return home_from(os.environ)
+    folder = Path(game_dir).resolve()
+    if folder.parent.name == "games" and (folder.parent.parent / "secrets").is_dir():
+        return folder.parent.parent
     return home_from(os.environ)
 
 
@@ -227,11 +234,12 @@ def cmd_new(args: argparse.Namespace) -> None:
     players = [_player_spec(p) for p in args.player]
     keys = _signing_keys(args.signing_key or [])
     secret = _read(args.seed_file).strip() if args.seed_file else None
+    home = _home(args.game_dir)
     try:
         repo = create_game(
             Path(args.game_dir),
             players,
-            home=_home(),
+            home=home,
             secret=secret,
             bare=args.bare,
             game_id=args.id,
@@ -244,7 +252,7 @@ def cmd_new(args: argparse.Namespace) -> None:
         raise Refused(str(error)) from None
     snap = snapshot(repo)
     assert snap.commit is not None
-    _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")])
+    _mail(repo, [Adjudication(0, snap.commit, repo.read("reports/0000.md") or "")], home)
     print(f"created game {snap.game.id} in {repo.path}")
     if snap.game.require_signatures:
         print("pushed moves must be signed by their player's key (docs/signing.md)")
@@ -252,19 +260,20 @@ def cmd_new(args: argparse.Namespace) -> None:
 
 def cmd_move(args: argparse.Namespace) -> None:
     repo = _repo(args.game_dir)
-    text = _read_move(args.file)
+    home = _home(args.game_dir)
+    text = _read_move(args.file, home)
     from adjudicator.games.outputs import Refusal
     from adjudicator.games.pipeline import submit
     from adjudicator.games.repo import StaleHead
     from adjudicator.games.snapshot import GameError
 
     try:
-        done = submit(repo, args.player, text, home=_home(), expected=args.expect)
+        done = submit(repo, args.player, text, home=home, expected=args.expect)
     except Refusal as refusal:
         raise Refused(str(refusal)) from None
     except (GameError, StaleHead) as error:
         raise Refused(str(error)) from None
-    _mail(repo, [done])
+    _mail(repo, [done], home)
     print(f"move {done.number} adjudicated in commit {done.commit[:10]}")
     print(done.report, end="")
 
@@ -275,12 +284,22 @@ def cmd_game_legal(args: argparse.Namespace) -> None:
     from adjudicator.games.snapshot import GameError, snapshot
 
     try:
-        state = position(snapshot(_repo(args.game_dir)), _home())
+        state = position(snapshot(_repo(args.game_dir)), _home(args.game_dir))
     except GameError as error:
         raise Refused(str(error)) from None
-    for player, action in engine.legal_actions(state):
-        if args.player is None or player.lower() == args.player.lower():
-            print(f"{player}: {engine.format_action(action)}")
+    legal = engine.legal_actions(state)
+    shown = [(p, a) for p, a in legal if args.player is None or p.lower() == args.player.lower()]
+    for player, action in shown:
+        print(f"{player}: {engine.format_action(action)}")
+    if args.player is not None and not shown:  # say why there is nothing, and who decides
+        names = [state.name(seat) for seat in range(len(state.players))]
+        if args.player.lower() not in (name.lower() for name in names):
+            raise Refused(f"no player is called {args.player!r} in this game")
+        awaited = sorted({player for player, _ in legal})
+        if state.phase == "over":
+            print("the game is over: nobody has anything to decide")
+        else:
+            print(f"{args.player} has nothing to decide now; waiting for {', '.join(awaited)}")
 
 
 def cmd_log(args: argparse.Namespace) -> None:
@@ -300,7 +319,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
     from adjudicator.games.verify import verify
 
     try:
-        result = verify(_repo(args.game_dir), _home())
+        result = verify(_repo(args.game_dir), _home(args.game_dir))
     except GameError as error:
         raise Refused(str(error)) from None
     if not result.ok:
@@ -323,7 +342,7 @@ def cmd_rollback(args: argparse.Namespace) -> None:
     from adjudicator.games.snapshot import GameError
 
     try:
-        commit = rollback(_repo(args.game_dir), args.to, args.reason, home=_home())
+        commit = rollback(_repo(args.game_dir), args.to, args.reason, home=_home(args.game_dir))
     except (RollbackRefused, GameError) as error:
         raise Refused(str(error)) from None
     print(f"rolled back to move {args.to} in commit {commit[:10]}")
@@ -336,14 +355,14 @@ def cmd_hook(args: argparse.Namespace) -> None:
 
     if args.hook_command == "install":
         try:
-            for path in receive.install(Path(args.bare_repo), _home()):
+            for path in receive.install(Path(args.bare_repo), _home(args.bare_repo)):
                 print(f"installed {path}")
         except (GameError, RepoError) as error:
             raise Refused(str(error)) from None
         return
     repo = GameRepo(Path("."))  # git runs hooks inside the bare repository
     if args.hook_command == "pre-receive":
-        status = receive.pre_receive(repo, _home(), sys.stdin, sys.stderr)
+        status = receive.pre_receive(repo, _home("."), sys.stdin, sys.stderr)
     else:
-        status = receive.post_receive(repo, _home(), sys.stderr)
+        status = receive.post_receive(repo, _home("."), sys.stderr)
     raise SystemExit(status)

@@ -25,7 +25,6 @@ from gitgame import PAMIR, isolate
 from mailserver import (
     DOMAIN,
     MAIL_FROM,
-    MailServer,
     email_of,
     mail_server,
     new_game,
@@ -33,10 +32,10 @@ from mailserver import (
     reply_to,
     settings_for,
 )
+from test_mail_in import Table as MailTable
 
-from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
-from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail import outgoing, tokens
 from adjudicator.mail.authentication import is_aligned
 from adjudicator.mail.incoming import InboundResult, handle_message
@@ -104,25 +103,10 @@ def with_headers(raw: bytes, *headers: str) -> bytes:
 
 
 @dataclass
-class Table:
-    settings: Settings
-    server: MailServer
-    repo: GameRepo
+class Table(MailTable):
+    """A game by mail (tests/test_mail_in.py), whose DNS is `zone`."""
+
     zone: Zone
-
-    def head(self) -> str:
-        head = self.repo.head()
-        assert head is not None
-        return head
-
-    def deciding(self) -> tuple[str, EmailMessage]:
-        latest: dict[str, EmailMessage] = {}
-        for message in self.server.messages:
-            if "X-Pamir-Move" in message and str(message["Subject"]).startswith("Pax Pamir"):
-                latest[str(message["X-Pamir-Player"])] = message
-        deciding = [(p, m) for p, m in latest.items() if "It is your decision." in plain(m)]
-        assert len(deciding) == 1, sorted(latest)
-        return deciding[0]
 
     def handle(self, raw: bytes) -> InboundResult:
         return handle_message(self.settings, raw, dnsfunc=self.zone)

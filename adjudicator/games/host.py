@@ -16,9 +16,9 @@ from typing import Literal
 from pydantic import ValidationError
 
 from adjudicator.games.deadlines import zone
-from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFile, dump_game_file
+from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFile, PlayerEntry, dump_game_file
 from adjudicator.games.repo import GameRepo
-from adjudicator.games.snapshot import snapshot
+from adjudicator.games.snapshot import Snapshot, snapshot
 from adjudicator.games.sshkeys import check_key_line
 from engine.errors import describe_validation
 
@@ -63,22 +63,32 @@ def change_deadlines(
     return made, table
 
 
-def change_email(repo: GameRepo, player: str, email: str, when: datetime | None = None) -> str:
-    """Commit a player's new address (mail goes there from the next message on)."""
+def _player_at_tip(repo: GameRepo, player: str) -> tuple[Snapshot, PlayerEntry]:
+    """The game at its tip, and the entry game.toml has for `player`."""
     repo.sync_worktree()
     snap = snapshot(repo)
     try:
-        entry = snap.game.player(player)
+        return snap, snap.game.player(player)
     except KeyError:
         raise HostRefused(f"no player is called {player!r}") from None
+
+
+def _players_with(
+    game: GameFile, entry: PlayerEntry, changed: PlayerEntry
+) -> tuple[PlayerEntry, ...]:
+    return tuple(changed if p is entry else p for p in game.players)
+
+
+def change_email(repo: GameRepo, player: str, email: str, when: datetime | None = None) -> str:
+    """Commit a player's new address (mail goes there from the next message on)."""
+    snap, entry = _player_at_tip(repo, player)
     try:
         changed = entry.model_validate(entry.model_dump() | {"email": email})
     except ValidationError as error:
         raise HostRefused(f"bad address: {describe_validation(error)}") from None
     if changed == entry:
         raise HostRefused(f"nothing to change: {entry.name}'s address is already {email}")
-    players = tuple(changed if p is entry else p for p in snap.game.players)
-    game = snap.game.model_copy(update={"players": players})
+    game = snap.game.model_copy(update={"players": _players_with(snap.game, entry, changed)})
     return _commit(repo, snap.commit, game, f"Address of {entry.name}: {email}", when)
 
 
@@ -87,12 +97,7 @@ def change_signing_key(
 ) -> str:
     """Commit a player's new SSH signing key (None removes it): their pushed commits are
     checked against it from the next push on (docs/signing.md)."""
-    repo.sync_worktree()
-    snap = snapshot(repo)
-    try:
-        entry = snap.game.player(player)
-    except KeyError:
-        raise HostRefused(f"no player is called {player!r}") from None
+    snap, entry = _player_at_tip(repo, player)
     try:
         line = None if key is None else check_key_line(key)
     except ValueError as error:
@@ -100,8 +105,7 @@ def change_signing_key(
     if line == entry.signing_key:
         raise HostRefused(f"nothing to change: {entry.name}'s signing key is already so")
     changed = entry.model_copy(update={"signing_key": line})
-    players = tuple(changed if p is entry else p for p in snap.game.players)
-    game = _validated(snap.game, {"players": players})
+    game = _validated(snap.game, {"players": _players_with(snap.game, entry, changed)})
     said = "removed" if line is None else line.split()[0]
     return _commit(repo, snap.commit, game, f"Signing key of {entry.name}: {said}", when)
 

@@ -42,9 +42,10 @@ def play_options(state: State, seat: int) -> list[Action]:
 def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:
     """Why `action` (a play) is refused now, or None when this rule allows it."""
     if not card_actions.has_core_actions_left(state):
-        return card_actions.NO_ACTIONS_LEFT
+        return card_actions.no_actions_left(state, seat)
     if action.args and action.args[0] not in state.players[seat].hand:
-        return Refusal("not-in-hand", f"card {action.args[0]} is not in your hand", "Play, p. 11")
+        where = f"{state.name(seat)}'s hand"
+        return Refusal("not-in-hand", f"card {action.args[0]} is not in {where}", "Play, p. 11")
     return None
 
 

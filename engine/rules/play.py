@@ -162,7 +162,7 @@ class BribeDecision(BribeStep[BribeFrame]):
         wanted = words.describe_action(state, bribed_action(frame))
         return (
             f"{payer} wants to {wanted}: {ruler_name} may demand a bribe of up to "
-            f"{words.count(frame['amount'], 'rupee')} (`demand N`, 0 waives it)"
+            f"{words.count(frame['amount'], 'rupee')} (`demand N`, `demand 0` waives it)"
         )
 
 

@@ -20,6 +20,7 @@ from engine.errors import (
 from engine.game import apply, default_action, legal_actions, pending
 from engine.notation import parse_action, parse_line, read_action
 from engine.rules.setup import new_game
+from engine.rules.words import describe_action
 from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
 from engine.view import view
@@ -37,6 +38,7 @@ __all__ = [
     "__version__",
     "apply",
     "default_action",
+    "describe_action",
     "dumps",
     "format_action",
     "from_dict",

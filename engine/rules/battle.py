@@ -23,7 +23,7 @@ from engine.cards import (
     as_region,
 )
 from engine.frames import BattleFrame, SafeHouseFrame
-from engine.rules import card_actions, court, pieces
+from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
@@ -171,7 +171,11 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
         state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
 
     def prompt(self, state: State, frame: SafeHouseFrame) -> str:
-        return "Safe House: move your removed spy onto a Safe House card (spy CARD), or decline"
+        who, card = state.name(frame["player"]), words.card(frame["lost_from"])
+        return (
+            f"{who}'s spy was removed from {card}: {who} may save it onto a Safe House card "
+            "(`spy CARD`) or let it go (`decline`)"
+        )
 
 
 @decision
@@ -191,4 +195,11 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
         remove(state, seat, frame["site"], action)
 
     def prompt(self, state: State, frame: BattleFrame) -> str:
-        return f"remove up to {frame['remaining']} more enemy piece(s), or done"
+        who, pieces_left = (
+            state.name(frame["player"]),
+            words.count(frame["remaining"], "piece", more=True),
+        )
+        return (
+            f"{who} battles {words.site(frame['site'])} with {words.card(frame['card'])}: "
+            f"up to {pieces_left} to remove (`remove ...`), or stop (`done`)"
+        )

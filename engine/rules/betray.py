@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS
 from engine.frames import PrizeFrame
-from engine.rules import card_actions, court
+from engine.rules import card_actions, court, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
@@ -83,5 +83,11 @@ class PrizeDecision(Decision[PrizeFrame]):
         return Action("decline")
 
     def prompt(self, state: State, frame: PrizeFrame) -> str:
-        card = COURT_CARDS[frame["card"]]
-        return f"take {card.name} as {article(str(card.prize))} prize (accept) or not (decline)"
+        who, prize = (
+            state.name(frame["player"]),
+            words.coalition(str(COURT_CARDS[frame["card"]].prize)),
+        )
+        return (
+            f"{who} may take the betrayed {words.card(frame['card'])} as {article(prize)} "
+            "prize (`accept`) or not (`decline`)"
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
-from engine.rules import card_actions, limits
+from engine.rules import card_actions, limits, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import DONE, Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
@@ -92,8 +92,9 @@ class BuildDecision(RepeatedDecision[BuildFrame]):
             price = "two for every 2 rupees (Nation Building)"
         else:
             price = "two for every 2 rupees (Nation Building; the next one is already paid for)"
-        choices = "army REGION, road BORDER, or done"
-        return f"place up to {frame['remaining']} more block(s) {price}: {choices}"
+        who, blocks = state.name(seat), words.count(frame["remaining"], "block", more=True)
+        choices = "(`army REGION`, `road BORDER`), or stop (`done`)"
+        return f"{who} builds with {words.card(frame['card'])}: up to {blocks} {price} {choices}"
 
 
 @decision
@@ -117,4 +118,8 @@ class InfrastructureDecision(Decision[InfrastructureFrame]):
         return DONE
 
     def prompt(self, state: State, frame: InfrastructureFrame) -> str:
-        return "Infrastructure: place one free block (army REGION or road BORDER), or done"
+        who = state.name(frame["player"])
+        return (
+            f"{who} may place one free block with Infrastructure (`army REGION`, "
+            "`road BORDER`), or none (`done`)"
+        )

@@ -25,9 +25,14 @@ ALWAYS_FAVORED = {"savvy_operator", "irregulars"}
 ACTIONS_PER_TURN = 2
 
 
-NO_ACTIONS_LEFT = Refusal(
-    "no-actions-left", "you have used both actions this turn", "Sequence of Play, p. 9"
-)
+def no_actions_left(state: State, seat: int) -> Refusal:
+    """The refusal of a purchase or play once both actions of the turn are used. Refusals
+    reach the public report of a refused move, so they name the player."""
+    return Refusal(
+        "no-actions-left",
+        f"{state.name(seat)} has used both actions this turn",
+        "Sequence of Play, p. 9",
+    )
 
 
 def has_core_actions_left(state: State) -> bool:

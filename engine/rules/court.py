@@ -16,7 +16,7 @@ from typing import Literal
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
-from engine.rules import pieces
+from engine.rules import pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.state import State
 
@@ -131,6 +131,14 @@ def discard_choices(state: State, seat: int, place: str) -> list[int]:
     return player.hand + player.court
 
 
+# Why a discard is asked, as the end of a sentence.
+DISCARD_REASONS = {
+    "court limit": "to keep within the court limit",
+    "hand limit": "to keep within the hand limit",
+    "leverage": "to repay leverage",
+}
+
+
 @decision
 class DiscardDecision(Decision[DiscardFrame]):
     """A player discards cards one at a time (court or hand limits, leverage, events)."""
@@ -168,4 +176,6 @@ class DiscardDecision(Decision[DiscardFrame]):
 
     def prompt(self, state: State, frame: DiscardFrame) -> str:
         where = {"hand": "hand", "court": "court", "any": "hand or court"}[frame["place"]]
-        return f"discard {frame['count']} card(s) from {where} ({frame['reason']})"
+        who, cards = state.name(frame["player"]), words.count(frame["count"], "card")
+        why = DISCARD_REASONS.get(frame["reason"], frame["reason"])
+        return f"{who} discards {cards} from {where} {why} (`discard CARD`)"

@@ -9,6 +9,7 @@ that an effect changes ask `loyalty.has_effect`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from engine.actions import Action
 from engine.cards import (
@@ -23,7 +24,7 @@ from engine.cards import (
     as_suit,
 )
 from engine.frames import ChooseFrame, DiscardEachFrame, Effect
-from engine.rules import court, dominance, market, pieces
+from engine.rules import court, dominance, market, pieces, words
 from engine.rules.flow import BaseDecision, Decision, decision, push
 from engine.state import State
 
@@ -159,6 +160,21 @@ CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
 }
 
 
+# What each event's purchaser chooses, in words and in the notation's form.
+CHOICE_WORDS: dict[EffectId, tuple[str, str]] = {
+    "rumor": ("a player", "PLAYER"),
+    "other_persuasive_methods": ("a player to swap hands with", "PLAYER"),
+    "pashtunwali_values": ("a suit to favor", "SUIT"),
+    "rebuke": ("a region", "REGION"),
+}
+
+
+def event_half(card: int, half: Literal["if_discarded", "if_purchased"]) -> str:
+    """'Rumor (108)': the half of an event card at work, with the card's number."""
+    title = getattr(EVENT_CARDS[card], half).title or EVENT_CARDS[card].name
+    return f"{title} ({card})"
+
+
 @decision
 class ChooseDecision(Decision[ChooseFrame]):
     """The purchaser of an event picks a player, a region or a suit."""
@@ -189,7 +205,9 @@ class ChooseDecision(Decision[ChooseFrame]):
             clear_region(state, as_region(choice))
 
     def prompt(self, state: State, frame: ChooseFrame) -> str:
-        return f"choose for {EVENT_CARDS[frame['card']].name}"
+        what, form = CHOICE_WORDS[frame["effect"]]
+        who, event = state.name(frame["player"]), event_half(frame["card"], "if_purchased")
+        return f"{who} chooses {what} for {event} (`choose {form}`)"
 
 
 @decision
@@ -217,4 +235,13 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
         return Action("discard", (state.players[seat].hand[-1],))
 
     def prompt(self, state: State, frame: DiscardEachFrame) -> str:
-        return f"each of these players discards one card from hand ({frame['reason']})"
+        who = words.listing([state.name(s) for s in self.deciders(state, frame)])
+        event = next(
+            (
+                event_half(n, "if_discarded")
+                for n, e in EVENT_CARDS.items()
+                if e.if_discarded.title == frame["reason"]
+            ),
+            frame["reason"],
+        )
+        return f"{who} each discard a card from hand for {event} (`discard CARD`)"

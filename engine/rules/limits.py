@@ -12,7 +12,7 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.cards import COURT_CARDS, Coalition, as_region
 from engine.frames import TakeFrame
-from engine.rules import court, pieces
+from engine.rules import court, pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.rules.words import article
 from engine.state import GIFT_COSTS, State
@@ -158,5 +158,11 @@ class TakeDecision(Decision[TakeFrame]):
             _put_cylinder(state, seat, frame["piece"], frame["location"])
 
     def prompt(self, state: State, frame: TakeFrame) -> str:
-        piece = article(frame["piece"])
-        return f"take a piece from the board to place as {piece} at {frame['location']}"
+        who, piece, location = state.name(frame["player"]), frame["piece"], frame["location"]
+        where = words.piece_at(piece, location).removeprefix(f"the {piece} ")
+        coalition = frame["coalition"]
+        missing = "cylinder" if coalition is None else f"{words.coalition(coalition)} {piece}"
+        return (
+            f"{who} has no {missing} left in supply to place {article(piece)} {where}: "
+            f"{who} takes one from the board instead (`take PIECE LOCATION`)"
+        )

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
-from engine.rules import card_actions, court, pieces
+from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
@@ -151,8 +151,10 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
             )
 
     def prompt(self, state: State, frame: MoveFrame) -> str:
+        seat = frame["player"]
+        moves = words.count(frame["remaining"], "move", more=True)
+        tribes = ", `march tribe FROM TO`" if has_effect(state, "nationalism", seat) else ""
         return (
-            f"make up to {frame['remaining']} more move(s): "
-            "march army FROM TO, march spy FROM TO (march tribe FROM TO under Nationalism), "
-            "or done"
+            f"{state.name(seat)} moves with {words.card(frame['card'])}: up to {moves} "
+            f"(`march army FROM TO`, `march spy FROM TO`{tribes}), or stop (`done`)"
         )

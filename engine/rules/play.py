@@ -16,7 +16,7 @@ from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
 from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
-from engine.rules import card_actions, card_based, limits, loyalty
+from engine.rules import card_actions, card_based, limits, loyalty, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
@@ -42,9 +42,10 @@ def play_options(state: State, seat: int) -> list[Action]:
 def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:
     """Why `action` (a play) is refused now, or None when this rule allows it."""
     if not card_actions.has_core_actions_left(state):
-        return card_actions.NO_ACTIONS_LEFT
+        return card_actions.no_actions_left(state, seat)
     if action.args and action.args[0] not in state.players[seat].hand:
-        return Refusal("not-in-hand", f"card {action.args[0]} is not in your hand", "Play, p. 11")
+        where = f"{state.name(seat)}'s hand"
+        return Refusal("not-in-hand", f"card {action.args[0]} is not in {where}", "Play, p. 11")
     return None
 
 
@@ -157,9 +158,11 @@ class BribeDecision(BribeStep[BribeFrame]):
         return seat, Action("demand", (min(most, frame["amount"]),))
 
     def prompt(self, state: State, frame: BribeFrame) -> str:
+        payer, ruler_name = state.name(frame["payer"]), state.name(frame["player"])
+        wanted = words.describe_action(state, bribed_action(frame))
         return (
-            f"{state.name(frame['payer'])} wants to {bribed_action(frame)}: "
-            f"demand a bribe of 0 to {frame['amount']}"
+            f"{payer} wants to {wanted}: {ruler_name} may demand a bribe of up to "
+            f"{words.count(frame['amount'], 'rupee')} (`demand N`, `demand 0` waives it)"
         )
 
 
@@ -195,9 +198,11 @@ class PayDecision(BribeStep[PayFrame]):
         return seat, Action("pay" if frame["demand"] <= most else "refuse")
 
     def prompt(self, state: State, frame: PayFrame) -> str:
+        payer, ruler_name = state.name(frame["player"]), state.name(frame["ruler"])
+        wanted = words.describe_action(state, bribed_action(frame))
         return (
-            f"{state.name(frame['ruler'])} demands {frame['demand']} rupee(s) "
-            f"to let you {bribed_action(frame)}: pay or refuse"
+            f"{ruler_name} demands {words.count(frame['demand'], 'rupee')} before {payer} may "
+            f"{wanted}: {payer} pays or refuses (`pay`, `refuse`)"
         )
 
 
@@ -295,7 +300,8 @@ class RoadDecision(Decision[RoadFrame]):
         limits.place_block(state, seat, "road", border)
 
     def prompt(self, state: State, frame: RoadFrame) -> str:
-        return f"choose a border of {frame['region']} for a road"
+        who, where = state.name(frame["player"]), words.region(frame["region"])
+        return f"{who} places a road on a border of {where} (`road BORDER`)"
 
 
 @decision
@@ -313,4 +319,5 @@ class SpyDecision(Decision[SpyFrame]):
         limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
     def prompt(self, state: State, frame: SpyFrame) -> str:
-        return f"choose a {frame['region']} court card for a spy"
+        who, where = state.name(frame["player"]), words.region(frame["region"])
+        return f"{who} places a spy on a {where} court card (`spy CARD`)"

@@ -16,6 +16,7 @@ from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.errors import Refusal
 from engine.rules import card_actions, events, market
 from engine.rules.abilities import abilities
+from engine.rules.words import count
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 SECTION = "Purchase, p. 10"
@@ -76,7 +77,7 @@ def purchase_options(state: State, seat: int) -> list[Action]:
 def why_not_purchase(state: State, seat: int, action: Action) -> Refusal | None:
     """Why `action` (a purchase) is refused now, or None when this rule allows it."""
     if not card_actions.has_core_actions_left(state):
-        return card_actions.NO_ACTIONS_LEFT
+        return card_actions.no_actions_left(state, seat)
     card = int(action.args[0])
     why = _why_not_buy(state, seat, card)
     if why is None:
@@ -95,10 +96,14 @@ def _why_not_buy(state: State, seat: int, card: int) -> tuple[str, str] | None:
             "Public Withdrawal can never be purchased while it is in the market",
         )
     if card in state.paid_cards:
-        return "paid-this-turn", "you placed a rupee on that card this turn"
+        return "paid-this-turn", f"{state.name(seat)} placed a rupee on that card this turn"
     cost = purchase_cost(state, seat, where[1], card)
-    if cost > state.players[seat].rupees:
-        return "cannot-afford", f"it costs {cost} rupees and you have {state.players[seat].rupees}"
+    player = state.players[seat]
+    if cost > player.rupees:
+        return (
+            "cannot-afford",
+            f"it costs {count(cost, 'rupee')} and {player.name} has {player.rupees}",
+        )
     return None
 
 

@@ -245,7 +245,8 @@ class LoyaltyDecision(Decision[LoyaltyFrame]):
         state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
 
     def prompt(self, state: State, frame: LoyaltyFrame) -> str:
-        return "choose a starting loyalty"
+        who = state.name(frame["player"])
+        return f"{who} chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)"
 
 
 @procedure("start")

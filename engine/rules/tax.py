@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
-from engine.rules import card_actions
+from engine.rules import card_actions, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.ruling import ruler
@@ -97,4 +97,11 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             state.note(f"{state.name(seat)} took a rupee from {source}")
 
     def prompt(self, state: State, frame: TaxFrame) -> str:
-        return f"take up to {frame['remaining']} more rupee(s): collect CARD or PLAYER, or done"
+        who, rupees = (
+            state.name(frame["player"]),
+            words.count(frame["remaining"], "rupee", more=True),
+        )
+        return (
+            f"{who} taxes with {words.card(frame['card'])}: up to {rupees} from market "
+            "cards or players (`collect CARD`, `collect PLAYER`), or stop (`done`)"
+        )

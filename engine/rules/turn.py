@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine.actions import PASS, Action, Arg
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
-from engine.rules import card_actions, limits, play, purchase
+from engine.rules import card_actions, limits, play, purchase, words
 from engine.rules.abilities import has_ability
 from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
 from engine.rules.card_based import CARD_ACTIONS, KINDS_OF, perform
@@ -94,6 +94,13 @@ BLACKMAIL: dict[AbilityId, RegionId] = {
     "blackmail_kandahar": "kandahar",
     "blackmail_herat": "herat",
 }
+# The card that carries each region's Blackmail, to name it in the prompt.
+BLACKMAILERS: dict[RegionId, int] = {
+    region: card
+    for card, info in COURT_CARDS.items()
+    for ability, region in BLACKMAIL.items()
+    if info.ability is not None and info.ability.id == ability
+}
 
 
 @decision
@@ -123,7 +130,11 @@ class BlackmailDecision(Decision[BlackmailFrame]):
         return DONE
 
     def prompt(self, state: State, frame: BlackmailFrame) -> str:
-        return f"Blackmail: place a spy on a {frame['region']} court card with no spies, or done"
+        who, where = state.name(frame["player"]), words.region(frame["region"])
+        return (
+            f"{who} may blackmail with {words.card(BLACKMAILERS[frame['region']])}: a spy on "
+            f"a {where} court card with no spies (`spy CARD`), or none (`done`)"
+        )
 
 
 @decision
@@ -164,6 +175,9 @@ class TurnDecision(Decision[TurnFrame]):
             return frame["player"], PASS
         return None
 
-    def prompt(self, state: State, frame: Frame) -> str:
+    def prompt(self, state: State, frame: TurnFrame) -> str:
         left = max(0, ACTIONS_PER_TURN - state.actions_used)
-        return f"take an action ({left} of {ACTIONS_PER_TURN} left) or pass"
+        who = state.name(frame["player"])
+        if not left:
+            return f"{who} has used both actions and may take a bonus action or pass"
+        return f"{who} takes an action ({left} of {ACTIONS_PER_TURN} left) or passes"

@@ -151,19 +151,38 @@ def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
     except KeyError:
         raise NotationError("unknown-player", f"no player is called {author!r}") from None
     outcome = Outcome(state)
+    raised: tuple[int, str] | None = None  # the line that left its author a follow-up
     for number, line in enumerate(text.splitlines(), start=1):
         try:
+            before = len(outcome.actions)
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:
             error.line = number
             own_alternatives(error, state.name(seat))
+            if raised is not None and error.code == "wrong-decision":
+                # A reply is read line by line: say which line asked the question first.
+                error.message += (
+                    f" (line {raised[0]}, `{raised[1]}`, asked this first: answer it on the "
+                    "next line, then go on)"
+                )
             raise
+        if len(outcome.actions) > before:
+            raised = (number, outcome.actions[-1]) if _follow_up(outcome.state, seat) else None
     if not outcome.actions:
         raise NotationError("empty", "the move file holds no action")
     return outcome
 
 
 NOTE = "# note:"
+
+
+def _follow_up(state: engine.State, seat: int) -> bool:
+    """Whether `seat` must now answer a question an action of theirs raised (where to put
+    a spy, which piece to take...), rather than go on with the turn's actions."""
+    decision = engine.pending(state)
+    return (
+        decision is not None and decision.kind not in ("turn", "loyalty") and seat in decision.seats
+    )
 
 
 def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:

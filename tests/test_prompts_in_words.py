@@ -80,18 +80,19 @@ EXPECTED = {
     "one from the board instead (`take PIECE LOCATION`)",
     "blackmail": "alice may blackmail with Giljee Nobles (43): a spy on a Kandahar court card "
     "with no spies (`spy CARD`), or none (`done`)",
-    "tax": "alice taxes with Money Lenders (14): up to 2 more rupees from market cards or "
-    "players (`collect CARD`, `collect PLAYER`), or stop (`done`)",
+    # Before the first step `done` is not legal (flow.RepeatedDecision): not offered.
+    "tax": "alice taxes with Money Lenders (14): up to 2 rupees from market cards or "
+    "players (`collect CARD`, `collect PLAYER`)",
     "move": "alice moves with Claude Wade (72): up to 1 more move (`march army FROM TO`, "
     "`march spy FROM TO`), or stop (`done`)",
-    "battle": "alice battles in Kandahar with Giljee Nobles (43): up to 1 more piece to remove "
-    "(`remove ...`), or stop (`done`)",
+    "battle": "alice battles in Kandahar with Giljee Nobles (43): up to 1 piece to remove "
+    "(`remove ...`)",
     "safe_house": "bob's spy was removed from Giljee Nobles (43): bob may save it onto a Safe "
     "House card (`spy CARD`) or let it go (`decline`)",
     "prize": "alice may take the betrayed Giljee Nobles (43) as an Afghan prize (`accept`) or "
     "not (`decline`)",
-    "build": "alice builds with Anarkali Bazaar (28): up to 3 more blocks at 2 rupees each "
-    "(`army REGION`, `road BORDER`), or stop (`done`)",
+    "build": "alice builds with Anarkali Bazaar (28): up to 3 blocks at 2 rupees each "
+    "(`army REGION`, `road BORDER`)",
     "infrastructure": "alice may place one free block with Infrastructure (`army REGION`, "
     "`road BORDER`), or none (`done`)",
     "discard": "alice discards 2 cards from hand or court to repay leverage (`discard CARD`)",
@@ -141,10 +142,10 @@ def test_the_bribe_for_a_gift_reads_as_a_sentence(start: Start) -> None:
         (PayFrame(kind="pay", player=2, ruler=3, demand=2, action=["tax", 14]), "2 rupees "),
         (TaxFrame(kind="tax", player=0, card=14, remaining=1, taken=1), "1 more rupee "),
         (BuildFrame(kind="build", player=0, card=28, remaining=1, taken=2), "1 more block "),
-        (MoveFrame(kind="move", player=0, card=72, remaining=2, taken=0), "2 more moves "),
+        (MoveFrame(kind="move", player=0, card=72, remaining=2, taken=0), "2 moves "),
         (
             BattleFrame(kind="battle", player=0, card=43, site=7, remaining=2, taken=0),
-            "2 more pieces ",
+            "2 pieces ",
         ),
         (
             DiscardFrame(kind="discard", player=0, place="hand", count=1, reason="hand limit"),
@@ -256,3 +257,14 @@ def test_the_public_report_of_a_random_game_never_says_you() -> None:
         if view["pending"] is not None:
             report = report.replace(f"({view['pending']['section']})", "")
         assert not YOU.search(report), report
+
+
+@pytest.mark.parametrize("kind", ["tax", "move", "battle", "build"])
+def test_done_is_offered_only_once_a_step_was_taken(start: Start, kind: str) -> None:
+    # The prompt offers what is legal now: `done` stops a repeated action after a step.
+    state = four_players(start)
+    for taken in (0, 1):
+        frame = {**FRAMES[kind], "taken": taken}
+        said = prompt_of(state, frame)  # type: ignore[arg-type]
+        assert ("`done`" in said) is bool(taken), said
+        assert ("more" in said.split(":")[1]) is bool(taken), said

@@ -197,9 +197,9 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
     def prompt(self, state: State, frame: BattleFrame) -> str:
         who, pieces_left = (
             state.name(frame["player"]),
-            words.count(frame["remaining"], "piece", more=True),
+            words.count(frame["remaining"], "piece", more=bool(frame["taken"])),
         )
         return (
             f"{who} battles {words.site(frame['site'])} with {words.card(frame['card'])}: "
-            f"up to {pieces_left} to remove (`remove ...`), or stop (`done`)"
+            f"up to {pieces_left} to remove (`remove ...`){words.or_stop(frame['taken'])}"
         )

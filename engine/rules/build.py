@@ -92,8 +92,9 @@ class BuildDecision(RepeatedDecision[BuildFrame]):
             price = "two for every 2 rupees (Nation Building)"
         else:
             price = "two for every 2 rupees (Nation Building; the next one is already paid for)"
-        who, blocks = state.name(seat), words.count(frame["remaining"], "block", more=True)
-        choices = "(`army REGION`, `road BORDER`), or stop (`done`)"
+        taken = frame["taken"]
+        who, blocks = state.name(seat), words.count(frame["remaining"], "block", more=bool(taken))
+        choices = f"(`army REGION`, `road BORDER`){words.or_stop(taken)}"
         return f"{who} builds with {words.card(frame['card'])}: up to {blocks} {price} {choices}"
 
 

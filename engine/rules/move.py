@@ -152,9 +152,9 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
 
     def prompt(self, state: State, frame: MoveFrame) -> str:
         seat = frame["player"]
-        moves = words.count(frame["remaining"], "move", more=True)
+        moves = words.count(frame["remaining"], "move", more=bool(frame["taken"]))
         tribes = ", `march tribe FROM TO`" if has_effect(state, "nationalism", seat) else ""
         return (
             f"{state.name(seat)} moves with {words.card(frame['card'])}: up to {moves} "
-            f"(`march army FROM TO`, `march spy FROM TO`{tribes}), or stop (`done`)"
+            f"(`march army FROM TO`, `march spy FROM TO`{tribes}){words.or_stop(frame['taken'])}"
         )

@@ -99,9 +99,9 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
     def prompt(self, state: State, frame: TaxFrame) -> str:
         who, rupees = (
             state.name(frame["player"]),
-            words.count(frame["remaining"], "rupee", more=True),
+            words.count(frame["remaining"], "rupee", more=bool(frame["taken"])),
         )
         return (
             f"{who} taxes with {words.card(frame['card'])}: up to {rupees} from market "
-            "cards or players (`collect CARD`, `collect PLAYER`), or stop (`done`)"
+            f"cards or players (`collect CARD`, `collect PLAYER`){words.or_stop(frame['taken'])}"
         )

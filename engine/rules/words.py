@@ -34,6 +34,12 @@ def count(number: int, word: str, more: bool = False) -> str:
     return f"{number} {'more ' if more else ''}{word if number == 1 else plural(word)}"
 
 
+def or_stop(taken: int) -> str:
+    """', or stop (`done`)' once a step of a repeated action was taken: before the first
+    step `done` is not legal, so a prompt must not offer it."""
+    return ", or stop (`done`)" if taken else ""
+
+
 def card(number: Arg) -> str:
     """'Money Lenders (14)': a card by its name, with its number to find it by."""
     return f"{card_name(int(number))} ({int(number)})"

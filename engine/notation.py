@@ -189,7 +189,7 @@ def _with_card_and_price(verb: str, args: list[str]) -> list[Action]:
 
 
 def _with_two_cards(verb: str, args: list[str]) -> list[Action]:
-    return [Action(verb, pair) for pair in _card_pairs(args)]
+    return [Action(verb, pair) for pair in _card_pairs(args, f"give two cards, e.g. {verb} 12 34")]
 
 
 def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
@@ -197,7 +197,11 @@ def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
     if args and args[-1].lower() in REGION_IDS:
         site = args[-1].lower()
         return [Action(verb, (card, site)) for card in find_cards(args[:-1])]
-    return _with_two_cards(verb, args)
+    refusal = (
+        f"give a card and where it {verb}s: a region or a court card, e.g. {verb} 43 "
+        f"kandahar or {verb} 33 71"
+    )
+    return [Action(verb, pair) for pair in _card_pairs(args, refusal)]
 
 
 # How the words after a card-based action's verb are read, by the shape of its arguments.
@@ -218,8 +222,9 @@ def _looks_like_player(word: str) -> bool:
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", word))
 
 
-def _card_pairs(args: list[str]) -> list[tuple[Arg, Arg]]:
-    """Two cards in a row: every way of splitting the words into two card names."""
+def _card_pairs(args: list[str], refusal: str) -> list[tuple[Arg, Arg]]:
+    """Two cards in a row: every way of splitting the words into two card names; when there
+    are none, `refusal` says what the verb at hand takes."""
     pairs: list[tuple[Arg, Arg]] = []
     for cut in range(1, len(args)):
         try:
@@ -228,7 +233,7 @@ def _card_pairs(args: list[str]) -> list[tuple[Arg, Arg]]:
             continue
         pairs += [(a, b) for a in firsts for b in seconds]
     if not pairs:
-        raise NotationError("bad-arguments", "give two cards, e.g. betray 12 34")
+        raise NotationError("bad-arguments", refusal)
     return pairs
 
 
@@ -243,7 +248,8 @@ def _march(args: list[str]) -> list[Action]:
         _expect(f"march {piece}", args[1:], 2)
         origin = _one_of(args[1], REGION_IDS, "region")
         return [Action("march", (piece, origin, _one_of(args[2], REGION_IDS, "region")))]
-    return [Action("march", ("spy", a, b)) for a, b in _card_pairs(args[1:])]
+    pairs = _card_pairs(args[1:], "give two cards, from one to the next: march spy 12 34")
+    return [Action("march", ("spy", a, b)) for a, b in pairs]
 
 
 def _removal(args: list[str]) -> Action:

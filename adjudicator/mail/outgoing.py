@@ -299,15 +299,30 @@ def private_section(settings: Settings, game_id: str, number: int, player: str) 
     return None if best is None else best[1].read_text(encoding="utf-8")
 
 
-def _waiting_for(repo: GameRepo, commit: str) -> list[str]:
+def _waiting_for(repo: GameRepo, commit: str) -> tuple[list[str], bool]:
+    """Who must decide after `commit` (lower case), and whether the game is over."""
     text = repo.read(STATE_FILE, commit)
     if not text:
-        return []
-    pending = json.loads(text).get("view", {}).get("pending")
-    return [str(p).lower() for p in (pending or {}).get("players", [])]
+        return [], False
+    view = json.loads(text).get("view", {})
+    pending = view.get("pending")
+    return [str(p).lower() for p in (pending or {}).get("players", [])], view.get("phase") == "over"
 
 
-def how_to_reply(settings: Settings, game_id: str, player: str, decides: bool) -> str:
+GAME_OVER = (
+    "## The game is over\n\n"
+    "Nothing is left to decide, and no move or rollback can be made any more. The report "
+    "above gives the final standings; thank you for playing.\n"
+)
+
+
+def how_to_reply(
+    settings: Settings, game_id: str, player: str, decides: bool, over: bool = False
+) -> str:
+    """How to answer this message; once the game is over, that nothing can be answered
+    (it invites neither a move nor a rollback)."""
+    if over:
+        return GAME_OVER
     address = tokens.reply_address(settings, game_id, player.lower())
     if decides:
         first = (
@@ -331,7 +346,12 @@ def how_to_reply(settings: Settings, game_id: str, player: str, decides: bool) -
 
 
 def player_message(
-    settings: Settings, game: GameFile, result: Adjudication, player: str, decides: bool
+    settings: Settings,
+    game: GameFile,
+    result: Adjudication,
+    player: str,
+    decides: bool,
+    over: bool = False,
 ) -> list[str]:
     """The parts of a player's message: the report (the same for all), the player's own
     private section (no one else's), how to reply."""
@@ -339,7 +359,7 @@ def player_message(
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
-    parts.append(how_to_reply(settings, game.id, player, decides).rstrip("\n"))
+    parts.append(how_to_reply(settings, game.id, player, decides, over).rstrip("\n"))
     return parts
 
 
@@ -361,7 +381,7 @@ def notify(
     written: list[Path] = []
     for result in results:
         game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
-        waiting = _waiting_for(repo, result.commit)
+        waiting, over = _waiting_for(repo, result.commit)
         report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
         with _threads(settings, game.id) as threads:
             for entry in game.players:
@@ -375,7 +395,7 @@ def notify(
                 thread = threads.get(key, {})
                 root = thread.get("root", own)
                 report, *own_parts = player_message(
-                    settings, game, result, entry.name, key in waiting
+                    settings, game, result, entry.name, key in waiting, over
                 )
                 # Markdown blocks render alone: the shared report's HTML is reused as is.
                 html = "\n".join(
@@ -503,8 +523,13 @@ def notify_refusal(
         refusal,
         "Your move as it was read from your message (line numbers as counted above):",
         "```text\n" + _numbered(_quotable(submitted_text)) + "\n```",
-        "Reply to this message with the corrected move: your actions, one a line.",
     ]
+    _, over = _waiting_for(repo, snap.commit) if snap.commit else ([], False)
+    parts.append(
+        "The game is over: no move can be made any more."
+        if over
+        else "Reply to this message with the corrected move: your actions, one a line."
+    )
     section = private_section(settings, snap.game.id, snap.adjudicated, entry.name)
     if section:
         parts.append(section.rstrip("\n"))

@@ -299,7 +299,7 @@ def game(game_id: str) -> str | tuple[str, int]:
 @bp.get("/help")
 def help_page() -> str:
     """How to write a move: the notation, for players (docs/notation.md says the same)."""
-    return render_template("web/help.html")
+    return render_template("web/help.html", max_bytes=current_settings().max_move_bytes)
 
 
 @bp.get("/games/<game_id>/turns/<int:number>")

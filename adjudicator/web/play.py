@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from flask import Blueprint, Response, abort, render_template
+from flask import Blueprint, Response, abort, make_response, render_template
 from markupsafe import Markup
 
 import engine
@@ -96,6 +96,8 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
             name = snapshot(repo).game.player(player).name
         except KeyError:
             abort(404, description=NOT_FOUND)
+        except Exception as error:  # the game needs its host: say so, never a 500
+            abort(make_response(*needs_host_page(broken_game(repo, error))))
         yield repo, name
     finally:
         repo.repo.close()

@@ -15,6 +15,8 @@ from liveserver import fetch, serving
 from test_browser import chromium, needs_chromium
 
 from adjudicator.drawing.board import board_svg
+from adjudicator.home.settings import load_settings
+from adjudicator.mail.links import page_links
 from adjudicator.web import create_app
 from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGION_IDS
 
@@ -121,19 +123,17 @@ MEASURE = """<!doctype html><html><body>
 window.addEventListener("load", function () {{
   var frame = document.getElementById("page");
   var inner = frame.contentDocument;
-  var board = inner.querySelector("svg.board").getBoundingClientRect().width;
+  var svg = inner.querySelector("svg.board");
+  var board = svg ? svg.getBoundingClientRect().width : 0;
   document.body.setAttribute("data-measured", [inner.documentElement.scrollWidth,
     frame.contentWindow.innerWidth, board].join(" "));
 }});
 </script></body></html>"""
 
 
-@needs_chromium
-@pytest.mark.parametrize("width", [420, 1400])
-@pytest.mark.parametrize("page", [f"/games/{GAME}", f"/games/{GAME}/turns/4"])
-def test_chromium_shows_the_board_and_cards_without_overflow(
-    site: str, tmp_path: Path, width: int, page: str
-) -> None:
+def measured(site: str, tmp_path: Path, width: int, page: str) -> tuple[int, int, float, str]:
+    """(scrollWidth, innerWidth, the board's width or 0, the HTML) of `page` in a frame
+    `width` pixels wide."""
     html = fetch(f"{site}{page}").text
     assert 'href="/style.css"' in html
     styled = html.replace('href="/style.css"', f'href="{site}/style.css"')
@@ -151,10 +151,35 @@ def test_chromium_shows_the_board_and_cards_without_overflow(
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'data-measured="(\d+) (\d+) ([\d.]+)"', done.stdout)
     assert found, (done.stdout[-2000:], done.stderr[-2000:])
-    scroll, inner, board = int(found[1]), int(found[2]), float(found[3])
+    return int(found[1]), int(found[2]), float(found[3]), styled
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [420, 1400])
+@pytest.mark.parametrize("page", [f"/games/{GAME}", f"/games/{GAME}/turns/4"])
+def test_chromium_shows_the_board_and_cards_without_overflow(
+    site: str, tmp_path: Path, width: int, page: str
+) -> None:
+    scroll, inner, board, styled = measured(site, tmp_path, width, page)
     assert inner == width
     assert scroll <= inner  # scrollWidth <= innerWidth: nothing sticks out sideways
     assert board > 0  # the board was laid out
     assert 'id="region-kabul"' in styled and 'id="border-herat-kabul"' in styled
     if page == f"/games/{GAME}":
         assert 'class="card card-' in styled
+
+
+@needs_chromium
+@pytest.mark.parametrize("width", [420, 1400])
+@pytest.mark.parametrize("page", ["private", "/help"])
+def test_chromium_shows_the_private_page_and_help_without_overflow(
+    site: str, home: Path, tmp_path: Path, width: int, page: str
+) -> None:
+    if page == "private":
+        link = page_links(load_settings({"home": home}), GAME, "alice").private
+        page = "/" + link.split("/", 3)[3]
+    scroll, inner, board, styled = measured(site, tmp_path, width, page)
+    assert inner == width
+    assert scroll <= inner  # scrollWidth <= innerWidth: nothing sticks out sideways
+    if page.startswith("/play/"):
+        assert board > 0 and "<textarea" in styled and 'class="card card-' in styled

@@ -281,7 +281,7 @@ def _ignore(reason: str, **details: str | None) -> InboundResult:
     return InboundResult("ignored", reason, details.get("game"), details.get("player"))
 
 
-def _push_to_forge(
+def push_to_forge(
     settings: Settings, repo: GameRepo, answered: tuple[str, str]
 ) -> remote.Update | None:
     """A game hosted on a forge gets the emailed move at once (the lock is held). Moves
@@ -486,7 +486,7 @@ def _adjudicate(
         reason = str(error)
     else:
         reason = ""
-    update = _push_to_forge(settings, repo, (player, text))
+    update = push_to_forge(settings, repo, (player, text))
     paths = ledger.reconcile(settings, repo)
     # A refused move may be the author's own move pushed to the forge just before: then
     # it is the same move, already played, and the author is told it was accepted.

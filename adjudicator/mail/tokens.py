@@ -1,8 +1,14 @@
-"""Per-player reply tokens for play by email.
+"""Per-player tokens: reply addresses for play by email, and links to private pages.
 
 A player's reply address is `REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`. The token is an
 HMAC of the game and the player under the service's key (PAMIR_HOME/secrets/service.key,
 made on first use), so nothing needs storing and nobody can forge another player's.
+
+A player's private page is `/play/GAME/PLAYER/PAGE_TOKEN` (docs/web.md). Its token is an
+HMAC of the same key over another message (a label first), so the link and the reply
+address give nothing of each other away. The page's form carries a `form_token`: an HMAC
+of the page token and the game's head commit, so a form is good for one player and one
+position only, and none is stored.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 from adjudicator.home.settings import Settings
 
 TOKEN_LENGTH = 20
+PAGE_TOKEN_LENGTH = 32  # 128 bits: a link that is never guessed
 # GAME has no dot; PLAYER may have some; TOKEN is the part after the last dot.
 ADDRESS = re.compile(
     r"^(?P<local>[^+@\s]+)\+(?P<game>[a-z0-9][a-z0-9_-]*)\.(?P<player>[a-z][a-z0-9_.-]*)"
@@ -36,6 +43,33 @@ def token(settings: Settings, game_id: str, player: str) -> str:
     message = f"{game_id}\0{player.lower()}".encode()
     digest = hmac.new(service_key(settings), message, hashlib.sha256).hexdigest()
     return digest[:TOKEN_LENGTH]
+
+
+def page_token(settings: Settings, game_id: str, player: str) -> str:
+    """The secret part of `player`'s private page link in game `game_id`."""
+    return _hmac(settings, "page", game_id, player.lower())[:PAGE_TOKEN_LENGTH]
+
+
+def is_page_token(settings: Settings, game_id: str, player: str, candidate: str) -> bool:
+    """Whether `candidate` is `player`'s page token (compared in constant time)."""
+    return hmac.compare_digest(candidate.encode(), page_token(settings, game_id, player).encode())
+
+
+def form_token(settings: Settings, page: str, head: str) -> str:
+    """The token of a private page's form shown at commit `head`: it proves the form came
+    from that page (a site that cannot read the page cannot make one) and dates it."""
+    return _hmac(settings, "form", page, head)
+
+
+def is_form_token(settings: Settings, page: str, head: str, candidate: str) -> bool:
+    return hmac.compare_digest(candidate.encode(), form_token(settings, page, head).encode())
+
+
+def _hmac(settings: Settings, label: str, *parts: str) -> str:
+    # NUL cannot occur in a game id, a player's name or a commit, so parts never run
+    # into each other; the label keeps each kind of token apart from the others.
+    message = "\0".join((label, *parts)).encode()
+    return hmac.new(service_key(settings), message, hashlib.sha256).hexdigest()
 
 
 def reply_address(settings: Settings, game_id: str, player: str) -> str:

@@ -5,7 +5,8 @@ from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
 (`adjudicator.home.settings.load_settings`), then from `config`. Run it with
 `gunicorn 'adjudicator.web:create_app()'` or `pamir serve`.
 
-`pages` (the game pages), `rendering` (safe HTML from reports and views), `webhooks`
+`pages` (the game pages and /help), `play` (a player's private page and its form),
+`rendering` (safe HTML from reports and views), `webhooks`
 (forge pushes), `inbound` (email posted by a mail gateway), `serve` (the web service and
 the scheduler in one process). Imports every capability below the CLI.
 """
@@ -44,6 +45,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.pages import bp as pages
+    from adjudicator.web.play import bp as play
     from adjudicator.web.webhooks import bp as webhooks
 
     overrides = {k: v for k, v in (config or {}).items() if not k.isupper()}
@@ -57,13 +59,17 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.extensions[SETTINGS_KEY] = settings
     app.register_blueprint(pages)
+    app.register_blueprint(play)
     app.register_blueprint(webhooks)
     app.register_blueprint(inbound)
 
     @app.after_request
     def secure(response: Response) -> Response:
         # after_request runs for error pages too (404, 413, 500), so every answer has them.
-        response.headers.update(SECURITY_HEADERS)
+        # A blueprint's own after_request runs first and may set a header to what its pages
+        # need (the private page posts its form to itself: form-action 'self').
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
         return response
 
     @app.get("/healthz")

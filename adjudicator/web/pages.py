@@ -19,11 +19,12 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template
+from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
@@ -43,11 +44,14 @@ from adjudicator.games.snapshot import (
     snapshot,
 )
 from adjudicator.mail.outgoing import undeliverable
-from adjudicator.schedule.clock import waiting
+from adjudicator.schedule.clock import read_deadlines, waiting
 from adjudicator.web import current_settings
 from adjudicator.web.rendering import FILTERS, report_html
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+REPORT_NAME = re.compile(r"^\d{4}\.md$")
+HISTORY_PAGE_SIZE = 20
+MAX_PAGE = 10_000  # a bigger number is no page, not a request for a huge slice
 
 bp = Blueprint("pages", __name__)
 log = logging.getLogger(__name__)
@@ -86,6 +90,26 @@ class Broken:
     since: str | None = None  # when the reason was first seen
 
 
+@dataclass(frozen=True)
+class PauseShown:
+    """A pause of the game's clock that has not ended, as the game's page shows it."""
+
+    player: str
+    start: str  # in the game's time zone
+    end: str
+    reason: str
+    now: bool  # in force now (else queued after another)
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a game's history, newest first: `number` counts from 1."""
+
+    number: int
+    count: int  # how many pages there are
+    turns: list[Turn]
+
+
 @dataclass
 class Turn:
     """One adjudicated move (or the new game, number 0) with its report."""
@@ -96,7 +120,7 @@ class Turn:
     html: Any = field(default=None, repr=False)
 
 
-def _deadline(repo: GameRepo, snap: Snapshot) -> str | None:
+def deadline_text(repo: GameRepo, snap: Snapshot) -> str | None:
     """When the awaited players must have decided, as the reports and the scheduler say
     (the game's time zone, pauses included); None when nobody is awaited."""
     try:
@@ -115,7 +139,7 @@ def read_position(repo: GameRepo, snap: Snapshot | None = None) -> Position:
     if document is None or "view" not in document:
         raise GameError(f"{repo.path.name} has no {STATE_FILE} with a view")
     view: dict[str, Any] = document["view"]
-    deadline = _deadline(repo, snap) if view.get("pending") is not None else None
+    deadline = deadline_text(repo, snap) if view.get("pending") is not None else None
     return Position(
         id=snap.game.id,
         players=snap.game.names,
@@ -166,21 +190,45 @@ def opened(game_id: str) -> Iterator[GameRepo]:
         repo.repo.close()
 
 
-def _turns(repo: GameRepo, snap: Snapshot) -> list[Turn]:
-    """Every report with its history entry, newest first."""
-    texts = repo.texts(REPORTS_DIR, snap.commit)
+def history_page(repo: GameRepo, snap: Snapshot, page: int) -> HistoryPage:
+    """Page `page` of the moves that have a report, newest first, HISTORY_PAGE_SIZE a
+    page; only the newest move's report is read (the game's page shows it, and links the
+    others), so a long game's page costs no more than a short one's. A page number past
+    the last gives the last page."""
+    numbers = sorted(
+        (int(n[:4]) for n in repo.names(REPORTS_DIR, snap.commit) if REPORT_NAME.match(n)),
+        reverse=True,
+    )
+    count = max(1, -(-len(numbers) // HISTORY_PAGE_SIZE))
+    page = min(max(page, 1), count)
+    shown = numbers[(page - 1) * HISTORY_PAGE_SIZE : page * HISTORY_PAGE_SIZE]
     entries = {e.number: e for e in history(repo) if e.number is not None}
-    turns: list[Turn] = []
-    for name, text in texts.items():
-        match = re.match(r"^(\d{4})\.md$", name)
-        if match:
-            number = int(match.group(1))
-            turns.append(Turn(number, entries.get(number), text))
-    turns.sort(key=lambda t: t.number, reverse=True)
-    return turns
+    turns = [Turn(number, entries.get(number), "") for number in shown]
+    if page == 1 and turns:
+        newest = turns[0]
+        newest.report = repo.read(f"{REPORTS_DIR}/{newest.number:04d}.md", snap.commit) or ""
+        newest.html = report_html(newest.report, 2)
+    return HistoryPage(page, count, turns)
 
 
-def _broken(repo: GameRepo, error: Exception) -> Broken:
+def pauses_shown(repo: GameRepo, snap: Snapshot, now: datetime | None = None) -> list[PauseShown]:
+    """The clock's pauses that have not ended yet (deadlines.toml), oldest first."""
+    now = now or datetime.now(UTC)
+    where = zone(snap.game.deadlines.timezone)
+    return [
+        PauseShown(
+            pause.player,
+            local_text(pause.start, where),
+            local_text(pause.end, where),
+            pause.reason,
+            pause.start <= now,
+        )
+        for pause in read_deadlines(repo, snap.commit).pause
+        if pause.end > now
+    ]
+
+
+def broken_game(repo: GameRepo, error: Exception) -> Broken:
     """Mark the game as needing its host; what its page and the index say about it."""
     settings = current_settings()
     game_id = folder_id(repo.path)
@@ -198,7 +246,7 @@ def public_problem(problem: str) -> str:
     return problem.replace(str(current_settings().home), "PAMIR_HOME")
 
 
-def _needs_host_page(broken: Broken) -> tuple[str, int]:
+def needs_host_page(broken: Broken) -> tuple[str, int]:
     return render_template("web/needs_host.html", broken=broken), 503
 
 
@@ -218,7 +266,7 @@ def index() -> str:
             else:
                 rows.append(read_position(entry.repo, entry.snap))
         except Exception as error:  # one game's failure is shown on its row, never a 500
-            rows.append(_broken(entry.repo, error))
+            rows.append(broken_game(entry.repo, error))
         finally:
             entry.repo.repo.close()
     return render_template("web/index.html", positions=rows)
@@ -226,18 +274,32 @@ def index() -> str:
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str | tuple[str, int]:
+    page = request.args.get("page", "1")
+    if not page.isdigit() or not 1 <= int(page) <= MAX_PAGE:
+        abort(404, description=f"There is no page {page!r} of game {game_id}'s history.")
     with opened(game_id) as repo:
         try:
             snap = snapshot(repo)
             position = read_position(repo, snap)
-            turns = _turns(repo, snap)
-            for turn in turns:
-                turn.html = report_html(turn.report, 2)
+            moves = history_page(repo, snap, int(page))
+            pauses = pauses_shown(repo, snap)
             problems = mail_problems(snap)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
-            return _needs_host_page(_broken(repo, error))
+            return needs_host_page(broken_game(repo, error))
         needs_host.clear(current_settings().home, game_id, unless_at=snap.commit)
-    return render_template("web/game.html", position=position, turns=turns, mail_problems=problems)
+    return render_template(
+        "web/game.html",
+        position=position,
+        history=moves,
+        pauses=pauses,
+        mail_problems=problems,
+    )
+
+
+@bp.get("/help")
+def help_page() -> str:
+    """How to write a move: the notation, for players (docs/notation.md says the same)."""
+    return render_template("web/help.html", max_bytes=current_settings().max_move_bytes)
 
 
 @bp.get("/games/<game_id>/turns/<int:number>")
@@ -253,7 +315,7 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
             html = None if text is None else report_html(text, 1)
             view = None if text is None else _view_of_report(repo, number)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
-            return _needs_host_page(_broken(repo, error))
+            return needs_host_page(broken_game(repo, error))
     if text is None or html is None:
         abort(404, description=f"Game {game_id} has no report for move {number}.")
     earlier = [n for n in numbers if n < number]

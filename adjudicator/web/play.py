@@ -1,0 +1,210 @@
+"""A player's private page: their own view of the game, and a form to submit a move.
+
+`/play/GAME/PLAYER/TOKEN`, where TOKEN is `tokens.page_token` (an HMAC of the game and the
+player under the service's key): the link is the player's secret, like their reply address,
+and nothing is stored to check it. Any wrong part gives the same 404.
+
+The page shows what the player's own view holds (`engine.view(state, player)`): their hand,
+the board, the decision the game waits for and the player's own legal actions. Nothing of
+another player's hand is on it.
+
+The form is adjudicated as a mailed move is (adjudicator.mail.incoming): under the game's
+lock, through `pipeline.submit` with the same size limit and encoding checks, pushed to the
+game's forge if it has one, and the players' mails queued from the new commit
+(`ledger.reconcile`). Its hidden fields carry the head commit the page was made at, the
+move number it expects and `tokens.form_token` over both the page token and that head: a
+form another site made is refused (it cannot know the token), and so is one posted after
+the game moved on (stale).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from flask import Blueprint, Response, abort, make_response, render_template
+from markupsafe import Markup
+
+import engine
+from adjudicator.drawing.cards import hand_faces
+from adjudicator.games.outputs import Refusal
+from adjudicator.games.pipeline import position, submit
+from adjudicator.games.registry import game_lock, game_path
+from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import ledger, outgoing, tokens
+from adjudicator.mail.incoming import push_to_forge
+from adjudicator.web import SECURITY_HEADERS, current_settings, read_body
+from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
+
+bp = Blueprint("play", __name__, url_prefix="/play")
+log = logging.getLogger(__name__)
+
+PLAYER = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
+TOKEN = re.compile(rf"^[0-9a-f]{{{tokens.PAGE_TOKEN_LENGTH}}}$")
+NOT_FOUND = "There is no such page."
+# The form posts to the page itself: the one page whose forms may go anywhere ('self').
+PLAY_CSP = SECURITY_HEADERS["Content-Security-Policy"].replace(
+    "form-action 'none'", "form-action 'self'"
+)
+# A form field is percent-encoded: at most three bytes a byte of text, and the hidden
+# fields besides. A longer body is refused before it is read whole (413).
+FORM_OVERHEAD = 4096
+
+
+@dataclass(frozen=True)
+class Notice:
+    """What became of a submitted form, shown at the top of the page."""
+
+    accepted: bool
+    text: str
+    number: int | None = None  # the move adjudicated
+
+
+@bp.after_request
+def _private(response: Response) -> Response:
+    # The address is the player's secret: no cache keeps the page, no link passes it on.
+    response.headers["Content-Security-Policy"] = PLAY_CSP
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@contextmanager
+def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameRepo, str]]:
+    """The game's repository and the player's name as game.toml spells it; one 404 for any
+    wrong part, so that the answer never says which."""
+    settings = current_settings()
+    if not (GAME_ID.match(game_id) and PLAYER.match(player) and TOKEN.match(token)):
+        abort(404, description=NOT_FOUND)
+    if not tokens.is_page_token(settings, game_id, player, token):
+        abort(404, description=NOT_FOUND)
+    path = game_path(settings, game_id)
+    try:
+        repo = GameRepo(path) if path is not None else None
+    except RepoError:
+        repo = None
+    if repo is None:
+        abort(404, description=NOT_FOUND)
+    try:
+        try:
+            name = snapshot(repo).game.player(player).name
+        except KeyError:
+            abort(404, description=NOT_FOUND)
+        except Exception as error:  # the game needs its host: say so, never a 500
+            abort(make_response(*needs_host_page(broken_game(repo, error))))
+        yield repo, name
+    finally:
+        repo.repo.close()
+
+
+def _page(
+    repo: GameRepo, player: str, token: str, notice: Notice | None = None, text: str = ""
+) -> str:
+    """The private page as the game stands now."""
+    settings = current_settings()
+    snap = snapshot(repo)
+    view = engine.view(position(snap, settings.home), player)
+    pending = view.get("pending")
+    awaited = list(pending["players"]) if pending else []
+    head = snap.commit or ""
+    return render_template(
+        "web/play.html",
+        game_id=snap.game.id,
+        player=player,
+        view=view,
+        hand=[Markup(face) for face in hand_faces(view)],  # escaped by the drawing code
+        awaited=awaited,
+        deciding=player in awaited,
+        deadline=deadline_text(repo, snap) if pending else None,
+        notice=notice,
+        text=text,
+        form={
+            "head": head,
+            "expected": snap.next_number,
+            "token": tokens.form_token(settings, token, head),
+        },
+        max_bytes=settings.max_move_bytes,
+    )
+
+
+@bp.get("/<game_id>/<player>/<token>")
+def page(game_id: str, player: str, token: str) -> str | tuple[str, int]:
+    with _players_game(game_id, player, token) as (repo, name):
+        try:
+            return _page(repo, name, token)
+        except Exception as error:  # the game needs its host: say so, never a 500
+            return needs_host_page(broken_game(repo, error))
+
+
+@bp.post("/<game_id>/<player>/<token>")
+def move(game_id: str, player: str, token: str) -> tuple[str, int]:
+    settings = current_settings()
+    with _players_game(game_id, player, token) as (repo, name):
+        form = _read_form(settings)
+        text = _move_text(form.get("move", ""))
+        head = form.get("head", "")
+        if not tokens.is_form_token(settings, token, head, form.get("token", "")):
+            refused = Notice(False, "This form did not come from this page: reload the page.")
+            return _page(repo, name, token, refused, text), 403
+        expected = int(form["expected"]) if form.get("expected", "").isdigit() else None
+        notice, status = _adjudicate(settings, repo, name, text, head, expected)
+        answer = _page(repo, name, token, notice, "" if notice.accepted else text), status
+    _deliver(settings)  # with the lock released: a slow mail server holds up no game
+    return answer
+
+
+def _read_form(settings: Settings) -> dict[str, str]:
+    """The form's fields, its text decoded as strictly as a move file (not UTF-8: 400)."""
+    body = read_body(settings.max_move_bytes * 3 + FORM_OVERHEAD)
+    if body is None:
+        abort(413, description=f"A move is limited to {settings.max_move_bytes} bytes.")
+    try:
+        fields = parse_qs(body.decode("ascii"), errors="strict", max_num_fields=8)
+    except (UnicodeDecodeError, ValueError):
+        abort(400, description="The form's text is not UTF-8: send the form from its page.")
+    return {key: values[0] for key, values in fields.items()}
+
+
+def _move_text(field: str) -> str:
+    """The textarea's text as a move file: browsers send CRLF line ends."""
+    lines = field.replace("\r\n", "\n").replace("\r", "\n").rstrip().split("\n")
+    return "\n".join(lines) + "\n" if any(line.strip() for line in lines) else ""
+
+
+def _adjudicate(
+    settings: Settings, repo: GameRepo, player: str, text: str, head: str, expected: int | None
+) -> tuple[Notice, int]:
+    """Submit the move as a mailed one is (the module's docstring); the notice and the
+    page's status."""
+    with game_lock(settings, snapshot(repo).game.id):
+        # The mails of commits a process that died left unqueued come first, as for mail.
+        ledger.reconcile(settings, repo)
+        if repo.head() != head:
+            stale = "The game has moved on since this page was made: read it again, then move."
+            return Notice(False, stale), 409
+        try:
+            done = submit(repo, player, text, home=settings.home, expected=expected)
+        except (Refusal, GameError) as error:
+            log.info("move by %s in %s (web) refused: %s", player, repo.path.name, error)
+            return Notice(False, str(error)), 422
+        update = push_to_forge(settings, repo, (player, text))
+        ledger.reconcile(settings, repo)
+        if update is not None and ledger.same_move_played(repo, player, text, head) is None:
+            # Moves pushed to the forge meanwhile came first, and this one no longer applied.
+            reason = next((r.reason for r in update.refused if r.text == text), "")
+            return Notice(False, reason or "moves pushed to the forge came first"), 409
+    log.info("move %d by %s in %s (web) accepted", done.number, player, repo.path.name)
+    return Notice(True, f"Move {done.number} adjudicated.", done.number), 200
+
+
+def _deliver(settings: Settings) -> None:
+    try:
+        outgoing.deliver(settings)
+    except Exception:  # the outbox keeps the messages; the scheduler's outbox job retries
+        log.exception("delivering the outbox failed")

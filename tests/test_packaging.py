@@ -46,3 +46,17 @@ def test_the_installed_version_is_the_projects() -> None:
     """A stale installation (pyproject changed, package not reinstalled) shows here."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert metadata.version("pamir") == project["version"]
+
+
+def test_every_code_folder_is_a_package_of_the_wheel() -> None:
+    # pyproject.toml lists the packages one by one: a new folder left off the list is
+    # missing from the wheel, and every command that imports it fails once installed.
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for root in ("engine", "adjudicator")
+        for p in (ROOT / root).rglob("__init__.py")
+    }
+    assert folders <= listed, sorted(folders - listed)

@@ -47,3 +47,8 @@ def test_a_game_on_local_time_shows_local_then_utc(settings: Settings) -> None:
         if line.startswith("Your deadline:")
     )
     assert ("CET" in line or "CEST" in line) and line.count("UTC") == 1
+    pending = waiting(repo)
+    assert pending is not None
+    now = pending.clock.deadline - timedelta(hours=30)
+    subject = compose_reminder(settings, repo, pending, pending.players[0], now)["Subject"]
+    assert "UTC" not in subject  # the subject keeps to the game's own time

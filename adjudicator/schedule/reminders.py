@@ -75,14 +75,13 @@ def compose_reminder(
     tz = zone(pending.timezone)
     due = local_text(pending.clock.deadline, tz)
     utc = pending.clock.deadline.strftime("%Y-%m-%d %H:%M UTC")
-    if utc != due:  # a game on UTC time shows it once
-        due = f"{due} ({utc})"
+    both = due if utc == due else f"{due} ({utc})"  # a game on UTC time shows it once
     left = pending.clock.deadline - now
     hours = max(0, round(left.total_seconds() / 3600))
     lines = [
         f"Game {game.id}: the game is waiting for you ({pending.prompt}).",
         "",
-        f"Your deadline: {due}, about {hours} hour{'' if hours == 1 else 's'} from now.",
+        f"Your deadline: {both}, about {hours} hour{'' if hours == 1 else 's'} from now.",
     ]
     timeout = _timeout_text(settings.home, repo, entry.name)
     if timeout:

@@ -15,6 +15,7 @@ from adjudicator.games.host import (
     HostRefused,
     change_deadlines,
     change_email,
+    change_plays_by,
     change_require_signatures,
     change_signing_key,
 )
@@ -69,6 +70,17 @@ def _key_file(path: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise Refused(f"cannot read the public key {path}: {error}") from None
+
+
+def cmd_plays_by(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            commit = change_plays_by(repo, args.player, args.way)
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    print(f"{game_id}: {args.player} plays by {args.way} ({commit[:10]})")
 
 
 def cmd_signing_key(args: argparse.Namespace) -> None:

@@ -15,6 +15,7 @@ The service:
     pamir pause GAME_DIR --as P --hours H --reason T
     pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
     pamir email GAME_DIR --as P ADDRESS
+    pamir plays-by GAME_DIR PLAYER email|git|both   what each player's messages explain
     pamir signing-key GAME_DIR PLAYER PUBKEY_FILE | --remove
     pamir require-signatures GAME_DIR on|off
     pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
@@ -245,6 +246,14 @@ def register_host(commands: Subcommands) -> None:
     email.add_argument("--as", dest="player", required=True, help="the player")
     email.add_argument("address", help="the new address")
     email.set_defaults(func=handler("host:cmd_email"))
+
+    plays_by = commands.add_parser(
+        "plays-by", help="how a player sends moves: email, git or both (a commit)"
+    )
+    plays_by.add_argument("game_dir")
+    plays_by.add_argument("player", help="the player")
+    plays_by.add_argument("way", choices=("email", "git", "both"))
+    plays_by.set_defaults(func=handler("host:cmd_plays_by"))
 
     key = commands.add_parser(
         "signing-key", help="set or replace a player's SSH signing key (a commit)"

@@ -33,6 +33,9 @@ class PlayerEntry(_Strict):
     language: str = "en"
     policies: tuple[str, ...] = ()  # standing policies in the notation, e.g. "pay 2"
     signing_key: KeyLine | None = None  # the key the player's pushed commits are signed with
+    # How the player sends moves: by replying to the mail, by pushing to the repository, or
+    # either. A player's messages explain only their own way (docs/email.md).
+    plays_by: Literal["email", "git", "both"] = "both"
 
 
 class AdjudicatorEntry(_Strict):
@@ -113,6 +116,9 @@ def dump_game_file(game: GameFile) -> str:
     data = game.model_dump(mode="json", exclude_none=True)
     if not game.require_signatures:
         del data["require_signatures"]
+    for player in data["players"]:  # the default is left out, as before the setting was
+        if player.get("plays_by") == "both":
+            del player["plays_by"]
     return tomli_w.dumps(data)
 
 

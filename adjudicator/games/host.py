@@ -92,6 +92,22 @@ def change_email(repo: GameRepo, player: str, email: str, when: datetime | None 
     return _commit(repo, snap.commit, game, f"Address of {entry.name}: {email}", when)
 
 
+def change_plays_by(
+    repo: GameRepo, player: str, plays_by: str, when: datetime | None = None
+) -> str:
+    """Commit how a player sends moves (`email`, `git` or `both`): their messages explain
+    only that way from the next one on."""
+    snap, entry = _player_at_tip(repo, player)
+    if plays_by == entry.plays_by:
+        raise HostRefused(f"nothing to change: {entry.name} already plays by {plays_by}")
+    try:
+        changed = entry.model_validate(entry.model_dump() | {"plays_by": plays_by})
+    except ValidationError as error:
+        raise HostRefused(f"bad setting: {describe_validation(error)}") from None
+    game = snap.game.model_copy(update={"players": _players_with(snap.game, entry, changed)})
+    return _commit(repo, snap.commit, game, f"{entry.name} plays by {plays_by}", when)
+
+
 def change_signing_key(
     repo: GameRepo, player: str, key: str | None, when: datetime | None = None
 ) -> str:

@@ -122,8 +122,9 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
     folder = private_dir(home, snap.game.id)
     folder.mkdir(parents=True, exist_ok=True)
     upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
-    for name in snap.game.names:
-        section = reports.private_section(engine.view(state, name), upcoming)
+    for entry in snap.game.players:
+        name = entry.name
+        section = reports.private_section(engine.view(state, name), upcoming, entry.plays_by)
         (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
 
 

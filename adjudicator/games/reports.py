@@ -55,10 +55,13 @@ def public_report(
     return _tidy(text)
 
 
-def private_section(view: dict[str, Any], next_number: int) -> str:
-    """One player's own section: rendered from their view (`view["viewer"]`)."""
+def private_section(view: dict[str, Any], next_number: int, plays_by: str = "both") -> str:
+    """One player's own section: rendered from their view (`view["viewer"]`). How to push
+    a move is said only to a player who plays by Git (`plays_by` of game.toml)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
-    text = ENV.get_template("private.md.j2").render(view=view, seat=seat, next_number=next_number)
+    text = ENV.get_template("private.md.j2").render(
+        view=view, seat=seat, next_number=next_number, by_git=plays_by != "email"
+    )
     return _tidy(text)
 
 

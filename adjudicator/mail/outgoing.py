@@ -317,12 +317,27 @@ GAME_OVER = (
 
 
 def how_to_reply(
-    settings: Settings, game_id: str, player: str, decides: bool, over: bool = False
+    settings: Settings,
+    game_id: str,
+    player: str,
+    decides: bool,
+    over: bool = False,
+    plays_by: str = "both",
 ) -> str:
     """How to answer this message; once the game is over, that nothing can be answered
-    (it invites neither a move nor a rollback)."""
+    (it invites neither a move nor a rollback). A player who plays by Git alone is told
+    nothing of replying by mail (their private section says how to push)."""
     if over:
         return GAME_OVER
+    help_page = (
+        f" The notation is explained at {settings.base_url}/help." if settings.base_url else ""
+    )
+    if plays_by == "git":
+        return (
+            "## Playing by Git\n\n"
+            "You play by pushing your move files to the game's repository, as your section "
+            f"above says; this message is for reading.{help_page}\n"
+        )
     address = tokens.reply_address(settings, game_id, player.lower())
     if decides:
         first = (
@@ -337,8 +352,8 @@ def how_to_reply(
         )
     return (
         "## Playing by email\n\n"
-        f"{first} Quoted lines (starting with `>`), the line saying who wrote the quoted "
-        "message, and everything from your signature (`-- `) down are ignored.\n\n"
+        f"{first}{help_page} Quoted lines (starting with `>`), the line saying who wrote the "
+        "quoted message, and everything from your signature (`-- `) down are ignored.\n\n"
         f"Your reply address, {address}, carries a token that identifies you in this game: "
         "keep it to yourself (whoever can write to it from your address plays for you). "
         "Replies are accepted only from the address the game has for you.\n"
@@ -359,7 +374,8 @@ def player_message(
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
-    parts.append(how_to_reply(settings, game.id, player, decides, over).rstrip("\n"))
+    plays_by = game.player(player).plays_by
+    parts.append(how_to_reply(settings, game.id, player, decides, over, plays_by).rstrip("\n"))
     return parts
 
 

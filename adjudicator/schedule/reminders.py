@@ -86,12 +86,14 @@ def compose_reminder(
     timeout = _timeout_text(settings.home, repo, entry.name)
     if timeout:
         lines.append(f"If no move of yours arrives by then, {timeout}.")
-    lines += [
-        "",
-        f"Reply to this message with your actions (one a line), or submit move "
-        f"{pending.move + 1:04d} to the game repository.",
-        "Away? The host of the game can pause your clock (pamir pause, docs/scheduler.md).",
-    ]
+    file = f"moves/{pending.move + 1:04d}-{entry.name}.txt"
+    how = {  # each player is told only their own way of playing (game.toml's plays_by)
+        "email": "Reply to this message with your actions, one a line.",
+        "git": f"Push your move file {file} to the game's repository.",
+        "both": f"Reply to this message with your actions, one a line, or push {file} to "
+        "the game's repository.",
+    }[entry.plays_by]
+    lines += ["", how, "Away? The host of the game can pause your clock."]
     message = EmailMessage()
     message["From"] = settings.mail_from
     message["To"] = formataddr((entry.name, entry.email))

@@ -14,6 +14,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_face as card_face
 from adjudicator.drawing.cards import court_faces, market_faces
@@ -93,7 +94,32 @@ def join_names(names: list[str] | None) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
+@lru_cache(maxsize=1)
+def _any_position() -> engine.State:
+    """A position to word actions in: a history line's phrases depend on no position but
+    for `decline` (a prize, or a removed spy), which reads as declining a prize here."""
+    return engine.new_game(["a", "b"], 0)
+
+
+@lru_cache(maxsize=4096)
+def in_words(actions: str) -> str:
+    """A history line's actions (`loyalty afghan; purchase 54`) as a sentence: 'Choose
+    Afghan loyalty; buy Herati Bandits (54).' A part that is not an action stays as it is
+    (a refusal's reason, a note)."""
+    phrases: list[str] = []
+    for part in actions.split("; "):
+        try:
+            read = engine.read_action(part)
+        except engine.MoveError:
+            phrases.append(part)
+            continue
+        phrases.append(engine.describe_action(_any_position(), read[0]) if read else part)
+    sentence = "; ".join(phrases)
+    return sentence[:1].upper() + sentence[1:] + ("" if sentence.endswith(".") else ".")
+
+
 FILTERS: dict[str, Any] = {
+    "in_words": in_words,
     "card": card_label,
     "card_link": card_link,
     "board": board_markup,

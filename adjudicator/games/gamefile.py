@@ -33,6 +33,8 @@ class PlayerEntry(_Strict):
     language: str = "en"
     policies: tuple[str, ...] = ()  # standing policies in the notation, e.g. "pay 2"
     signing_key: KeyLine | None = None  # the key the player's pushed commits are signed with
+    # Resigned by mail: the stand-in plays the seat for the rest of the game.
+    resigned: bool = False
 
 
 class AdjudicatorEntry(_Strict):
@@ -60,6 +62,8 @@ class GameFile(_Strict):
     # Pushed move commits must carry a valid signature by their player's key.
     require_signatures: bool = False
     adjudicator: AdjudicatorEntry | None = None  # None: the game predates signed commits
+    # What a player's resignation does: the stand-in takes the seat, or the game ends.
+    on_resign: Literal["standin", "end"] = "standin"
 
     @model_validator(mode="after")
     def _keys_differ(self) -> GameFile:
@@ -90,6 +94,10 @@ class GameFile(_Strict):
     def names(self) -> list[str]:
         return [p.name for p in self.players]
 
+    def has_resigned(self, name: str) -> bool:
+        """Whether `name` is a player who resigned (not Wakhan, nor an unknown name)."""
+        return any(p.resigned for p in self.players if p.name.lower() == name.lower())
+
 
 class GameFileError(ValueError):
     """game.toml cannot be read or does not follow the format."""
@@ -113,6 +121,12 @@ def dump_game_file(game: GameFile) -> str:
     data = game.model_dump(mode="json", exclude_none=True)
     if not game.require_signatures:
         del data["require_signatures"]
+    # Settings at their defaults are left out, so games read as before they existed.
+    if game.on_resign == "standin":
+        del data["on_resign"]
+    for player in data["players"]:
+        if not player["resigned"]:
+            del player["resigned"]
     return tomli_w.dumps(data)
 
 

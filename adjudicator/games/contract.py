@@ -4,10 +4,11 @@ A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.t
 its author's address is the one game.toml gives PLAYER. Its SSH signature, if it has one
 by a key the game knows, must verify and be PLAYER's; with `require_signatures` it must
 have one (`adjudicator.games.signatures`). Everything else in a game
-repository is the adjudicator's. The pre-receive hook of a bare repository refuses a push
-that breaks this; the service puts back what a push to a forge changed
-(`adjudicator.forge.remote`); `pamir verify` names any commit in the history that breaks
-it. docs/game-repository.md states the contract.
+repository is the adjudicator's, press files (`press/NNNN.md`) included: table talk is
+relayed and rate-limited by the service (games/press.py). The pre-receive hook of a bare
+repository refuses a push that breaks this; the service puts back what a push to a forge
+changed (`adjudicator.forge.remote`); `pamir verify` names any commit in the history that
+breaks it. docs/game-repository.md states the contract.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
+from adjudicator.games.press import PRESS_DIR
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.signatures import examine, judge_player
 
@@ -89,6 +91,11 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
         raise ContractBreach("an empty commit: a commit must add the next move file")
     for status, path in changed:
         folder, _, name = path.rpartition("/")
+        if path.startswith(f"{PRESS_DIR}/"):
+            raise ContractBreach(
+                f"{path}: press files are the adjudicator's; send press by mail, which "
+                "relays it to the players and keeps it here"
+            )
         if status != "A" or folder != MOVES_DIR or parse_name(name) is None:
             raise ContractBreach(
                 f"{path}: a push may only add move files moves/NNNN-PLAYER.txt "

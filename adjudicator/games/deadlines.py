@@ -34,6 +34,7 @@ DEADLINES_FILE = "deadlines.toml"
 HEADER = "# The game clock's pauses and their limits (docs/scheduler.md).\n"
 PAUSE_HOURS_MAX = 7 * 24  # one pause: at most a week
 PAUSE_DAYS_PER_PLAYER = 14  # all of a player's pauses in one game: at most two weeks
+MAIL_PAUSE_HOURS = 72  # what a player may pause by mail without asking the host
 
 
 class DeadlineError(ValueError):
@@ -79,6 +80,9 @@ class PauseLimits(_Strict):
     # A pause asked for after the deadline passed, before the scheduler played for the
     # player, is refused unless the host allows it; it then starts at that deadline.
     late_pause: bool = False
+    # The most hours of pause a player may have in the game (the host's pauses for them
+    # included) for a pause they ask for themselves by mail; 0: only the host pauses.
+    mail_pause_hours: int = Field(default=MAIL_PAUSE_HOURS, ge=0)
 
 
 class DeadlinesFile(_Strict):
@@ -106,6 +110,8 @@ def dump_deadlines_file(data: DeadlinesFile) -> str:
     limits = data.limits.model_dump()
     if not data.limits.late_pause:
         del limits["late_pause"]  # written only when the host allows late pauses
+    if data.limits.mail_pause_hours == MAIL_PAUSE_HOURS:
+        del limits["mail_pause_hours"]  # written only when the host changed it
     parts = [HEADER, "[limits]\n" + tomli_w.dumps(limits)]
     for pause in data.pause:
         start = pause.start.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -194,6 +200,20 @@ def clock(started: datetime, settings: Deadlines, pauses: Iterable[Pause] = ()) 
 def paused_hours(data: DeadlinesFile, player: str) -> int:
     """Hours of pause `player` has taken in this game so far."""
     return sum(p.hours for p in data.pause if p.player.lower() == player.lower())
+
+
+def check_mail_pause(data: DeadlinesFile, player: str, hours: int) -> None:
+    """Refuse (PauseRefused) a pause `player` asks for by mail that would take their
+    pauses in this game beyond the host's `mail_pause_hours`."""
+    allowed = data.limits.mail_pause_hours
+    used = paused_hours(data, player)
+    if used + hours > allowed:
+        raise PauseRefused(
+            "mail-pause-limit",
+            f"{player} may pause this game by mail for {allowed} hours in all "
+            f"(deadlines.toml [limits] mail_pause_hours); {used} are used, "
+            f"{max(0, allowed - used)} are left: ask the host for more",
+        )
 
 
 def plan_pause(

@@ -36,6 +36,8 @@ class PlayerEntry(_Strict):
     # How the player sends moves: by replying to the mail, by pushing to the repository, or
     # either. A player's messages explain only their own way (docs/email.md).
     plays_by: Literal["email", "git", "both"] = "both"
+    # Resigned by mail: the stand-in plays the seat for the rest of the game.
+    resigned: bool = False
 
 
 class AdjudicatorEntry(_Strict):
@@ -63,6 +65,8 @@ class GameFile(_Strict):
     # Pushed move commits must carry a valid signature by their player's key.
     require_signatures: bool = False
     adjudicator: AdjudicatorEntry | None = None  # None: the game predates signed commits
+    # What a player's resignation does: the stand-in takes the seat, or the game ends.
+    on_resign: Literal["standin", "end"] = "standin"
 
     @model_validator(mode="after")
     def _keys_differ(self) -> GameFile:
@@ -93,6 +97,10 @@ class GameFile(_Strict):
     def names(self) -> list[str]:
         return [p.name for p in self.players]
 
+    def has_resigned(self, name: str) -> bool:
+        """Whether `name` is a player who resigned (not Wakhan, nor an unknown name)."""
+        return any(p.resigned for p in self.players if p.name.lower() == name.lower())
+
 
 class GameFileError(ValueError):
     """game.toml cannot be read or does not follow the format."""
@@ -116,8 +124,13 @@ def dump_game_file(game: GameFile) -> str:
     data = game.model_dump(mode="json", exclude_none=True)
     if not game.require_signatures:
         del data["require_signatures"]
-    for player in data["players"]:  # the default is left out, as before the setting was
-        if player.get("plays_by") == "both":
+    # Settings at their defaults are left out, so games read as before they existed.
+    if game.on_resign == "standin":
+        del data["on_resign"]
+    for player in data["players"]:
+        if not player["resigned"]:
+            del player["resigned"]
+        if player["plays_by"] == "both":
             del player["plays_by"]
     return tomli_w.dumps(data)
 

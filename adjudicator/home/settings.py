@@ -48,6 +48,8 @@ class Settings(BaseModel):
     reply_local: str = "pamir"
     reply_domain: str = "localhost"
     max_inbound_bytes: int = Field(default=1_000_000, ge=1_000)
+    # Press (table talk relayed by mail): how many a player may send per game in 24 hours.
+    press_per_day: int = Field(default=20, ge=0)
     # How a reply proves it is from its player, beyond its token and From address
     # (docs/email.md#mail-authentication): "token" trusts the From header, "dkim" checks
     # the message's DKIM signature, "authres" reads our own MTA's Authentication-Results.

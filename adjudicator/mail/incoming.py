@@ -20,6 +20,11 @@
    (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
    outcome, then attempts delivery.
 
+A reply that is one command line (`pause 72h holiday`, `resign`, `settings notify turns`,
+`my games`) is carried out by `selfservice` instead of step 4, and press (`press:` or
+`press to NAME:` and the lines below) is relayed by `press`, the lines above it, if any,
+going on as the move. Both come after the checks of steps 1 and 2.
+
 A message delivered again gets the outcome recorded for it, and no second answer.
 """
 
@@ -43,9 +48,10 @@ from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing, tokens
+from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.signatures import DnsLookup
 
@@ -390,9 +396,26 @@ def _handle(
     if text is None:
         return _ignore("no text/plain or text/html part", game=game_id, player=entry.name)
     lines = reply_lines(text)
+    key = ledger.inbound_key(message_id, raw)
+    asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
+    command = selfservice.parse(lines)
+    lines, block = press.split(lines)
+    if command is not None or block is not None:
+        with game_lock(settings, game_id):
+            ledger.reconcile(settings, repo)
+            if command is not None:
+                done = selfservice.run(settings, repo, command, asked)
+            else:
+                assert block is not None
+                done = press.send(settings, repo, block, asked)
+            done.paths += ledger.reconcile(settings, repo)
+        log.info("%s by %s in %s (mail %s): %s", done.status, entry.name, game_id, key, done.reason)
+        if command is not None or not any(line.strip() for line in lines):
+            if deliver_now:
+                outgoing.deliver(settings)
+            return InboundResult(done.status, done.reason, game_id, entry.name, messages=done.paths)
     move_text = "\n".join(lines) + "\n" if lines else ""
 
-    key = ledger.inbound_key(message_id, raw)
     with game_lock(settings, game_id):
         ledger.reconcile(settings, repo)
         result = _handled_before(settings, repo, game_id, entry.name, move_text, key)
@@ -486,6 +509,7 @@ def _adjudicate(
         reason = str(error)
     else:
         reason = ""
+        play_resigned(repo, settings.home)  # a resigned seat to play next: the stand-in's
     update = push_to_forge(settings, repo, (player, text))
     paths = ledger.reconcile(settings, repo)
     # A refused move may be the author's own move pushed to the forge just before: then

@@ -984,3 +984,64 @@ def deliver(
             with suppress(OSError, smtplib.SMTPException):
                 smtp.quit()
     return report
+
+
+# -- answers to commands, and messages between players -------------------------------------
+
+
+def notify_answer(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    markdown_text: str,
+    *,
+    key: str,
+    in_reply_to: str | None,
+    subject: str | None,
+) -> Path:
+    """Queue the answer to a player's own message (a command by mail, a press message
+    sent), in their thread; `key` (see `message_key`) makes queuing it twice a no-op."""
+    number = snapshot(repo).adjudicated
+    return _answer(settings, repo, player, markdown_text, number, in_reply_to, subject, False, key)
+
+
+def notify_players(
+    settings: Settings,
+    repo: GameRepo,
+    players: list[str],
+    subject: str,
+    markdown_text: str,
+    *,
+    kind: str,
+    ref: str,
+) -> list[Path]:
+    """Queue one message to each of `players`, in each one's thread, under keys made of
+    `kind` and `ref` (queuing them again is a no-op). Only what `markdown_text` says
+    goes out: no other player's address, as every message goes to one recipient."""
+    snap = snapshot(repo)
+    written: list[Path] = []
+    with _threads(settings, snap.game.id) as threads:
+        for name in players:
+            entry = snap.game.player(name)
+            key = message_key(snap.game.id, snap.adjudicated, entry.name, kind, ref)
+            if (done := queued(settings, key)) is not None:
+                written.append(done)
+                continue
+            own = make_message_id(settings, snap.game.id, snap.adjudicated, entry.name, key)
+            thread = threads.get(entry.name.lower(), {})
+            root = thread.get("root", own)
+            message = compose(
+                settings,
+                snap.game.id,
+                entry.name,
+                subject,
+                markdown_text,
+                thread_root=root,
+                in_reply_to=thread.get("last"),
+                number=snap.adjudicated,
+                message_id=own,
+                to=entry.email,
+            )
+            written.append(queue(settings, message, key))
+            threads[entry.name.lower()] = {"root": root, "last": own}
+    return written

@@ -93,7 +93,13 @@ def compose_reminder(
         "both": f"Reply to this message with your actions, one a line, or push {file} to "
         "the game's repository.",
     }[entry.plays_by]
-    lines += ["", how, "Away? The host of the game can pause your clock."]
+    away = (
+        "Away? The host of the game can pause your clock."
+        if entry.plays_by == "git"
+        else "Away? Reply `pause 48h holiday` to pause your clock, within the hours the host "
+        "allows."
+    )
+    lines += ["", how, away]
     message = EmailMessage()
     message["From"] = settings.mail_from
     message["To"] = formataddr((entry.name, entry.email))

@@ -1,0 +1,103 @@
+"""A player's resignation: the stand-in (engine/standin.py) takes the seat.
+
+Players may discuss and leave a game as they see fit; the game itself must go on. A
+resignation is the adjudicator's commit that marks the player `resigned` in game.toml,
+authored by the player. From then on every decision of that seat is the stand-in's,
+played as soon as it is pending (`play_resigned`) by whichever path adjudicated last,
+and by the scheduler, for which such a decision is due at once (games/waiting.py).
+`on_resign = "end"` asks for the game to end instead, which the engine cannot score
+(the rulebook has no resignation), so it is refused. The caller holds the game's lock.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import engine
+from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.outputs import INBOUND_TRAILER, Adjudication, Refusal
+from adjudicator.games.pipeline import position, submit
+from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.snapshot import REVEAL_FILE, snapshot
+from adjudicator.games.waiting import standin_lines, waiting
+
+ON_BEHALF = "resigned"
+MAX_STANDIN_MOVES = 50  # per call; the scheduler plays on if every seat has resigned
+
+
+class ResignRefused(ValueError):
+    """A resignation that cannot be recorded; `code` is stable. Nothing was committed."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def record_resignation(
+    repo: GameRepo, player: str, when: datetime, *, inbound: str | None = None
+) -> str:
+    """Commit that `player` resigned; return the commit. Raises ResignRefused."""
+    repo.sync_worktree()
+    snap = snapshot(repo)
+    try:
+        entry = snap.game.player(player)
+    except KeyError:
+        raise ResignRefused("unknown-player", f"no player is called {player!r}") from None
+    if entry.resigned:
+        raise ResignRefused("resigned", f"{entry.name} has resigned already")
+    if repo.read(REVEAL_FILE, snap.commit) is not None or waiting(repo, snap.commit) is None:
+        raise ResignRefused("game-over", "the game is over")
+    if snap.game.on_resign == "end":
+        raise ResignRefused(
+            "resign-ends-game",
+            'this game is set to end when a player resigns (on_resign = "end"), which the '
+            "adjudicator cannot do: the rules score no resignation. Ask the host to end the "
+            'game, or to set on_resign = "standin"',
+        )
+    changed = entry.model_copy(update={"resigned": True})
+    players = tuple(changed if p is entry else p for p in snap.game.players)
+    game = snap.game.model_copy(update={"players": players})
+    message = f"{entry.name} resigns: the stand-in plays the seat\n\nPamir-Resign: {entry.name}\n"
+    if inbound is not None:
+        message += f"{INBOUND_TRAILER}: {inbound}\n"
+    return repo.commit(
+        {GAME_FILE: dump_game_file(game).encode()},
+        message,
+        parent=snap.commit,
+        author=Person(entry.name, entry.email),
+        when=when,
+    )
+
+
+def play_resigned(repo: GameRepo, home: Path) -> list[Adjudication]:
+    """Play the stand-in for every resigned seat that must decide now, one adjudicator
+    commit each, until no resigned seat must (or a bound is reached)."""
+    done: list[Adjudication] = []
+    while len(done) < MAX_STANDIN_MOVES:
+        snap = snapshot(repo)
+        if snap.pending() or repo.read(REVEAL_FILE, snap.commit) is not None:
+            break  # pushed moves come first; their adjudication calls this again
+        state = position(snap, home)
+        decision = engine.pending(state)
+        if decision is None:
+            break
+        seats = [s for s in decision.seats if snap.game.has_resigned(state.name(s))]
+        played = _play_seat(repo, home, state, seats[0]) if seats else None
+        if played is None:
+            break
+        done.append(played)
+    return done
+
+
+def _play_seat(repo: GameRepo, home: Path, state: engine.State, seat: int) -> Adjudication | None:
+    lines = standin_lines(state, seat)
+    if not lines:
+        return None
+    who = state.name(seat)
+    text = f"# note: {who} resigned: the stand-in plays for them\n" + "\n".join(lines) + "\n"
+    try:
+        return submit(repo, who, text, home=home, on_behalf=ON_BEHALF)
+    except Refusal:
+        return None  # the game moved meanwhile; whoever moved it plays on

@@ -1,0 +1,196 @@
+"""Press by mail: table talk relayed between the players of a game.
+
+A reply holds press from a line `press:` (to every player) or `press to NAME:` (to one
+player) to its end; what comes before that line, if anything, is the reply's move. The
+press is relayed, with the sender's name and never their address, to each recipient's
+thread; public press is committed as `press/NNNN.md` (games/press.py), private press kept
+only in PAMIR_HOME (`mail/press/GAME/private/`). Each player may send `press_per_day`
+messages per game in any 24 hours. The log `mail/press/GAME.json` records every message
+sent, with the inbound message's key, so a message delivered twice is relayed once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from adjudicator.games.outputs import INBOUND_TRAILER
+from adjudicator.games.press import PRESS_TRAILER, commit_press, press_document
+from adjudicator.games.repo import REF, GameRepo
+from adjudicator.games.snapshot import snapshot
+from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+from adjudicator.mail.selfservice import Asked, Outcome
+
+HEADER = re.compile(r"^press(\s+to\s+(?P<to>[a-z][a-z0-9_.-]*))?\s*:\s*(?P<rest>.*)$", re.I)
+MAX_CHARS = 8000  # a press message is a letter, not a document
+WINDOW = timedelta(hours=24)
+
+
+@dataclass(frozen=True)
+class Press:
+    """A press block: to whom (None: every player) and its text."""
+
+    to: str | None
+    text: str
+
+
+def split(lines: list[str]) -> tuple[list[str], Press | None]:
+    """The reply's move lines, and the press block after them (None when there is none)."""
+    for index, line in enumerate(lines):
+        match = HEADER.match(line.strip())
+        if match is None:
+            continue
+        body = (
+            [match.group("rest"), *lines[index + 1 :]]
+            if match.group("rest")
+            else lines[index + 1 :]
+        )
+        return lines[:index], Press(match.group("to"), "\n".join(body).strip())
+    return lines, None
+
+
+def _log_path(settings: Settings, game_id: str) -> Path:
+    return settings.home / "mail" / "press" / f"{game_id}.json"
+
+
+def _log(settings: Settings, game_id: str) -> list[dict[str, Any]]:
+    path = _log_path(settings, game_id)
+    if not path.exists():
+        return []
+    entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return entries
+
+
+def _write_log(settings: Settings, game_id: str, entries: list[dict[str, Any]]) -> None:
+    text = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
+    write_atomically(_log_path(settings, game_id), text.encode())
+
+
+def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outcome:
+    """Relay the press (the game's lock is held); queue the relays and the answer."""
+    game = snapshot(repo).game
+    entries = _log(settings, game.id)
+    if any(e.get("inbound") == asked.key for e in entries):
+        return _answer(settings, repo, asked, "accepted", "press relayed before", "")
+    problem = _problem(settings, repo, press, asked, entries)
+    if problem is not None:
+        return _answer(settings, repo, asked, "refused", problem, "")
+    now = datetime.now(UTC).replace(microsecond=0)
+    sender = game.player(asked.player).name
+    if press.to is None:
+        number, ref = _public(repo, sender, press.text, now, asked.key)
+        recipients = [p for p in game.names if p != sender]
+        to = "all"
+    else:
+        to = game.player(press.to).name
+        number = 1 + sum(1 for e in entries if e["to"] != "all")
+        recipients, ref = [to], asked.key
+        _keep_private(settings, repo, number, sender, to, press.text, now)
+    paths = outgoing.notify_players(
+        settings,
+        repo,
+        recipients,
+        f"[{game.id}] Press from {sender}" + ("" if to == "all" else " (to you alone)"),
+        _relayed(game.id, sender, to, press.text),
+        kind="press",
+        ref=ref,
+    )
+    entry = {"inbound": asked.key, "from": sender, "to": to, "number": number}
+    _write_log(settings, game.id, [*entries, entry | {"sent": now.isoformat()}])
+    reached = "every other player" if to == "all" else to
+    said = f"press relayed to {reached}" + (f" (press/{number:04d}.md)" if to == "all" else "")
+    outcome = _answer(settings, repo, asked, "accepted", said, press.text)
+    outcome.paths += paths
+    return outcome
+
+
+def _problem(
+    settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[dict[str, Any]]
+) -> str | None:
+    """Why the press cannot be relayed, or None."""
+    game = snapshot(repo).game
+    if not press.text:
+        return "empty-press: write your message after `press:` (or `press to NAME:`)"
+    if len(press.text) > MAX_CHARS:
+        return f"press-too-long: a press message has at most {MAX_CHARS} characters"
+    if press.to is not None:
+        try:
+            to = game.player(press.to).name
+        except KeyError:
+            return f"unknown-player: no player is called {press.to!r} ({', '.join(game.names)})"
+        if to.lower() == asked.player.lower():
+            return "press-to-self: press goes to another player"
+    since = datetime.now(UTC) - WINDOW
+    sent = [
+        e
+        for e in entries
+        if e["from"].lower() == asked.player.lower() and datetime.fromisoformat(e["sent"]) > since
+    ]
+    if len(sent) >= settings.press_per_day:
+        again = min(datetime.fromisoformat(e["sent"]) for e in sent) + WINDOW
+        return (
+            f"press-limit: you have sent {len(sent)} press messages in this game in the last "
+            f"24 hours, the most allowed (press_per_day = {settings.press_per_day}); the "
+            f"next may go from {again.strftime('%Y-%m-%d %H:%M UTC')}"
+        )
+    return None
+
+
+def _public(repo: GameRepo, sender: str, text: str, now: datetime, key: str) -> tuple[int, str]:
+    """Commit the public press, or find the commit made for this message before a crash."""
+    found = str(repo.repo.git.log("--format=%H%n%B", f"--grep=^{INBOUND_TRAILER}: {key}$", REF))
+    if found.strip():
+        commit = found.split()[0]
+        number = next(
+            int(line.split(":")[1]) for line in found.splitlines() if line.startswith(PRESS_TRAILER)
+        )
+        return number, commit
+    return commit_press(repo, sender, text, now, inbound=key)
+
+
+def _keep_private(
+    settings: Settings, repo: GameRepo, number: int, sender: str, to: str, text: str, now: datetime
+) -> None:
+    snap = snapshot(repo)
+    folder = settings.home / "mail" / "press" / snap.game.id / "private"
+    document = press_document(number, sender, to, now, snap.adjudicated, text)
+    path = folder / f"{number:04d}-{sender.lower()}-{to.lower()}.md"
+    write_atomically(path, document.encode())
+
+
+def _relayed(game_id: str, sender: str, to: str, text: str) -> str:
+    whom = "to all players" if to == "all" else f"to {to} alone"
+    return (
+        f"# {game_id}: press from {sender}, {whom}\n\n"
+        + "".join(f"> {line}\n" for line in text.splitlines())
+        + "\nTo answer every player, reply with a line `press:` and your message below it; "
+        f"to answer {sender} alone, `press to {sender.lower()}:`.\n"
+    )
+
+
+def _answer(
+    settings: Settings, repo: GameRepo, asked: Asked, status: str, reason: str, text: str
+) -> Outcome:
+    game_id = snapshot(repo).game.id
+    if status == "refused":
+        body = f"# {game_id}: press refused\n\nYour press was not relayed: {reason}.\n"
+    else:
+        quoted = "".join(f"> {line}\n" for line in text.splitlines())
+        body = f"# {game_id}: {reason}\n\n{quoted}"
+    key = outgoing.message_key(game_id, 0, asked.player, "press-answer", asked.key)
+    path = outgoing.notify_answer(
+        settings,
+        repo,
+        asked.player,
+        body,
+        key=key,
+        in_reply_to=asked.message_id,
+        subject=asked.subject,
+    )
+    return Outcome("accepted" if status == "accepted" else "refused", reason, [path])

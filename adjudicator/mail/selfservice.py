@@ -1,0 +1,240 @@
+"""Commands by mail: a player pauses the clock, resigns, sets their mail, lists games.
+
+A reply whose text is one command line (upper or lower case alike) is a command, not a
+move (docs/email.md#commands-by-mail):
+
+    pause 72h holiday        pause the game's clock, as `pamir pause` does
+    resign                   the stand-in takes the seat for the rest of the game
+    settings notify turns    which reports to mail: all, turns or digest
+    my games                 the service's games this address plays in
+
+It runs after the same checks as a move (the reply token, the sender, `mail_auth`), holding
+the game's lock; its answer goes to the player's thread, under a key made of the inbound
+message's, so a message delivered twice is answered once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from adjudicator.games.deadlines import PauseRefused, local_text, zone
+from adjudicator.games.outputs import INBOUND_TRAILER
+from adjudicator.games.registry import list_games
+from adjudicator.games.repo import REF, GameRepo
+from adjudicator.games.resign import ResignRefused, play_resigned, record_resignation
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.games.waiting import Waiting, record_pause, waiting
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+from adjudicator.mail.preferences import PREFERENCES, set_notify_preference
+
+PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*)$", re.I)
+RESIGN = re.compile(r"^resign$", re.I)
+NOTIFY = re.compile(r"^settings\s+notify\s+(?P<value>\S+)$", re.I)
+MY_GAMES = re.compile(r"^my\s+games$", re.I)
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command line, read."""
+
+    name: Literal["pause", "resign", "notify", "games"]
+    hours: int = 0
+    text: str = ""  # the pause's reason, or the notify preference
+
+
+@dataclass
+class Outcome:
+    """What a command did: `accepted` or `refused`, why, and the mail it queued."""
+
+    status: Literal["accepted", "refused"]
+    reason: str
+    paths: list[Path] = field(default_factory=list)
+
+
+def parse(lines: list[str]) -> Command | None:
+    """The command a reply holds, or None when it is not exactly one command line."""
+    said = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    if len(said) != 1:
+        return None
+    line = " ".join(said[0].split())
+    if match := PAUSE.match(line):
+        return Command("pause", int(match.group("hours")), match.group("reason"))
+    if RESIGN.match(line):
+        return Command("resign")
+    if match := NOTIFY.match(line):
+        return Command("notify", text=match.group("value").lower())
+    if MY_GAMES.match(line):
+        return Command("games")
+    return None
+
+
+@dataclass(frozen=True)
+class Asked:
+    """Who asked, and the message to answer."""
+
+    player: str
+    sender: str
+    key: str  # the inbound message's key (ledger.inbound_key)
+    message_id: str | None
+    subject: str | None
+
+
+def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    """Carry out a command (the game's lock is held) and queue its answers."""
+    game_id = snapshot(repo).game.id
+    if (commit := _committed(repo, asked.key)) is not None:
+        # Delivered again after its commit: done once, only the answer may be missing.
+        reason = f"done before (commit {commit[:10]})"
+        return _answered(settings, repo, asked, "accepted", reason, f"# {game_id}: {reason}\n")
+    if command.name == "pause":
+        return _pause(settings, repo, command, asked)
+    if command.name == "resign":
+        return _resign(settings, repo, asked)
+    if command.name == "notify":
+        return _notify(settings, repo, command, asked)
+    return _games(settings, repo, asked)
+
+
+def _committed(repo: GameRepo, key: str) -> str | None:
+    """The commit that carries out the command of the inbound message `key`, if any."""
+    found = str(repo.repo.git.log("--format=%H", f"--grep=^{INBOUND_TRAILER}: {key}$", REF))
+    return found.split()[0] if found.split() else None
+
+
+def _answered(
+    settings: Settings,
+    repo: GameRepo,
+    asked: Asked,
+    status: Literal["accepted", "refused"],
+    reason: str,
+    text: str,
+) -> Outcome:
+    game_id = snapshot(repo).game.id
+    key = outgoing.message_key(game_id, 0, asked.player, "command", asked.key)
+    path = outgoing.notify_answer(
+        settings,
+        repo,
+        asked.player,
+        text,
+        key=key,
+        in_reply_to=asked.message_id,
+        subject=asked.subject,
+    )
+    return Outcome(status, reason, [path])
+
+
+def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    snap = snapshot(repo)
+    game_id, tz = snap.game.id, zone(snap.game.deadlines.timezone)
+    try:
+        made, pause, after = record_pause(
+            repo,
+            asked.player,
+            command.hours,
+            command.text,
+            datetime.now(UTC),
+            by_mail=True,
+            inbound=asked.key,
+        )
+    except PauseRefused as error:
+        text = f"# {game_id}: pause refused\n\nThe clock was not paused: {error}.\n"
+        return _answered(settings, repo, asked, "refused", str(error), text)
+    said = (
+        f"the clock is paused for {pause.hours} hours from {local_text(pause.start, tz)} "
+        f"({pause.player}: {pause.reason}); the deadline is now {local_text(after.deadline, tz)}"
+    )
+    others = [p for p in snap.game.names if p.lower() != asked.player.lower()]
+    paths = outgoing.notify_players(
+        settings,
+        repo,
+        others,
+        f"[{game_id}] The clock is paused",
+        f"# {game_id}: {said}\n",
+        kind="pause",
+        ref=made,
+    )
+    text = f"# {game_id}: clock paused\n\nDone (commit {made[:10]}): {said}.\n"
+    outcome = _answered(settings, repo, asked, "accepted", f"paused ({made[:10]})", text)
+    outcome.paths += paths
+    return outcome
+
+
+def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
+    game_id = snapshot(repo).game.id
+    try:
+        made = record_resignation(repo, asked.player, datetime.now(UTC), inbound=asked.key)
+    except ResignRefused as error:
+        text = f"# {game_id}: resignation refused\n\nNothing was changed: {error}.\n"
+        return _answered(settings, repo, asked, "refused", str(error), text)
+    name = snapshot(repo).game.player(asked.player).name
+    said = (
+        f"{name} has resigned (commit {made[:10]}). The stand-in (an automated player) "
+        f"plays {name}'s seat for the rest of the game, as soon as it must decide."
+    )
+    players = snapshot(repo).game.names
+    paths = outgoing.notify_players(
+        settings,
+        repo,
+        players,
+        f"[{game_id}] {name} resigns",
+        f"# {game_id}: {name} resigns\n\n{said}\n",
+        kind="resign",
+        ref=made,
+    )
+    play_resigned(repo, settings.home)  # its reports are queued by the caller's reconcile
+    text = f"# {game_id}: you have resigned\n\n{said} Thank you for playing.\n"
+    outcome = _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
+    outcome.paths += paths
+    return outcome
+
+
+def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    game_id = snapshot(repo).game.id
+    if command.text not in PREFERENCES:
+        choices = ", ".join(PREFERENCES)
+        reason = f"unknown-setting: notify is one of {choices}, not {command.text!r}"
+        text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
+        return _answered(settings, repo, asked, "refused", reason, text)
+    set_notify_preference(settings, game_id, asked.player, command.text)
+    text = (
+        f"# {game_id}: notify {command.text}\n\n"
+        f"Your mail setting for this game is now `notify {command.text}`.\n"
+    )
+    return _answered(settings, repo, asked, "accepted", f"notify {command.text}", text)
+
+
+def _games(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
+    rows = [_game_row(other_id, other, asked.sender) for other_id, other in list_games(settings)]
+    found = [row for row in rows if row is not None]
+    table = "| Game | Whose turn | You |\n| --- | --- | --- |\n" + "".join(found)
+    text = f"# Your games\n\nThe games {asked.sender} plays in:\n\n{table}"
+    return _answered(settings, repo, asked, "accepted", f"{len(found)} games", text)
+
+
+def _game_row(game_id: str, repo: GameRepo, address: str) -> str | None:
+    """A row of `my games` when `address` plays in the game, else None."""
+    try:
+        snap = snapshot(repo)
+        mine = [p for p in snap.game.players if p.email.lower() == address.lower()]
+        if not mine:
+            return None
+        pending = waiting(repo, snap.commit)
+    except GameError:
+        return None
+    finally:
+        repo.repo.close()
+    turn = ", ".join(pending.players) if pending is not None else "nobody: the game is over"
+    return f"| {game_id} | {turn} | {_status(mine[0].name, mine[0].resigned, pending)} |\n"
+
+
+def _status(name: str, resigned: bool, pending: Waiting | None) -> str:
+    if resigned:
+        return f"{name}, resigned"
+    if pending is None:
+        return f"{name}, game over"
+    return f"{name}, your decision" if name in pending.players else f"{name}, waiting"

@@ -12,7 +12,7 @@ import pytest
 
 import engine
 from engine.actions import PASS
-from engine.cards import REGION_IDS
+from engine.cards import REGION_IDS, RegionId
 from engine.game import legal_seat_actions, step
 from engine.playout import NAMES
 from engine.rng import below, next_u64, seed_state
@@ -20,7 +20,8 @@ from engine.rules import battle, build, card_actions, cleanup, move, tax, turn
 from engine.rules.abilities import ABILITY_OF, CARDS_WITH, has_ability
 from engine.rules.card_based import CARD_ACTIONS, KINDS_OF
 from engine.rules.flow import DECISIONS, PROCEDURES
-from engine.rules.ruling import ruler
+from engine.rules.purchase import FREE_PURCHASES, free_purchase_rules
+from engine.rules.ruling import count_ruling_pieces, ruler, unheld_coalitions
 from engine.serialize import dumps
 
 GAMES = [(2, 1, False), (3, 2, False), (4, 3, False), (5, 4, False), (1, 5, True), (2, 6, True)]
@@ -132,3 +133,27 @@ def test_cleanup_in_one_call_plays_as_one_step_a_call(
         slow = state.copy()
         step(slow, state.active, PASS)
         assert dumps(slow) == dumps(quick)
+
+
+def slow_ruler(state: engine.State, region: RegionId) -> int | None:
+    """The ruler as first written: every rival's count in a list."""
+    tribes = state.tribes[region]
+    counts = [count_ruling_pieces(state, region, seat) for seat in range(state.num_players)]
+    best = max(range(state.num_players), key=lambda seat: counts[seat])
+    rivals = [count for seat, count in enumerate(counts) if seat != best]
+    rivals += [state.armies[region][coalition] for coalition in unheld_coalitions(state)]
+    if tribes[best] == 0 or any(count >= counts[best] for count in rivals):
+        return None
+    return best
+
+
+def test_ruler_and_free_purchases_agree_with_their_slow_forms(
+    states: list[engine.State],
+) -> None:
+    for state in states:
+        for region in REGION_IDS:
+            assert ruler(state, region) == slow_ruler(state, region)
+        for seat, player in enumerate(state.players):
+            owned = {ABILITY_OF[card] for card in player.court}
+            slow = [rule for ability, rule in FREE_PURCHASES.items() if ability in owned]
+            assert free_purchase_rules(state, seat) == slow

@@ -17,9 +17,20 @@ ABILITY_OF: dict[int, AbilityId | None] = {
 }
 
 
+# The cards that carry each ability (one, or two for Bodyguards and Safe House): asked
+# dozens of times a step, a look for these cards in the court is quicker than reading the
+# ability of every card there.
+CARDS_WITH: dict[AbilityId, frozenset[int]] = {
+    ability: frozenset(card for card, its in ABILITY_OF.items() if its == ability)
+    for ability in set(ABILITY_OF.values())
+    if ability is not None
+}
+NO_CARDS: frozenset[int] = frozenset()
+
+
 def has_ability(state: State, seat: int, ability: AbilityId) -> bool:
     """Whether a card with this special ability is in the player's court."""
-    return ability in map(ABILITY_OF.__getitem__, state.players[seat].court)
+    return not CARDS_WITH.get(ability, NO_CARDS).isdisjoint(state.players[seat].court)
 
 
 def abilities(state: State, seat: int) -> set[AbilityId | None]:

@@ -85,8 +85,15 @@ def has_removable(state: State, seat: int, site: RegionId | int) -> bool:
 def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
     """The sites where the acting card may battle now (any card of the court)."""
     found: list[tuple[Arg, ...]] = []
+    coalition = state.players[seat].loyalty
+    assert coalition is not None
+    # `strength` in a region, its effect looked up once rather than once a region.
+    nationalism = has_effect(state, "nationalism", seat)
     for region in REGION_IDS:
-        if strength(state, seat, region) and has_removable(state, seat, region):
+        armies = state.armies[region][coalition]
+        if nationalism:
+            armies += state.tribes[region][seat]
+        if armies and has_removable(state, seat, region):
             found.append((region,))
     if not any(spies[seat] for spies in state.spies.values()):
         return found  # no spy of theirs: no battle on a card

@@ -51,7 +51,10 @@ def count_paid(state: State, seat: int, blocks: int) -> int:
 
 def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
     """What may follow the acting card in a build action now (any card of the court)."""
-    return [()] if placements(state, seat) else []
+    # `placements` is empty exactly when the block is unaffordable or no region is ruled.
+    if state.players[seat].rupees < BLOCK_PRICE:
+        return []
+    return [()] if ruled_regions(state, seat) else []
 
 
 def start(state: State, seat: int, card: int) -> None:

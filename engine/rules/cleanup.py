@@ -29,6 +29,19 @@ def hand_limit(state: State, seat: int) -> int:
 
 
 @procedure("cleanup")
+def cleanup(state: State, frame: CleanupFrame) -> None:
+    """Run cleanup's steps while its frame stays on top and the game goes on.
+
+    Exactly the calls `run` would make, one after another, without a pass through its loop
+    for each: a step that pushes a discard or an event's decision, ends the game or ends
+    cleanup hands back to `run`.
+    """
+    while True:
+        cleanup_step(state, frame)
+        if state.phase == "over" or not state.stack or state.stack[-1] is not frame:
+            return
+
+
 def cleanup_step(state: State, frame: CleanupFrame) -> None:
     """Run the next step of cleanup; each step repeats until it has nothing left to do."""
     seat = state.active

@@ -143,9 +143,21 @@ D = TypeVar("D", bound=BaseDecision[Any])
 F = TypeVar("F", bound=Mapping[str, object])
 
 
+# Kinds decided by the one player their frame names whose `has_options` and `only_option`
+# are read from the list of options itself: `run` lists their options once a step and
+# answers both questions from that list. Filled at registration, never changed after.
+LISTED_ONCE: set[str] = set()
+
+
 def decision(cls: type[D]) -> type[D]:
     """Class decorator: register a decision kind."""
     DECISIONS[cls.kind] = cls()
+    if (
+        cls.deciders is Decision.deciders
+        and cls.has_options is BaseDecision.has_options
+        and cls.only_option is BaseDecision.only_option
+    ):
+        LISTED_ONCE.add(cls.kind)
     return cls
 
 
@@ -170,10 +182,13 @@ def push(state: State, frame: Frame) -> None:
     state.stack.append(frame)
 
 
-def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
+def automatic_answer(
+    state: State, frame: Frame, listed: tuple[int, list[Action]] | None = None
+) -> tuple[int, Action] | None:
     """The answer the engine gives by itself, if any.
 
     In order: an automated player's (Wakhan's), a standing policy's, a forced choice.
+    `listed` is the one decider's options when the caller has listed them already.
     """
     spec = DECISIONS[frame["kind"]]
     if state.wakhan is not None:
@@ -185,6 +200,9 @@ def automatic_answer(state: State, frame: Frame) -> tuple[int, Action] | None:
     if answer is not None:
         return answer
     if spec.auto_single:
+        if listed is not None:
+            seat, options = listed
+            return (seat, options[0]) if len(options) == 1 else None
         for seat in spec.deciders(state, frame):
             only = spec.only_option(state, frame, seat)
             if only is not None:
@@ -200,13 +218,21 @@ def run(state: State) -> None:
         if step is not None:
             step(state, frame)
             continue
-        if not DECISIONS[frame["kind"]].has_options(state, frame):
+        spec = DECISIONS[frame["kind"]]
+        listed = None
+        if frame["kind"] in LISTED_ONCE:
+            seat = spec.deciders(state, frame)[0]
+            listed = seat, spec.options(state, frame, seat)
+            lapses = not listed[1]
+        else:
+            lapses = not spec.has_options(state, frame)
+        if lapses:
             state.stack.pop()  # e.g. a discard owed by a player with no cards left
             continue
-        answer = automatic_answer(state, frame)
+        answer = automatic_answer(state, frame, listed)
         if answer is None:
             return
         seat, action = answer
-        DECISIONS[frame["kind"]].apply(state, frame, seat, action)
+        spec.apply(state, frame, seat, action)
     if state.phase == "over":
         state.stack.clear()

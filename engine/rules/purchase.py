@@ -15,7 +15,7 @@ from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.errors import Refusal
 from engine.rules import card_actions, events, market
-from engine.rules.abilities import abilities
+from engine.rules.abilities import CARDS_WITH, abilities
 from engine.rules.words import count
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
@@ -34,10 +34,14 @@ FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
 }
 
 
+# The cards whose abilities make purchases free: most courts have none of them.
+FREE_PURCHASE_CARDS = frozenset(card for ability in FREE_PURCHASES for card in CARDS_WITH[ability])
+
+
 def free_purchase_rules(state: State, seat: int) -> list[Callable[[int], bool]]:
-    owned = abilities(state, seat)
-    if owned.isdisjoint(FREE_PURCHASES):
+    if FREE_PURCHASE_CARDS.isdisjoint(state.players[seat].court):
         return []  # most courts
+    owned = abilities(state, seat)
     return [applies for ability, applies in FREE_PURCHASES.items() if ability in owned]
 
 

@@ -43,12 +43,15 @@ def unheld_coalitions(state: State) -> list[Coalition]:
 
 def ruler(state: State, region: RegionId) -> int | None:
     """The seat that rules `region`, or None when no one does (ties rule no one)."""
-    tribes = state.tribes[region]
     counts = [count_ruling_pieces(state, region, seat) for seat in range(state.num_players)]
-    best = max(range(state.num_players), key=lambda seat: counts[seat])
-    rivals = [count for seat, count in enumerate(counts) if seat != best]
-    rivals += [state.armies[region][coalition] for coalition in unheld_coalitions(state)]
-    if tribes[best] == 0 or any(count >= counts[best] for count in rivals):
+    most = max(counts)
+    best = counts.index(most)  # the first seat with the most, as `max` picks
+    # A rival with as many is a second seat with the most (ruling is asked many times a
+    # step: counted in C, without a list of rivals).
+    if state.tribes[region][best] == 0 or counts.count(most) > 1:
+        return None
+    armies = state.armies[region]
+    if any(armies[coalition] >= most for coalition in unheld_coalitions(state)):
         return None
     return best
 

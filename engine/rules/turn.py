@@ -35,14 +35,17 @@ def card_action_options(state: State, seat: int) -> list[Action]:
     found: list[Action] = []
     # What may follow the card is the same for every card: asked once a kind.
     targets: dict[str, list[tuple[Arg, ...]]] = {}
+    used, core_left = state.used_cards, has_core_actions_left(state)
     for card in state.players[seat].court:
-        if not card_actions.can_use(state, seat, card):
+        # `card_actions.can_use`, with what is the same for every card read once.
+        if card in used or not (core_left or card_actions.is_favored_card(state, seat, card)):
             continue
         for kind in KINDS_OF[card]:
-            row = CARD_ACTIONS[kind]
-            if kind not in targets:
-                targets[kind] = row.targets(state, seat)
-            found.extend(row.with_card(card, targets[kind]))
+            known = targets.get(kind)
+            if known is None:
+                known = targets[kind] = CARD_ACTIONS[kind].targets(state, seat)
+            if known:
+                found.extend(CARD_ACTIONS[kind].with_card(card, known))
     return found
 
 

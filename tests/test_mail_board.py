@@ -176,6 +176,7 @@ def test_the_hand_faces_go_to_their_owner_only(
             assert f'aria-label="{card_label(card)}, in hand"' in body
             assert f"{settings.base_url}/cards/{card}" in body
         assert ("<h3>Your hand</h3>" in body) == bool(hands[name])
+        assert ("Card data from Pax Pamir" in body) == bool(hands[name])
         for other in NAMES:
             for card in set(hands[other]) - set(hands[name]):
                 assert f"{card_label(card)}, in hand" not in body

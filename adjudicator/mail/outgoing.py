@@ -36,12 +36,13 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import formataddr, formatdate, getaddresses, parseaddr
+from html import escape
 from pathlib import Path
 from typing import Any
 
 import engine
 from adjudicator.drawing.board import board_svg, describe
-from adjudicator.drawing.cards import hand_faces
+from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import position
@@ -418,7 +419,8 @@ class _Illustrations:
         faces = hand_faces(engine.view(state, player), link=base + "/cards/{}")
         if not faces:
             return ""
-        return "<h3>Your hand</h3>\n" + "\n".join(faces)
+        credit = f'<p><small>{escape(ATTRIBUTION)} <a href="{LICENSE_URL}">Licence</a>.</small></p>'
+        return "<h3>Your hand</h3>\n" + "\n".join([*faces, credit])
 
     def _position(self) -> engine.State | None:
         if self._state is None and not self._failed:

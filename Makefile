@@ -1,12 +1,13 @@
 # The two commands a newcomer needs: `make demo` and `make test`. `make test` sets up
-# what the tests need: the venv, and Debian's chromium where it can (see `chromium`).
+# what the tests need: the venv, and Debian's chromium and libcairo2 where it can (see
+# `chromium` and `cairo`).
 # `make demo DEMO_ARGS="--wakhan"` plays two bots against Wakhan instead.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium bench clean
+.PHONY: demo test lint typecheck unit chromium cairo bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +27,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) chromium
+unit: $(STAMP) chromium cairo
 	$(BIN)/pytest
 
 # The browser tests drive Debian's chromium. As root with apt-get (CI, a fresh machine)
@@ -41,6 +42,21 @@ chromium:
 	    echo "could not install chromium: the browser tests skip, or fail under CI"; \
 	else \
 	  echo "no chromium: the browser tests skip, or fail under CI (apt-get install chromium)"; \
+	fi
+
+# CairoSVG draws the board's PNG for report mails and needs the cairo library at run time.
+# As root with apt-get it is installed when missing; otherwise the picture tests skip, but
+# under CI they fail (mail itself goes out without the picture).
+cairo:
+	@if ldconfig -p 2>/dev/null | grep -q 'libcairo\.so\.2 '; then \
+	  :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing libcairo2 for the board's picture in mail"; \
+	  { apt-get update -qq >/dev/null && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcairo2 >/dev/null; } || \
+	    echo "could not install libcairo2: the picture tests skip, or fail under CI"; \
+	else \
+	  echo "no libcairo2: the picture tests skip, or fail under CI (apt-get install libcairo2)"; \
 	fi
 
 bench: $(STAMP)

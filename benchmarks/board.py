@@ -1,4 +1,4 @@
-"""The board drawing and the pages that show it: time and size.
+"""The board drawing, the pages and the mails that show it: time and size.
 
     python benchmarks/board.py [--players N] [--seed S] [--moves M] [--repeat R] [--json]
 
@@ -7,11 +7,15 @@ in a temporary PAMIR_HOME), then times, as the median of `--repeat` runs: drawin
 board of the last position (`board_svg` of the public view), the card faces of its market
 and courts, and a full game page (GET /games/ID through the Flask application, which reads
 the repository, renders every report and draws the board). It also gives the size of
-board.svg and of the page. With `--json` the last line is one JSON object of these figures
-(keys `board_ms`, `faces_ms`, `page_ms`, `board_bytes`, `page_bytes`, `moves`).
+board.svg and of the page. For mail: the board's SVG to an 800 px PNG by CairoSVG, and
+that PNG recompressed (each the median of at most 10 runs: they are slower), the PNG's size,
+and the largest report mail of the last move as the outbox holds it (`notify`, left in
+outbox/pending; each player's report, picture and hand included). With `--json` the last line
+is one JSON object of these figures (keys `board_ms`, `faces_ms`, `page_ms`, `png_ms`,
+`recompress_ms`, `board_bytes`, `page_bytes`, `png_bytes`, `mail_bytes`, `moves`).
 
 Targets, on a quiet machine: the board under 10 ms, the page under 30 ms, board.svg under
-40 KB.
+40 KB, the PNG under 100 ms, every mail under 150 KB.
 """
 
 from __future__ import annotations
@@ -29,9 +33,12 @@ from typing import Any
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, pictures
 from adjudicator.web import create_app
 from engine.game import legal_seat_actions
 from engine.playout import NAMES
@@ -63,7 +70,9 @@ def whole_turn(state: engine.State, rng: random.Random) -> tuple[str, str]:
     return state.players[seat].name, "\n".join(lines) + "\n"
 
 
-def play_game(home: Path, players: int, seed: int, moves: int) -> tuple[GameRepo, int]:
+def play_game(
+    home: Path, players: int, seed: int, moves: int
+) -> tuple[GameRepo, int, Adjudication | None]:
     names = list(NAMES[:players])
     repo = create_game(
         home / "games" / GAME,
@@ -72,24 +81,36 @@ def play_game(home: Path, players: int, seed: int, moves: int) -> tuple[GameRepo
         secret="benchmark-secret",
     )
     rng = random.Random(seed)
-    played = 0
+    played, last = 0, None
     while played < moves:
         state = position(snapshot(repo), home)
         if state.phase == "over":
             break
         player, text = whole_turn(state, rng)
-        submit(repo, player, text, home=home)
+        last = submit(repo, player, text, home=home)
         played += 1
-    return repo, played
+    return repo, played, last
+
+
+def largest_mail(home: Path, repo: GameRepo, last: Adjudication | None) -> int:
+    """Bytes of the largest report mail of the last move, as the outbox writes it."""
+    if last is None:
+        return 0
+    settings = Settings(home=home)
+    paths = outgoing.notify(settings, repo, [last], deliver_now=False)  # left in pending/
+    return max(p.stat().st_size for p in paths)
 
 
 def measure(players: int, seed: int, moves: int, repeat: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
-        repo, played = play_game(home, players, seed, moves)
+        repo, played, last = play_game(home, players, seed, moves)
         view = engine.view(position(snapshot(repo), home))
+        mail_bytes = largest_mail(home, repo, last)
         repo.repo.close()
         board = board_svg(view)
+        png = pictures.cairo_png(board, 800)
+        slow = min(repeat, 10)
 
         def faces() -> None:
             market_faces(view)
@@ -103,8 +124,12 @@ def measure(players: int, seed: int, moves: int, repeat: int) -> dict[str, Any]:
             "board_ms": round(median_ms(lambda: board_svg(view), repeat), 2),
             "faces_ms": round(median_ms(faces, repeat), 2),
             "page_ms": round(median_ms(lambda: client.get(f"/games/{GAME}"), repeat), 2),
+            "png_ms": round(median_ms(lambda: pictures.cairo_png(board, 800), slow), 2),
+            "recompress_ms": round(median_ms(lambda: pictures.recompress(png), slow), 2),
             "board_bytes": len(board.encode()),
             "page_bytes": len(page),
+            "png_bytes": len(pictures.recompress(png)),
+            "mail_bytes": mail_bytes,
             "moves": played,
         }
 
@@ -124,6 +149,10 @@ def main() -> None:
     print(f"GET /games/{GAME}: {figures['page_ms']:.2f} ms (target < 30 ms)")
     print(f"board.svg: {figures['board_bytes']} bytes (target < 40 KB)")
     print(f"game page: {figures['page_bytes']} bytes")
+    print(f"board PNG, 800 px, by CairoSVG: {figures['png_ms']:.2f} ms (target < 100 ms)")
+    print(f"its recompression: {figures['recompress_ms']:.2f} ms")
+    print(f"board PNG: {figures['png_bytes']} bytes")
+    print(f"largest report mail: {figures['mail_bytes']} bytes (target < 150 KB)")
     if args.json:
         print(json.dumps(figures, sort_keys=True))
 

@@ -4,6 +4,7 @@ for a test PAMIR_HOME, a game to mail about, a self-signed certificate, and repl
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import ssl
@@ -19,6 +20,7 @@ from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
@@ -28,9 +30,25 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
-from adjudicator.mail import tokens
+from adjudicator.mail import pictures, tokens
 
 DOMAIN = "pamir.example"
+UNDER_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
+NO_CAIRO = "CairoSVG cannot load the cairo library (Debian: apt-get install -y libcairo2)"
+
+
+def cairo_loads() -> bool:
+    """Whether report mails can carry the board's picture here: CairoSVG needs libcairo."""
+    try:
+        pictures.cairo_png('<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2"/>', 2)
+    except (ImportError, OSError):
+        return False
+    return True
+
+
+HAS_CAIRO = cairo_loads()
+# Without cairo the board's picture is left out of every mail; under CI that is a failure.
+needs_cairo = pytest.mark.skipif(not HAS_CAIRO and not UNDER_CI, reason=NO_CAIRO)
 MAIL_FROM = f"Pax Pamir <pamir@{DOMAIN}>"
 
 

@@ -36,11 +36,16 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import formataddr, formatdate, getaddresses, parseaddr
+from html import escape
 from pathlib import Path
 from typing import Any
 
+import engine
+from adjudicator.drawing.board import board_svg, describe
+from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import Adjudication
+from adjudicator.games.pipeline import position
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
@@ -50,6 +55,7 @@ from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
 from adjudicator.mail import tokens
+from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +70,10 @@ DEADLINE_HEADER = "X-Pamir-Deadline"  # a message that is pointless after this i
 ACCEPTED_KEPT = 200  # per game: the reports whose acceptance time is remembered
 MAX_RETRY_SECONDS = 6 * 3600
 PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
+MAIL_BUDGET = 150 * 1024  # the most bytes a report may take, its picture included
+PICTURE_OVERHEAD = 1024  # the picture's MIME headers and its <img> in the HTML
+# Where the report's Markdown puts the board (templates/report.md.j2); in mail, the picture.
+BOARD_PARAGRAPH = "<p><span>The board after this move, drawn in board.svg</span></p>"
 
 
 # -- composing -----------------------------------------------------------------------------
@@ -114,11 +124,19 @@ def render_html(markdown_text: str) -> str:
     return _page(markdown_html(markdown_text, label_tables=False))
 
 
+# Mail clients honour little CSS, and only in the head: a frame per card face and a margin
+# are all the faces need; unstyled they are still paragraphs that read well.
+MAIL_STYLE = (
+    "table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}"
+    ".card{border:1px solid #999;border-radius:6px;padding:2px 10px;margin:6px 0;"
+    "max-width:36em}.card p{margin:4px 0}.card-name{font-weight:bold}"
+)
+
+
 def _page(body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
-        "<style>table{border-collapse:collapse}td,th{border:1px solid #999;"
-        "padding:2px 6px}</style></head>\n"
+        f"<style>{MAIL_STYLE}</style></head>\n"
         f"<body>\n{body}\n</body></html>\n"
     )
 
@@ -146,9 +164,11 @@ def compose(
     message_id: str | None = None,
     to: str | None = None,
     html: str | None = None,
+    picture: Picture | None = None,
 ) -> EmailMessage:
     """One message to one player: the Markdown as text/plain, its HTML as text/html
-    (`html`, when the caller rendered it already).
+    (`html`, when the caller rendered it already). A `picture` goes with the HTML in a
+    multipart/related part; the HTML shows it by its Content-ID.
 
     `thread_root` is the Message-ID of the player's first message in this game (pass the
     new message's own `message_id` to start the thread); `in_reply_to` the message this one
@@ -178,7 +198,23 @@ def compose(
     message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
     html = html if html is not None else render_html(markdown_text)
     message.add_alternative(html, subtype="html", cte="quoted-printable")
+    if picture is not None:
+        attach_picture(message, picture)
     return message
+
+
+def attach_picture(message: EmailMessage, picture: Picture) -> None:
+    """Put `picture` beside the message's HTML part, which becomes multipart/related."""
+    html_part = message.get_body(preferencelist=("html",))
+    assert isinstance(html_part, EmailMessage)
+    html_part.add_related(
+        picture.png,
+        maintype="image",
+        subtype="png",
+        cid=f"<{picture.cid}>",
+        disposition="inline",
+        filename="board.png",
+    )
 
 
 # -- the outbox ----------------------------------------------------------------------------
@@ -299,14 +335,20 @@ def private_section(settings: Settings, game_id: str, number: int, player: str) 
     return None if best is None else best[1].read_text(encoding="utf-8")
 
 
-def _waiting_for(repo: GameRepo, commit: str) -> tuple[list[str], bool]:
-    """Who must decide after `commit` (lower case), and whether the game is over."""
+def _public_view(repo: GameRepo, commit: str) -> dict[str, Any]:
+    """The public view a commit records in its state.json ({} when it has none)."""
     text = repo.read(STATE_FILE, commit)
-    if not text:
-        return [], False
-    view = json.loads(text).get("view", {})
+    view: dict[str, Any] = json.loads(text).get("view") or {} if text else {}
+    return view
+
+
+def _waiting_for(view: dict[str, Any]) -> list[str]:
     pending = view.get("pending")
-    return [str(p).lower() for p in (pending or {}).get("players", [])], view.get("phase") == "over"
+    return [str(p).lower() for p in (pending or {}).get("players", [])]
+
+
+def _is_over(view: dict[str, Any]) -> bool:
+    return bool(view.get("phase") == "over")
 
 
 GAME_OVER = (
@@ -382,23 +424,124 @@ def player_message(
 # -- sending out ---------------------------------------------------------------------------
 
 
+class _Illustrations:
+    """What an adjudication's report mails show besides their text: the public board as a
+    picture (rasterized once, for all of them) and each player's own hand as card faces."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        repo: GameRepo,
+        result: Adjudication,
+        view: dict[str, Any],
+        rasterize: Rasterize,
+    ) -> None:
+        self.settings, self.repo, self.commit = settings, repo, result.commit
+        self.pictures: BoardPictures | None = None
+        if view.get("players"):
+            domain = message_domain(settings)
+            cid = f"board.{result.number:04d}.{result.commit[:12]}@{domain}"
+            alt = f"The board after move {result.number}: {describe(view)}"
+            # The public view only: every player's mail carries the same picture.
+            self.pictures = BoardPictures(board_svg(view), cid, alt, rasterize)
+        self._state: engine.State | None = None
+        self._failed = False
+
+    def hand(self, player: str) -> str:
+        """The player's own hand as card faces (HTML), from their own view of the
+        position; "" when the hand is empty or the position cannot be had."""
+        state = self._position()
+        if state is None:
+            return ""
+        base = self.settings.base_url.rstrip("/").replace("{", "{{").replace("}", "}}")
+        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}")
+        if not faces:
+            return ""
+        credit = f'<p><small>{escape(ATTRIBUTION)} <a href="{LICENSE_URL}">Licence</a>.</small></p>'
+        return "<h3>Your hand</h3>\n" + "\n".join([*faces, credit])
+
+    def _position(self) -> engine.State | None:
+        if self._state is None and not self._failed:
+            try:
+                self._state = position(snapshot(self.repo, self.commit), self.settings.home)
+            except Exception:  # the faces are an extra: the mail goes out with its text
+                self._failed = True
+                log.exception("no hand faces in the mails of commit %s", self.commit[:10])
+        return self._state
+
+
+def _with_picture(html: str, picture: Picture) -> str:
+    """The report's HTML with the picture where the report mentions the board (or first)."""
+    img = f"<p>{picture.img()}</p>"
+    if BOARD_PARAGRAPH in html:
+        return html.replace(BOARD_PARAGRAPH, img, 1)
+    return img + "\n" + html
+
+
+def report_message(
+    settings: Settings,
+    game: GameFile,
+    result: Adjudication,
+    player: str,
+    *,
+    decides: bool,
+    over: bool = False,
+    report_html: str,
+    illustrations: _Illustrations,
+    **headers: Any,
+) -> EmailMessage:
+    """A player's report mail: the text as today, the HTML with the board's picture (if it
+    fits in `MAIL_BUDGET`, at the widest width that does) and the player's hand as faces.
+    `headers` go to `compose` (thread_root, in_reply_to, number, message_id, to)."""
+    report, *own_parts = player_message(settings, game, result, player, decides, over)
+    # Markdown blocks render alone: the shared report's HTML is reused as is.
+    own_html = [markdown_html(p, label_tables=False) for p in own_parts]
+    own_html.insert(len(own_html) - 1, illustrations.hand(player))  # before how to reply
+    text = "\n\n".join([report, *own_parts]) + "\n"
+
+    def message(picture: Picture | None) -> EmailMessage:
+        shown = report_html if picture is None else _with_picture(report_html, picture)
+        html = _page("\n".join(part for part in [shown, *own_html] if part))
+        return compose(
+            settings,
+            game.id,
+            player,
+            subject_for(game.id),
+            text,
+            html=html,
+            picture=picture,
+            **headers,
+        )
+
+    plain = message(None)
+    if illustrations.pictures is None:
+        return plain
+    room = MAIL_BUDGET - len(plain.as_bytes()) - PICTURE_OVERHEAD
+    picture = illustrations.pictures.fitting(room)
+    return plain if picture is None else message(picture)
+
+
 def notify(
     settings: Settings,
     repo: GameRepo,
     results: list[Adjudication],
     *,
     deliver_now: bool = True,
+    rasterize: Rasterize = cairo_png,
 ) -> list[Path]:
-    """Queue one message per adjudication and player (the public report, that player's
-    private section, how to reply), in order; then attempt delivery. Returns the files.
+    """Queue one message per adjudication and player (the public report with the board's
+    picture, that player's private section and hand, how to reply), in order; then attempt
+    delivery. Returns the files. `rasterize` turns the board's SVG into a PNG.
 
     Each message is keyed by its commit and player (`message_key`): an adjudication
     notified twice is queued once."""
     written: list[Path] = []
     for result in results:
         game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
-        waiting, over = _waiting_for(repo, result.commit)
+        view = _public_view(repo, result.commit)
+        waiting, over = _waiting_for(view), _is_over(view)
         report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
+        illustrations = _Illustrations(settings, repo, result, view, rasterize)
         with _threads(settings, game.id) as threads:
             for entry in game.players:
                 key = entry.name.lower()
@@ -410,20 +553,15 @@ def notify(
                 own = make_message_id(settings, game.id, result.number, key, name)
                 thread = threads.get(key, {})
                 root = thread.get("root", own)
-                report, *own_parts = player_message(
-                    settings, game, result, entry.name, key in waiting, over
-                )
-                # Markdown blocks render alone: the shared report's HTML is reused as is.
-                html = "\n".join(
-                    [report_html, *(markdown_html(p, label_tables=False) for p in own_parts)]
-                )
-                message = compose(
+                message = report_message(
                     settings,
-                    game.id,
+                    game,
+                    result,
                     entry.name,
-                    subject_for(game.id),
-                    "\n\n".join([report, *own_parts]) + "\n",
-                    html=_page(html),
+                    decides=key in waiting,
+                    over=over,
+                    report_html=report_html,
+                    illustrations=illustrations,
                     thread_root=root,
                     in_reply_to=thread.get("last"),
                     number=result.number,
@@ -540,7 +678,7 @@ def notify_refusal(
         "Your move as it was read from your message (line numbers as counted above):",
         "```text\n" + _numbered(_quotable(submitted_text)) + "\n```",
     ]
-    _, over = _waiting_for(repo, snap.commit) if snap.commit else ([], False)
+    over = _is_over(_public_view(repo, snap.commit)) if snap.commit else False
     parts.append(
         "The game is over: no move can be made any more."
         if over

@@ -1,0 +1,146 @@
+"""The board in a report mail: the public board drawn as a PNG, shown inline by Content-ID.
+
+Mail clients do not show SVG (and many strip it as a risk), so the board's SVG
+(`adjudicator.drawing.board`) is rasterized with CairoSVG, once per adjudication: every
+player's mail carries the same picture of the public view, so none can show what only
+another player may see. The player's own hand goes into that player's HTML as card faces,
+not into the picture.
+
+CairoSVG needs the cairo library at run time. Without it (or if a drawing cannot be
+rasterized) the mail goes out without the picture, and the log says why once per process:
+a report is worth more than its illustration.
+"""
+
+from __future__ import annotations
+
+import logging
+import struct
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+# SVG text and a width in pixels, to PNG bytes; raises when it cannot.
+Rasterize = Callable[[str, int], bytes]
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+WIDTHS = (800, 640, 480)  # readable on a phone first; narrower only to fit the budget
+_warned: set[str] = set()
+
+
+def cairo_png(svg_text: str, width: int) -> bytes:
+    """The SVG as a PNG `width` pixels wide, by CairoSVG. Raises ImportError or OSError
+    when CairoSVG or the cairo library is not installed."""
+    import cairosvg  # imported here: loading it loads libcairo, which may be missing
+
+    convert: Callable[..., Any] = cairosvg.svg2png
+    return bytes(convert(bytestring=svg_text.encode("utf-8"), output_width=width))
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk (ValueError if it is not a PNG)."""
+    if not png.startswith(PNG_SIGNATURE) or png[12:16] != b"IHDR":
+        raise ValueError("not a PNG")
+    width, height = struct.unpack(">II", png[16:24])
+    return int(width), int(height)
+
+
+def _chunks(png: bytes) -> Iterable[tuple[bytes, bytes]]:
+    offset = len(PNG_SIGNATURE)
+    while offset < len(png):
+        (length,) = struct.unpack(">I", png[offset : offset + 4])
+        kind = png[offset + 4 : offset + 8]
+        yield kind, png[offset + 8 : offset + 8 + length]
+        offset += 12 + length
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def recompress(png: bytes) -> bytes:
+    """The same image with its pixel data deflated at the highest level (cairo writes a
+    faster, larger compression): fewer bytes, the same pixels."""
+    chunks = list(_chunks(png))
+    pixels = zlib.decompress(b"".join(data for kind, data in chunks if kind == b"IDAT"))
+    out, written = [PNG_SIGNATURE], False
+    for kind, data in chunks:
+        if kind != b"IDAT":
+            out.append(_chunk(kind, data))
+        elif not written:  # all the pixel data in one chunk, where the first one was
+            out.append(_chunk(b"IDAT", zlib.compress(pixels, 9)))
+            written = True
+    smaller = b"".join(out)
+    return smaller if len(smaller) < len(png) else png
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A PNG to show inline in a mail's HTML: `cid` is its Content-ID (no brackets)."""
+
+    png: bytes
+    cid: str
+    alt: str
+
+    def img(self) -> str:
+        """The `<img>` that shows it: its natural width, never wider than the window."""
+        width, height = png_size(self.png)
+        return (
+            f'<img src="cid:{escape(self.cid)}" alt="{escape(self.alt)}" width="{width}" '
+            f'height="{height}" style="max-width:100%;height:auto">'
+        )
+
+
+def warn_once(reason: str) -> None:
+    """Log that mail goes out without its picture, once per reason and process."""
+    if reason in _warned:
+        log.debug("mail without the board picture: %s", reason)
+        return
+    _warned.add(reason)
+    log.warning("mail goes out without the board picture: %s", reason)
+
+
+def rasterized(svg_text: str, width: int, rasterize: Rasterize) -> bytes | None:
+    """The SVG as a recompressed PNG, or None (logged once) when it cannot be made."""
+    try:
+        png = rasterize(svg_text, width)
+        png_size(png)
+    except Exception as error:  # any failure: the mail still goes, without the picture
+        warn_once(f"{type(error).__name__}: {error}")
+        return None
+    return recompress(png)
+
+
+class BoardPictures:
+    """The board of one adjudication at the widths tried, each rasterized at most once."""
+
+    def __init__(self, svg_text: str, cid: str, alt: str, rasterize: Rasterize) -> None:
+        self.svg_text, self.cid, self.alt, self.rasterize = svg_text, cid, alt, rasterize
+        self._made: dict[int, bytes | None] = {}
+
+    def at(self, width: int) -> Picture | None:
+        if width not in self._made:
+            self._made[width] = rasterized(self.svg_text, width, self.rasterize)
+        png = self._made[width]
+        return None if png is None else Picture(png, self.cid, self.alt)
+
+    def fitting(self, room: int) -> Picture | None:
+        """The widest picture whose PNG, base64-encoded in a mail, takes at most `room`
+        bytes; None if none does or none can be made."""
+        for width in WIDTHS:
+            picture = self.at(width)
+            if picture is None:
+                return None
+            if encoded_size(picture.png) <= room:
+                return picture
+        warn_once(f"the board does not fit in {room} bytes at {WIDTHS[-1]} px")
+        return None
+
+
+def encoded_size(data: bytes) -> int:
+    """Bytes of `data` in base64 as a mail carries it (76 characters a line, newlines)."""
+    characters = 4 * ((len(data) + 2) // 3)
+    return characters + characters // 76 + 1

@@ -1,0 +1,265 @@
+"""The board and the player's hand in report mails (docs/email.md#what-a-report-contains).
+
+Through the real outbox and a real SMTP server: the public board as an inline PNG
+(multipart/related, shown by Content-ID), the player's own hand as card faces in that
+player's HTML only, the plain text as before, each mail under 150 KB; and without cairo,
+the same mail without the picture.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import struct
+import sys
+import zlib
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from gitgame import bot_submission, current_home
+from mailserver import html, mail_server, needs_cairo, new_game, plain, settings_for
+
+import engine
+from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.cards import card_label
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.pipeline import position, submit
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import game_at, snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, pictures
+from engine.cards import card_name
+
+pytestmark = pytest.mark.usefixtures("home")
+
+NAMES = ("alice", "bob", "carol")
+LIMIT = 150 * 1024
+
+
+def play(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:
+    rng = random.Random(seed)
+    done = []
+    for _ in range(count):
+        state = position(snapshot(repo), current_home())
+        player, text = bot_submission(state, rng, whole_turn=True)
+        done.append(submit(repo, player, text, home=current_home()))
+    return done
+
+
+def sent(settings: Settings) -> dict[str, tuple[EmailMessage, int]]:
+    """The messages in outbox/sent, read back from their files: {player: (message, size)}."""
+    found = {}
+    for path in outgoing.messages_in(settings, outgoing.SENT):
+        data = path.read_bytes()
+        message = BytesParser(policy=policy.default).parsebytes(data)
+        assert isinstance(message, EmailMessage)
+        found[str(message["X-Pamir-Player"])] = (message, len(data))
+    return found
+
+
+def images(message: EmailMessage) -> list[EmailMessage]:
+    return [p for p in message.walk() if p.get_content_type() == "image/png"]
+
+
+def png_of(message: EmailMessage) -> bytes:
+    [part] = images(message)
+    data = part.get_content()
+    assert isinstance(data, bytes)
+    return data
+
+
+def pixel_bytes(png: bytes) -> bytes:
+    """The inflated IDAT data (filter bytes and pixels), read with struct and zlib."""
+    offset, idat = 8, b""
+    while offset < len(png):
+        (length,) = struct.unpack(">I", png[offset : offset + 4])
+        if png[offset + 4 : offset + 8] == b"IDAT":
+            idat += png[offset + 8 : offset + 8 + length]
+        offset += 12 + length
+    return zlib.decompress(idat)
+
+
+def expected_text(settings: Settings, repo: GameRepo, result: Adjudication, name: str) -> str:
+    """The plain-text part as it was before the picture: report, own section, reply."""
+    game = game_at(repo, result.commit)
+    waiting = engine.view(position(snapshot(repo, result.commit), current_home()))["pending"]
+    decides = name in (waiting or {}).get("players", [])
+    return "\n\n".join(outgoing.player_message(settings, game, result, name, decides)) + "\n"
+
+
+@pytest.fixture
+def game(home: Path) -> tuple[Settings, GameRepo, Adjudication]:
+    """A three-player game some moves in, with cards in hands; its last adjudication."""
+    settings = settings_for(home, None)
+    repo, _ = new_game(settings, NAMES)
+    last = play(repo, 6)[-1]
+    state = position(snapshot(repo), home)
+    assert any(engine.view(state, n)["players"][i]["hand"] for i, n in enumerate(NAMES))
+    return settings, repo, last
+
+
+def notify(
+    game: tuple[Settings, GameRepo, Adjudication], **kwargs: object
+) -> tuple[Settings, dict[str, tuple[EmailMessage, int]], list[EmailMessage]]:
+    """Notify the last adjudication through a real SMTP server; what the outbox kept and
+    what the server received."""
+    settings, repo, result = game
+    with mail_server() as server:
+        settings = settings.model_copy(update={"smtp_host": "127.0.0.1", "smtp_port": server.port})
+        outgoing.notify(settings, repo, [result], **kwargs)  # type: ignore[arg-type]
+        received = server.messages
+    assert len(received) == len(NAMES)
+    return settings, sent(settings), received
+
+
+@needs_cairo
+def test_a_report_shows_the_board_inline_by_content_id(
+    game: tuple[Settings, GameRepo, Adjudication],
+) -> None:
+    _, kept, received = notify(game)
+    assert sorted(kept) == sorted(NAMES)
+    for message in [m for m, _ in kept.values()] + received:
+        assert message.get_content_type() == "multipart/alternative"
+        text_part, related = message.iter_parts()
+        assert text_part.get_content_type() == "text/plain"
+        assert related.get_content_type() == "multipart/related"
+        page, image = related.iter_parts()
+        assert page.get_content_type() == "text/html"
+        assert image.get_content_type() == "image/png"
+        assert image.get_content_disposition() == "inline"
+        cid = str(image["Content-ID"])
+        assert cid.startswith("<board.") and cid.endswith("@pamir.example>")
+        body = html(message)
+        assert f'src="cid:{cid[1:-1]}"' in body
+        assert 'alt="The board after move 6: ' in body and "victory points" in body
+        # The picture takes the place of the Markdown's link to board.svg.
+        assert "drawn in board.svg" not in body
+
+
+@needs_cairo
+def test_the_picture_is_a_readable_png_of_the_public_board(
+    game: tuple[Settings, GameRepo, Adjudication],
+) -> None:
+    _, kept, _ = notify(game)
+    _, repo, result = game
+    state = position(snapshot(repo, result.commit), current_home())
+    pngs = {name: png_of(message) for name, (message, _) in kept.items()}
+    png = pngs["alice"]
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and png[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", png[16:24])
+    assert width == 800 and 600 < height < 1400
+    assert len(png) > 20_000  # a blank board of this size is a few hundred bytes
+    assert len(set(pixel_bytes(png))) > 16  # more than a background colour
+    # One picture for all: the public view's board, and no player's own.
+    assert set(pngs.values()) == {png}
+    public = pictures.recompress(pictures.cairo_png(board_svg(engine.view(state)), 800))
+    assert png == public
+    for name in NAMES:
+        own = pictures.recompress(pictures.cairo_png(board_svg(engine.view(state, name)), 800))
+        assert own != png
+
+
+def test_the_hand_faces_go_to_their_owner_only(
+    game: tuple[Settings, GameRepo, Adjudication],
+) -> None:
+    settings, kept, _ = notify(game)
+    _, repo, result = game
+    state = position(snapshot(repo, result.commit), current_home())
+    hands = {n: engine.view(state, n)["players"][i]["hand"] for i, n in enumerate(NAMES)}
+    public_text = result.report
+    for name, (message, _) in kept.items():
+        body = html(message)
+        for card in hands[name]:
+            assert f'aria-label="{card_label(card)}, in hand"' in body
+            assert f"{settings.base_url}/cards/{card}" in body
+        assert ("<h3>Your hand</h3>" in body) == bool(hands[name])
+        assert ("Card data from Pax Pamir" in body) == bool(hands[name])
+        for other in NAMES:
+            for card in set(hands[other]) - set(hands[name]):
+                assert f"{card_label(card)}, in hand" not in body
+                if card_name(card) not in public_text:  # not in the market, courts, ...
+                    assert card_name(card) not in body
+
+
+def test_the_plain_text_is_unchanged_and_a_mail_is_under_150_kb(
+    game: tuple[Settings, GameRepo, Adjudication],
+) -> None:
+    settings, kept, received = notify(game)
+    _, repo, result = game
+    for name, (message, size) in kept.items():
+        assert plain(message) == expected_text(settings, repo, result, name)
+        assert "cid:" not in plain(message)
+        assert size < LIMIT
+    for message in received:
+        assert len(message.as_bytes()) < LIMIT
+
+
+def test_without_cairo_the_mail_goes_out_without_the_picture(
+    game: tuple[Settings, GameRepo, Adjudication],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """As when libcairo cannot be loaded: CairoSVG's import fails. The mail goes out, its
+    HTML without a picture; the log says why once, not once per mail."""
+    monkeypatch.setattr(pictures, "_warned", set())
+    monkeypatch.setitem(sys.modules, "cairosvg", None)  # `import cairosvg` raises ImportError
+    with caplog.at_level(logging.WARNING, logger="adjudicator.mail.pictures"):
+        _, kept, received = notify(game)
+    assert sorted(kept) == sorted(NAMES)
+    for message in [m for m, _ in kept.values()] + received:
+        assert [p.get_content_type() for p in message.iter_parts()] == [
+            "text/plain",
+            "text/html",
+        ]
+        assert images(message) == []
+        assert "cid:" not in html(message)
+        assert "The board after this move, drawn in board.svg" in html(message)
+        assert "<h3>Your hand</h3>" in html(message) or "Your hand: empty." in plain(message)
+    warnings = [r for r in caplog.records if "without the board picture" in r.getMessage()]
+    assert len(warnings) == 1 and "cairosvg" in warnings[0].getMessage()
+
+
+def test_a_converter_that_fails_is_warned_about_once_across_adjudications(
+    home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(pictures, "_warned", set())
+
+    def no_cairo(svg_text: str, width: int) -> bytes:
+        raise OSError("no library called cairo-2 was found")
+
+    with mail_server() as server, caplog.at_level(logging.WARNING):
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings, NAMES)
+        results = [created, *play(repo, 2)]
+        outgoing.notify(settings, repo, results, rasterize=no_cairo)
+        received = server.messages
+    assert len(received) == 3 * len(NAMES)
+    assert all(images(m) == [] for m in received)
+    warnings = [r for r in caplog.records if "without the board picture" in r.getMessage()]
+    assert len(warnings) == 1 and "cairo-2" in warnings[0].getMessage()
+
+
+@needs_cairo
+def test_a_board_too_large_for_the_room_is_drawn_narrower_or_left_out(
+    game: tuple[Settings, GameRepo, Adjudication], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pictures, "_warned", set())
+    _, repo, result = game
+    svg_text = board_svg(engine.view(position(snapshot(repo, result.commit), current_home())))
+    made: list[int] = []
+
+    def counted(text: str, width: int) -> bytes:
+        made.append(width)
+        return pictures.cairo_png(text, width)
+
+    board = pictures.BoardPictures(svg_text, "b@x", "the board", counted)
+    wide = board.fitting(10**6)
+    assert wide is not None and pictures.png_size(wide.png)[0] == 800
+    narrow_room = pictures.encoded_size(board.at(480).png) + 1  # type: ignore[union-attr]
+    narrow = board.fitting(narrow_room)
+    assert narrow is not None and pictures.png_size(narrow.png)[0] < 800
+    assert board.fitting(1000) is None
+    assert sorted(made) == sorted(set(made))  # each width rasterized once

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from gitgame import THREE, create, play
 
+from adjudicator.games.wording import in_words
 from adjudicator.home.settings import Settings
 from adjudicator.web import create_app
-from adjudicator.web.rendering import in_words
 
 
 def test_actions_read_as_a_sentence() -> None:

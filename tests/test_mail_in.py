@@ -62,7 +62,7 @@ class Table:
         """The player who must decide now and the last report they were sent."""
         latest: dict[str, EmailMessage] = {}
         for message in self.server.messages:
-            if "X-Pamir-Move" in message and str(message["Subject"]).startswith("Pax Pamir"):
+            if message["X-Pamir-Kind"] == "report":
                 latest[str(message["X-Pamir-Player"])] = message
         deciding = [(p, m) for p, m in latest.items() if "It is your decision." in plain(m)]
         assert len(deciding) == 1, sorted(latest)

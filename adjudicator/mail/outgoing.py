@@ -50,6 +50,7 @@ from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
+from adjudicator.games.wording import in_words
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -195,6 +196,8 @@ def compose(
     message["X-Pamir-Game"] = game_id
     message["X-Pamir-Player"] = player.lower()
     message["X-Pamir-Move"] = str(number)
+    for header, value in list_headers(settings, game_id, player).items():
+        message[header] = value
     message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
     html = html if html is not None else render_html(markdown_text)
     message.add_alternative(html, subtype="html", cte="quoted-printable")
@@ -335,11 +338,57 @@ def private_section(settings: Settings, game_id: str, number: int, player: str) 
     return None if best is None else best[1].read_text(encoding="utf-8")
 
 
+def _state_document(repo: GameRepo, commit: str) -> dict[str, Any]:
+    """A commit's state.json ({} when it has none)."""
+    text = repo.read(STATE_FILE, commit)
+    document: dict[str, Any] = json.loads(text) if text else {}
+    return document
+
+
 def _public_view(repo: GameRepo, commit: str) -> dict[str, Any]:
     """The public view a commit records in its state.json ({} when it has none)."""
-    text = repo.read(STATE_FILE, commit)
-    view: dict[str, Any] = json.loads(text).get("view") or {} if text else {}
+    view: dict[str, Any] = _state_document(repo, commit).get("view") or {}
     return view
+
+
+SUBJECT_LENGTH = 110  # past this a subject is cut with an ellipsis (mail lists show less)
+
+
+def report_subject(
+    game_id: str, number: int, document: dict[str, Any], *, decides: bool, over: bool
+) -> str:
+    """What a report mail is, and whether its reader must act, at a glance in the inbox:
+    `[kabul] Your turn (move 44): alice takes an action (2 of 2 left) or passes`, or
+    `[kabul] Move 43 by alice: Tax with Baluchi Chiefs (12), taking up to 2 rupees.`"""
+    view: dict[str, Any] = document.get("view") or {}
+    last: dict[str, Any] = document.get("last") or {}
+    if over:
+        subject = f"[{game_id}] The game is over (move {number})"
+    elif decides:
+        prompt = str((view.get("pending") or {}).get("prompt", "your decision"))
+        subject = f"[{game_id}] Your turn (move {number + 1}): {prompt.split(': ')[0]}"
+    elif number == 0:
+        subject = f"[{game_id}] A new game"
+    elif last.get("refused"):
+        subject = f"[{game_id}] Move {number} by {last.get('player')} was refused"
+    elif last.get("actions"):
+        what = in_words("; ".join(str(a) for a in last["actions"]))
+        subject = f"[{game_id}] Move {number} by {last.get('player')}: {what}"
+    else:
+        subject = f"[{game_id}] Move {number}"
+    return subject if len(subject) <= SUBJECT_LENGTH else subject[: SUBJECT_LENGTH - 1] + "…"
+
+
+def list_headers(settings: Settings, game_id: str, player: str) -> dict[str, str]:
+    """RFC 2919's List-Id, which mail programs sort and filter a game's mail by, and RFC
+    2369's List-Unsubscribe: for a game one is playing that means fewer messages, so it
+    asks, by mail, for only the turns that are the player's (`settings notify turns`)."""
+    address = tokens.reply_address(settings, game_id, player.lower())
+    return {
+        "List-Id": f"Pax Pamir game {game_id} <{game_id}.games.{settings.reply_domain}>",
+        "List-Unsubscribe": f"<mailto:{address}?subject=settings%20notify%20turns"
+        "&body=settings%20notify%20turns>",
+    }
 
 
 def _waiting_for(view: dict[str, Any]) -> list[str]:
@@ -484,6 +533,7 @@ def report_message(
     result: Adjudication,
     player: str,
     *,
+    subject: str,
     decides: bool,
     over: bool = False,
     report_html: str,
@@ -502,16 +552,18 @@ def report_message(
     def message(picture: Picture | None) -> EmailMessage:
         shown = report_html if picture is None else _with_picture(report_html, picture)
         html = _page("\n".join(part for part in [shown, *own_html] if part))
-        return compose(
+        made = compose(
             settings,
             game.id,
             player,
-            subject_for(game.id),
+            subject,
             text,
             html=html,
             picture=picture,
             **headers,
         )
+        made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
+        return made
 
     plain = message(None)
     if illustrations.pictures is None:
@@ -538,7 +590,8 @@ def notify(
     written: list[Path] = []
     for result in results:
         game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
-        view = _public_view(repo, result.commit)
+        document = _state_document(repo, result.commit)
+        view: dict[str, Any] = document.get("view") or {}
         waiting, over = _waiting_for(view), _is_over(view)
         report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
         illustrations = _Illustrations(settings, repo, result, view, rasterize)
@@ -558,6 +611,9 @@ def notify(
                     game,
                     result,
                     entry.name,
+                    subject=report_subject(
+                        game.id, result.number, document, decides=key in waiting, over=over
+                    ),
                     decides=key in waiting,
                     over=over,
                     report_html=report_html,

@@ -111,6 +111,16 @@ def compose_reminder(
     message["X-Pamir-Game"] = game.id
     message["X-Pamir-Player"] = entry.name.lower()
     message["X-Pamir-Move"] = str(pending.move)
+    message["X-Pamir-Kind"] = "reminder"
+    # In the player's thread of the game, as an answer to the last report.
+    thread = outgoing.thread_of(settings, game.id, entry.name)
+    if thread.get("root"):
+        parent = thread.get("last") or thread["root"]
+        message["In-Reply-To"] = parent
+        chain = [thread["root"]] if parent == thread["root"] else [thread["root"], parent]
+        message["References"] = " ".join(chain)
+    for header, value in outgoing.list_headers(settings, game.id, entry.name).items():
+        message[header] = value
     # Not sent once the deadline has passed (a mail server down meanwhile): the report of
     # what was played for the player tells them instead.
     message[outgoing.DEADLINE_HEADER] = pending.clock.deadline.isoformat()

@@ -14,12 +14,12 @@ from typing import Any
 
 from markupsafe import Markup
 
-import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_face as card_face
 from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.games.safehtml import is_safe_url as is_safe_url
 from adjudicator.games.safehtml import markdown_html
+from adjudicator.games.wording import in_words
 from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGIONS, card_name
 
 
@@ -92,30 +92,6 @@ def join_names(names: list[str] | None) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
-
-
-@lru_cache(maxsize=1)
-def _any_position() -> engine.State:
-    """A position to word actions in: a history line's phrases depend on no position but
-    for `decline` (a prize, or a removed spy), which reads as declining a prize here."""
-    return engine.new_game(["a", "b"], 0)
-
-
-@lru_cache(maxsize=4096)
-def in_words(actions: str) -> str:
-    """A history line's actions (`loyalty afghan; purchase 54`) as a sentence: 'Choose
-    Afghan loyalty; buy Herati Bandits (54).' A part that is not an action stays as it is
-    (a refusal's reason, a note)."""
-    phrases: list[str] = []
-    for part in actions.split("; "):
-        try:
-            read = engine.read_action(part)
-        except engine.MoveError:
-            phrases.append(part)
-            continue
-        phrases.append(engine.describe_action(_any_position(), read[0]) if read else part)
-    sentence = "; ".join(phrases)
-    return sentence[:1].upper() + sentence[1:] + ("" if sentence.endswith(".") else ".")
 
 
 FILTERS: dict[str, Any] = {

@@ -1,0 +1,80 @@
+"""What a mail is, at a glance in the inbox: the subject says whether the reader must act
+(`[GAME] Your turn (move N): ...`) or what happened (`[GAME] Move N by P: ...`); every
+message of a game carries its List-Id, and a reminder comes in the player's thread."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+from gitgame import SECRET, TWO
+
+import engine
+from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing, tokens
+from adjudicator.mail.outgoing import report_subject
+from adjudicator.schedule.clock import waiting
+from adjudicator.schedule.reminders import compose_reminder
+
+
+def read(path: Path) -> EmailMessage:
+    message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def moved(settings: Settings, repo: GameRepo) -> list[EmailMessage]:
+    state = position(snapshot(repo), settings.home)
+    player, action = engine.legal_actions(state)[0]
+    done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
+    return [read(p) for p in outgoing.notify(settings, repo, [done], deliver_now=False)]
+
+
+def test_the_subject_says_who_must_act_and_what_happened(settings: Settings) -> None:
+    players = [(n, f"{n}@example.org") for n in TWO]
+    repo = create_game(settings.games_dir / "subj", players, home=settings.home, secret=SECRET)
+    mails = moved(settings, repo)
+    subjects = {str(m["X-Pamir-Player"]): " ".join(str(m["Subject"]).split()) for m in mails}
+    turn = [s for s in subjects.values() if s.startswith("[subj] Your turn (move 2): ")]
+    news = [s for s in subjects.values() if s.startswith("[subj] Move 1 by ")]
+    assert len(turn) == 1 and len(news) == 1, subjects
+    assert "loyalty." in news[0]  # the move in words: "Choose Afghan loyalty."
+    for message in mails:
+        player = str(message["X-Pamir-Player"])
+        assert (
+            str(message["List-Id"]) == f"Pax Pamir game subj <subj.games.{settings.reply_domain}>"
+        )
+        address = tokens.reply_address(settings, "subj", player)
+        assert str(message["List-Unsubscribe"]).startswith(f"<mailto:{address}?")
+
+
+def test_the_end_and_a_refusal_have_their_own_subjects() -> None:
+    over = report_subject("g", 90, {"view": {"phase": "over"}}, decides=False, over=True)
+    assert over == "[g] The game is over (move 90)"
+    refused = {"last": {"player": "bob", "refused": "not legal"}, "view": {}}
+    assert report_subject("g", 7, refused, decides=False, over=False) == (
+        "[g] Move 7 by bob was refused"
+    )
+    long = {"view": {"pending": {"prompt": "x" * 300 + ": more"}}}
+    assert len(report_subject("g", 1, long, decides=True, over=False)) == 110
+
+
+def test_a_reminder_comes_in_the_players_thread(settings: Settings) -> None:
+    players = [(n, f"{n}@example.org") for n in TWO]
+    repo = create_game(settings.games_dir / "rem", players, home=settings.home, secret=SECRET)
+    mails = moved(settings, repo)
+    pending = waiting(repo)
+    assert pending is not None
+    player = pending.players[0]
+    last = next(m for m in mails if str(m["X-Pamir-Player"]) == player.lower())
+    now = pending.clock.deadline - timedelta(hours=3)
+    reminder = compose_reminder(settings, repo, pending, player, now)
+    assert str(reminder["In-Reply-To"]) == str(last["Message-ID"])
+    assert str(reminder["References"]).split()[-1] == str(last["Message-ID"])
+    assert str(reminder["List-Id"]) == str(last["List-Id"])

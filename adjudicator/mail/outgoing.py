@@ -56,6 +56,7 @@ from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
 from adjudicator.mail import tokens
+from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
 
 log = logging.getLogger(__name__)
@@ -451,6 +452,19 @@ def how_to_reply(
     )
 
 
+def web_pages(settings: Settings, game_id: str, player: str, number: int) -> str:
+    """The pages of the game on the web, for one player: this move's, the game's, and the
+    player's own page, whose link is theirs alone (it shows their hand and takes moves)."""
+    links = page_links(settings, game_id, player, number)
+    return (
+        "## On the web\n\n"
+        f"- This move: {links.turn}\n"
+        f"- The game, its board and history: {links.game}\n"
+        f"- Your own page, with your hand, your legal actions and a form to move (the link "
+        f"is yours alone: keep it to yourself): {links.private}"
+    )
+
+
 def player_message(
     settings: Settings,
     game: GameFile,
@@ -460,11 +474,12 @@ def player_message(
     over: bool = False,
 ) -> list[str]:
     """The parts of a player's message: the report (the same for all), the player's own
-    private section (no one else's), how to reply."""
+    private section (no one else's), the web pages, how to reply."""
     parts = [result.report.rstrip("\n")]
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
+    parts.append(web_pages(settings, game.id, player, result.number))
     plays_by = game.player(player).plays_by
     parts.append(how_to_reply(settings, game.id, player, decides, over, plays_by).rstrip("\n"))
     return parts

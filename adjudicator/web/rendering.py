@@ -9,6 +9,8 @@ targets), images become their alt text, tables get headers and a caption for scr
 
 from __future__ import annotations
 
+import html
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -25,9 +27,59 @@ from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGIONS, card_name
 
 @lru_cache(maxsize=1024)
 def report_html(text: str, shift: int = 0) -> Markup:
-    """A report's Markdown as HTML, its headings `shift` levels lower (reports never
-    change once committed, so the result is cached)."""
-    return Markup(markdown_html(text, shift))  # sanitized by markdown_html
+    """A report's Markdown as HTML, its headings `shift` levels lower, with its card names
+    linked to their pages (reports never change once committed, so the result is cached)."""
+    return Markup(link_cards(markdown_html(text, shift)))  # sanitized by markdown_html
+
+
+# A card named as the reports name it: `76 Fath-Ali Shah` (tables) or `Herati Bandits (54)`
+# (sentences). Only a number that belongs to the name beside it is linked.
+_NUMBER_FIRST = re.compile(r"(?<![\w#&/])(\d{1,3}) ")
+_NUMBER_AFTER = re.compile(r" \((\d{1,3})\)")
+_SEGMENTS = re.compile(r"(<a\b.*?</a>|<[^>]*>)", re.S)  # tags, and links left whole
+
+
+def _named(number: int) -> str | None:
+    if number in COURT_CARDS or number in EVENT_CARDS:
+        return html.escape(card_name(number), quote=False)
+    return None
+
+
+def _link_text(text: str) -> str:
+    """Card names in a stretch of HTML text (no tags in it) as links to their pages."""
+    out: list[str] = []
+    at = 0
+    for match in _NUMBER_FIRST.finditer(text):
+        number, name = int(match.group(1)), _named(int(match.group(1)))
+        if match.start() < at or name is None or not text.startswith(name, match.end()):
+            continue
+        end = match.end() + len(name)
+        out += [
+            text[at : match.start()],
+            f'<a href="/cards/{number}">{text[match.start() : end]}</a>',
+        ]
+        at = end
+    rest = text[at:]
+    pieces: list[str] = []
+    last = 0
+    for match in _NUMBER_AFTER.finditer(rest):
+        number, name = int(match.group(1)), _named(int(match.group(1)))
+        if name is None or not rest[: match.start()].endswith(name):
+            continue
+        begin = match.start() - len(name)
+        if begin < last:
+            continue
+        pieces += [rest[last:begin], f'<a href="/cards/{number}">{rest[begin : match.end()]}</a>']
+        last = match.end()
+    return "".join(out) + "".join(pieces) + rest[last:]
+
+
+def link_cards(markup: str) -> str:
+    """Sanitized HTML with its card names linked to `/cards/N`; text inside tags' own
+    attributes and inside existing links is left alone."""
+    return "".join(
+        part if part.startswith("<") else _link_text(part) for part in _SEGMENTS.split(markup)
+    )
 
 
 # -- Jinja filters for the view --------------------------------------------------------------

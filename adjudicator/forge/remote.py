@@ -39,7 +39,7 @@ from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
 from adjudicator.games.sshkeys import parse_key_line
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 
@@ -466,10 +466,7 @@ def record_path(home: Path, repo: GameRepo) -> Path:
 
 
 def _read_record(home: Path, repo: GameRepo) -> dict[str, Any]:
-    path = record_path(home, repo)
-    if not path.exists():
-        return {}
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = read_json(record_path(home, repo)) or {}
     return data
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -74,3 +76,12 @@ def _make_parents(folder: Path) -> list[Path]:
     missing = [f for f in (folder, *folder.parents) if not f.exists()][::-1]
     folder.mkdir(parents=True, exist_ok=True)
     return missing
+
+
+def read_json(path: Path) -> Any | None:
+    """The JSON a file of the service holds, or None when there is no such file yet (every
+    such file is written whole by `write_atomically`)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None

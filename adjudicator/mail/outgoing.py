@@ -52,7 +52,7 @@ from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
 from adjudicator.home.faults import fault
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
 from adjudicator.mail import tokens
@@ -312,10 +312,7 @@ def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, s
 
 def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
     """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
-    path = _threads_dir(settings) / f"{game_id}.json"
-    if not path.exists():
-        return {}
-    data: dict[str, dict[str, str]] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, dict[str, str]] = read_json(_threads_dir(settings) / f"{game_id}.json") or {}
     return dict(data.get(player.lower(), {}))
 
 
@@ -1024,10 +1021,7 @@ def _accepted_path(settings: Settings, game_id: str) -> Path:
 
 
 def _accepted(settings: Settings, game_id: str) -> dict[str, str]:
-    path = _accepted_path(settings, game_id)
-    if not path.exists():
-        return {}
-    data: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, str] = read_json(_accepted_path(settings, game_id)) or {}
     return data
 
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Literal, get_args
 
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 
 Preference = Literal["all", "turns", "digest"]
@@ -23,10 +23,7 @@ def _path(settings: Settings, game_id: str) -> Path:
 
 
 def _read(settings: Settings, game_id: str) -> dict[str, str]:
-    path = _path(settings, game_id)
-    if not path.exists():
-        return {}
-    data: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, str] = read_json(_path(settings, game_id)) or {}
     return data
 
 

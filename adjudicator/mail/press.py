@@ -22,7 +22,7 @@ from adjudicator.games.outputs import INBOUND_TRAILER
 from adjudicator.games.press import PRESS_TRAILER, commit_press, press_document
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.selfservice import Asked, Outcome
@@ -60,10 +60,7 @@ def _log_path(settings: Settings, game_id: str) -> Path:
 
 
 def _log(settings: Settings, game_id: str) -> list[dict[str, Any]]:
-    path = _log_path(settings, game_id)
-    if not path.exists():
-        return []
-    entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    entries: list[dict[str, Any]] = read_json(_log_path(settings, game_id)) or []
     return entries
 
 

@@ -40,7 +40,7 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
 from adjudicator.mail.operator import alert_operator
@@ -132,10 +132,7 @@ class DeliveryLog:
 
     def outcome(self, key: str) -> dict[str, Any] | None:
         """The answer recorded for a delivery handled before (None: none recorded)."""
-        path = self._outcome_path(key)
-        if not path.exists():
-            return None
-        found: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        found: dict[str, Any] | None = read_json(self._outcome_path(key))
         return found
 
     def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:

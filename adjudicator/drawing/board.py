@@ -17,8 +17,9 @@ region and border has a `<title>` of its own.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from adjudicator.drawing import svg
 from adjudicator.drawing.cards import card_label
@@ -88,9 +89,38 @@ class _Seats:
     def number(self, name: str) -> int:
         return self.names.index(name) + 1 if name in self.names else 0
 
+    def __repr__(self) -> str:
+        return f"_Seats({self.names!r})"  # all a drawing depends on: a key of `_kept`
+
     def colour(self, name: str) -> str:
         number = self.number(name)
         return SEAT_COLOURS[(number - 1) % len(SEAT_COLOURS)] if number else "#ffffff"
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+_KEPT: dict[str, Any] = {}
+_KEPT_LIMIT = 4096
+
+
+def _kept(function: Callable[P, R]) -> Callable[P, R]:
+    """A part of the board drawn once for the same arguments (compared by their `repr`,
+    which says everything a part is drawn from). Consecutive positions of a game differ in
+    a few places, and a board is drawn at every commit and, by `pamir verify`, again for
+    every commit of the history: most regions, borders and tracks are then taken as drawn.
+    Bounded, since views come from any game."""
+
+    def drawn(*args: P.args, **options: P.kwargs) -> R:
+        key = f"{function.__name__}{args!r}{options!r}"
+        found: R | None = _KEPT.get(key)
+        if found is None:
+            found = function(*args, **options)
+            if len(_KEPT) >= _KEPT_LIMIT:
+                _KEPT.clear()
+            _KEPT[key] = found
+        return found
+
+    return drawn
 
 
 # Named looks, written as presentation attributes: the pages' Content-Security-Policy
@@ -198,6 +228,7 @@ def _region_text(region_id: str, region: dict[str, Any]) -> str:
     return f"{name}: " + "; ".join(parts)
 
 
+@_kept
 def _region(region_id: str, region: dict[str, Any], seats: _Seats) -> str:
     box = REGION_BOXES[region_id]
     name = REGIONS[region_id].name  # type: ignore[index]
@@ -234,6 +265,7 @@ def _border_text(border_id: str, roads: dict[str, int]) -> str:
     return f"border {names}: " + (f"roads {built}" if built else "no roads")
 
 
+@_kept
 def _border(border_id: str, roads: dict[str, int]) -> str:
     first, second = BORDERS[border_id].regions
     edge = shared_edge(REGION_BOXES[first], REGION_BOXES[second])
@@ -285,13 +317,18 @@ def _roads_of(view: dict[str, Any], border_id: str) -> dict[str, int]:
 
 
 def _legend(view: dict[str, Any], seats: _Seats) -> str:
+    players = [(str(p["name"]), p.get("loyalty") or "no loyalty yet") for p in view["players"]]
+    return _legend_of(players, seats)
+
+
+@_kept
+def _legend_of(players: list[tuple[str, str]], seats: _Seats) -> str:
     x, y = LEGEND.x + 10, LEGEND.y + 16
     lines = [_text(x, y, "Players (seat order)", "heading")]
-    for index, player in enumerate(view["players"]):
+    for index, (player, loyalty) in enumerate(players):
         row_y = y + 17 + index * 16
-        loyalty = player.get("loyalty") or "no loyalty yet"
-        name = svg.shorten(str(player["name"]), 16)
-        lines.append(_seat_marker(x + 8, row_y - 4, seats, str(player["name"]), r=7))
+        name = svg.shorten(player, 16)
+        lines.append(_seat_marker(x + 8, row_y - 4, seats, player, r=7))
         lines.append(_text(x + 22, row_y, f"{name}, {loyalty}", "start", font_size=13))
     shapes = "● tribe  ■ army  ▬ road  ◆ ruler; A afghan, B british, R russian"
     key = _text(WIDTH - 10, MAP_BOTTOM + 20, shapes, text_anchor="end", font_size=12)
@@ -359,6 +396,11 @@ def _checks(view: dict[str, Any], y: float) -> str:
 
 def _vp_track(view: dict[str, Any], seats: _Seats, y: float) -> tuple[str, float]:
     scores = [(str(p["name"]), int(p.get("vp") or 0)) for p in view["players"]]
+    return _track(scores, seats, y)
+
+
+@_kept
+def _track(scores: list[tuple[str, int]], seats: _Seats, y: float) -> tuple[str, float]:
     cells = max(VP_CELLS, max((vp for _, vp in scores), default=0) + 1)
     width = (WIDTH - 20) / cells
     stacked: dict[int, int] = {}

@@ -45,14 +45,28 @@ def number(value: float) -> str:
     return str(int(rounded)) if rounded.is_integer() else f"{rounded:.1f}"
 
 
+# Attributes already written, by value: a board repeats the same colours, classes and
+# coordinates thousands of times, and `pamir verify` draws one board per commit. Bounded,
+# since names come from players.
+_WRITTEN: dict[Attr, str] = {}
+_WRITTEN_LIMIT = 8192
+
+
+def _attribute(value: Attr) -> str:
+    """A value written as `attrs` writes it. Numbers equal as keys (1, 1.0, True) are
+    written alike by `number`, so sharing their entry changes no byte."""
+    written = _WRITTEN.get(value)
+    if written is None:
+        written = quoted(number(value) if isinstance(value, int | float) else value)
+        if len(_WRITTEN) < _WRITTEN_LIMIT:
+            _WRITTEN[value] = written
+    return written
+
+
 def attrs(values: dict[str, Attr | None]) -> str:
-    parts = []
-    for key, value in values.items():
-        if value is None:
-            continue
-        text = number(value) if isinstance(value, int | float) else value
-        parts.append(f" {key}={quoted(text)}")
-    return "".join(parts)
+    return "".join(
+        f" {key}={_attribute(value)}" for key, value in values.items() if value is not None
+    )
 
 
 def element(tag: str, values: dict[str, Attr | None] | None = None, *children: str) -> str:

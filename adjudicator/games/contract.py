@@ -64,13 +64,12 @@ class Vetting:
 def is_adjudicator_commit(repo: GameRepo, commit: str) -> bool:
     """Whether the adjudicator made the commit: every commit it makes has it as committer
     (players' own commits of pushed move files do not)."""
-    committer = repo.repo.commit(commit).committer
-    return str(committer.email).lower() == ADJUDICATOR.email
+    return repo.commit_info(commit).committer.email.lower() == ADJUDICATOR.email
 
 
 def author_of(repo: GameRepo, commit: str) -> str:
-    made = repo.repo.commit(commit)
-    return f"{made.author.name} <{made.author.email}>"
+    author = repo.commit_info(commit).author
+    return f"{author.name} <{author.email}>"
 
 
 def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
@@ -83,10 +82,10 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
     file, the move numbered `expected`, named for a player of `game`, authored with that
     player's address and signed as `game` asks (`game`: game.toml at the commit's parent).
     Raises ContractBreach saying what is wrong."""
-    made = repo.repo.commit(commit)
+    made = repo.commit_info(commit)
     if len(made.parents) != 1:
         raise ContractBreach("a merge commit (pull with --rebase, then push the move on top)")
-    changed = changes(repo, made.parents[0].hexsha, commit)
+    changed = changes(repo, made.parents[0], commit)
     if not changed:
         raise ContractBreach("an empty commit: a commit must add the next move file")
     for status, path in changed:
@@ -105,7 +104,7 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
         raise ContractBreach(f"{changed[1][1]}: one move file a commit")
     move = parse_name(changed[0][1].rpartition("/")[2])
     assert move is not None
-    checked = _check_move(move, str(made.author.email), game, expected)
+    checked = _check_move(move, made.author.email, game, expected)
     problem = judge_player(examine(repo, commit, game), checked.player, game)
     if problem is not None:
         raise ContractBreach(f"{checked.path}: {problem}")

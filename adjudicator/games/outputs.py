@@ -82,11 +82,13 @@ def report_for(
     when: datetime,
     *,
     restarts: bool = True,
+    view: dict[str, Any] | None = None,
 ) -> str:
     """The public report of the commit made at `when` on top of `snap`. `restarts` is
     False for a commit that changes neither the position nor a rollback proposal (a
-    refused pushed move): the clock then keeps running from its earlier start."""
-    view = engine.view(state)
+    refused pushed move): the clock then keeps running from its earlier start. `view` is
+    the state's public view when the caller has it already."""
+    view = engine.view(state) if view is None else view
     deadline = None
     if view["pending"] is not None:
         deadline = local_text(enforced_deadline(snap, when, restarts=restarts), _zone(snap))

@@ -26,11 +26,13 @@ PAMIR_FAULT=after-ref the process exits (status 70) at that point of the next co
 from __future__ import annotations
 
 import configparser
+import re
 import tomllib
+import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from io import BytesIO
 from pathlib import Path
 from string import hexdigits
@@ -89,6 +91,66 @@ class Entry(NamedTuple):
         return self.binsha.hex()
 
 
+@dataclass(frozen=True)
+class CommitInfo:
+    """What a commit object says, parsed in this process from its bytes (`raw`, as
+    signatures need them)."""
+
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    author: Person
+    committer: Person
+    committed: datetime  # with the committer's own offset, as Git records it
+    message: str
+    raw: bytes
+
+    @property
+    def summary(self) -> str:
+        return self.message.partition("\n")[0]
+
+
+def _person(line: bytes) -> tuple[Person, datetime]:
+    """`Name <email> 1700000000 +0100` (an author or committer header's value)."""
+    who, _, stamp = line.rpartition(b">")
+    name, _, email = who.partition(b"<")
+    parts = stamp.split()
+    when = datetime.fromtimestamp(0, UTC)
+    if len(parts) == 2 and parts[0].isdigit() and len(parts[1]) == 5:
+        sign = -1 if parts[1][:1] == b"-" else 1
+        offset = sign * timedelta(hours=int(parts[1][1:3]), minutes=int(parts[1][3:5]))
+        when = datetime.fromtimestamp(int(parts[0]), timezone(offset))
+    text = name.decode("utf-8", "replace").strip(), email.decode("utf-8", "replace")
+    return Person(*text), when
+
+
+def parse_commit(sha: str, raw: bytes) -> CommitInfo:
+    """A commit object's headers and message (GameError when it is not a commit)."""
+    head, _, message = raw.partition(b"\n\n")
+    headers = head.split(b"\n")
+    if not headers[0].startswith(b"tree "):
+        raise GameError(f"{sha} is not a commit")
+    parents: list[str] = []
+    author = committer = (Person("", ""), datetime.fromtimestamp(0, UTC))
+    for line in headers[1:]:
+        if line.startswith(b"parent "):
+            parents.append(line[7:47].decode("ascii"))
+        elif line.startswith(b"author "):
+            author = _person(line[7:])
+        elif line.startswith(b"committer "):
+            committer = _person(line[10:])
+    return CommitInfo(
+        sha,
+        headers[0][5:45].decode("ascii"),
+        tuple(parents),
+        author[0],
+        committer[0],
+        committer[1],
+        message.decode("utf-8", "replace"),
+        raw,
+    )
+
+
 class _Kept(OrderedDict[Any, Any]):
     """A bounded cache of facts about Git objects. An object id names its content, in any
     repository, so what was read of a commit or a tree once is true in every game and in
@@ -106,6 +168,7 @@ class _Kept(OrderedDict[Any, Any]):
 
 
 _TREES = _Kept(4096)  # tree id -> its entries
+_LAST_READ: dict[str, tuple[bytes, dict[str, Entry]]] = {}  # folder -> its last tree read
 _COMMITS = _Kept(65536)  # commit id -> (tree id, parent ids)
 
 
@@ -122,31 +185,43 @@ def _what(item: Entry) -> str:
     return f"an entry of unknown mode {item.mode:o}"
 
 
+_FILE_MODES = frozenset((FILE_MODE, EXECUTABLE_MODE))
+
+
 def _is_file(item: Entry) -> bool:
-    return item.mode in (FILE_MODE, EXECUTABLE_MODE)
+    return item.mode in _FILE_MODES
+
+
+# One tree entry: `<octal mode> <name>\0` and 20 bytes of object id.
+_TREE_ENTRY = re.compile(rb"([0-7]+) ([^\0]*)\0(.{20})", re.DOTALL)
+_MODES: dict[bytes, int] = {}
 
 
 def _parse_tree(raw: bytes, where: str) -> dict[str, Entry]:
-    """A tree object's entries by name: `<octal mode> <name>\\0` and 20 bytes of id each.
+    """A tree object's entries by name.
 
     Parsed here rather than by GitPython, which checks every name on every walk (about
-    40 µs an entry: a 300-move folder read at each commit made `pamir verify` quadratic).
-    A name no Git tree may hold is refused, as GitPython did."""
+    40 µs an entry: a 300-move folder read at each commit made `pamir verify` quadratic);
+    by one regular expression, since the moves folder of a long game is read at every
+    commit of `pamir verify`. A name no Git tree may hold is refused, as GitPython did."""
     entries: dict[str, Entry] = {}
-    start = 0
-    try:
-        while start < len(raw):
-            space = raw.index(b" ", start)
-            nul = raw.index(b"\0", space)
-            mode = int(raw[start:space], 8)
-            name = raw[space + 1 : nul].decode("utf-8", "surrogateescape")
-            binsha = raw[nul + 1 : nul + 21]
-            if len(binsha) != 20 or not name or "/" in name or name in (".", ".."):
-                raise ValueError(f"a malformed entry {name!r}")
-            entries[name] = Entry(name, mode, binsha)
-            start = nul + 21
-    except ValueError as error:
-        raise GameError(f"{where} cannot be read: {error}") from None
+    end = 0
+    for match in _TREE_ENTRY.finditer(raw):
+        mode_text, name_bytes, binsha = match.groups()
+        name = name_bytes.decode("utf-8", "surrogateescape")
+        if match.start() != end or not name or "/" in name or name in (".", ".."):
+            raise GameError(f"{where} cannot be read: a malformed entry {name!r}")
+        mode = _MODES.get(mode_text)
+        if mode is None:
+            mode = (
+                _MODES.setdefault(mode_text, int(mode_text, 8))
+                if len(_MODES) < 64
+                else int(mode_text, 8)
+            )
+        entries[name] = Entry(name, mode, binsha)
+        end = match.end()
+    if end != len(raw):
+        raise GameError(f"{where} cannot be read: a malformed entry at byte {end}")
     return entries
 
 
@@ -195,6 +270,7 @@ class GameRepo:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
+        self._objects = Path(self.repo.common_dir) / "objects"
         # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
         self._blobs = _Kept(4096)  # blob contents by id, for this repository
         self._synced: str | None = None  # the commit this object last checked out
@@ -232,13 +308,32 @@ class GameRepo:
         facts: tuple[bytes, tuple[str, ...]] | None = _COMMITS.get(at) if is_id else None
         if facts is None:
             sha = at if is_id else self.repo.commit(at).hexsha
-            raw: bytes = self.repo.odb.stream(bytes.fromhex(sha)).read()
+            raw = self.raw(bytes.fromhex(sha))
             headers = raw.partition(b"\n\n")[0].split(b"\n")
             if not headers[0].startswith(b"tree "):
                 raise GameError(f"{at} is not a commit")
             parents = tuple(h[7:47].decode("ascii") for h in headers if h.startswith(b"parent "))
             facts = _COMMITS.keep(sha, (bytes.fromhex(headers[0][5:45].decode("ascii")), parents))
         return facts
+
+    def raw(self, binsha: bytes) -> bytes:
+        """An object's content, without its header. A loose object is read and inflated
+        in this process (a round trip to git's `cat-file --batch` costs about ten times
+        more, and `pamir verify` reads thousands); a packed one is asked of git."""
+        name = binsha.hex()
+        try:
+            with open(self._objects / name[:2] / name[2:], "rb") as file:
+                data = zlib.decompress(file.read())
+        except FileNotFoundError:
+            return bytes(self.repo.odb.stream(binsha).read())
+        except zlib.error:
+            raise GameError(f"Git object {name} cannot be read") from None
+        return data[data.index(b"\0") + 1 :]
+
+    def commit_info(self, at: str) -> CommitInfo:
+        """A commit (`at`: its id, or any name git knows), read in this process."""
+        sha = at if len(at) == 40 and all(c in HEX for c in at) else self.repo.commit(at).hexsha
+        return parse_commit(sha, self.raw(bytes.fromhex(sha)))
 
     def _root(self, at: str) -> bytes:
         """The id of a commit's tree."""
@@ -355,8 +450,17 @@ class GameRepo:
     def _tree(self, binsha: bytes, where: str) -> dict[str, Entry]:
         entries: dict[str, Entry] | None = _TREES.get(binsha)
         if entries is None:
-            raw: bytes = self.repo.odb.stream(binsha).read()
-            entries = _TREES.keep(binsha, _parse_tree(raw, where))
+            raw = self.raw(binsha)
+            # The moves and reports folders grow by one file at the end at each commit:
+            # when this tree is the last one read at `where` and more, only the new
+            # entries are parsed, so reading the folder at every commit stays linear.
+            last = _LAST_READ.get(where)
+            if last is not None and len(raw) > len(last[0]) and raw.startswith(last[0]):
+                entries = {**last[1], **_parse_tree(raw[len(last[0]) :], where)}
+            else:
+                entries = _parse_tree(raw, where)
+            _LAST_READ[where] = (raw, entries)
+            _TREES.keep(binsha, entries)
         else:
             _TREES.move_to_end(binsha)
         return entries
@@ -388,15 +492,15 @@ class GameRepo:
         if tree.mode != TREE_MODE:
             raise GameError(f"{folder} is {_what(tree)}, not a folder")
         files = list(self._tree(tree.binsha, folder).values())
-        for item in files:
-            if not _is_file(item):
-                raise GameError(f"{folder}/{item.name} is {_what(item)}, not a file")
+        if not _FILE_MODES.issuperset([item.mode for item in files]):
+            bad = next(item for item in files if not _is_file(item))
+            raise GameError(f"{folder}/{bad.name} is {_what(bad)}, not a file")
         return files
 
     def _blob(self, item: Entry) -> bytes:
         data: bytes | None = self._blobs.get(item.hexsha)
         if data is None:
-            data = self._blobs.keep(item.hexsha, self.repo.odb.stream(item.binsha).read())
+            data = self._blobs.keep(item.hexsha, self.raw(item.binsha))
         return data
 
     def data(self, path: str, commit: str | None = None) -> bytes | None:
@@ -457,7 +561,7 @@ class GameRepo:
 
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""
-        return sorted(item.name for item in self._files(folder, commit))
+        return sorted([item.name for item in self._files(folder, commit)])
 
     def commit(
         self,

@@ -152,8 +152,7 @@ def _ssh_keygen_verifies(payload: bytes, signature: str, principal: str, key: st
 
 def examine(repo: GameRepo, commit: str, game: GameFile) -> Signature:
     """Who signed `commit`, judged by the keys of `game` (game.toml at its parent)."""
-    raw: bytes = repo.repo.odb.stream(bytes.fromhex(commit)).read()
-    payload, armored = split_signature(raw)
+    payload, armored = split_signature(repo.commit_info(commit).raw)
     if armored is None:
         return Signature("unsigned")
     try:

@@ -16,6 +16,8 @@ import json
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,7 @@ STATE_FILE = "state.json"
 ROLLBACKS_FILE = "rollbacks.toml"
 REVEAL_FILE = "reveal.toml"
 REPORTS_DIR = "reports"
+_NUMBER = attrgetter("number")
 
 
 @dataclass
@@ -99,13 +102,14 @@ class Snapshot:
     moves: list[MoveName]
     rollbacks: Rollbacks
     adjudicated: int  # the number of the last adjudicated move (0: none yet)
-    _data: dict[str, bytes] | None = field(default=None, repr=False)
+    # state.json at the commit as `read_state` parsed it (None: none there).
+    document: dict[str, Any] | None = field(default=None, repr=False)
 
     def data(self, move: MoveName) -> bytes:
-        """A move file's bytes, as pushed (checked by `moves.read_submission`)."""
-        if self._data is None:
-            self._data = self.repo.blobs(MOVES_DIR, self.commit)
-        return self._data.get(move.path.removeprefix(MOVES_DIR + "/"), b"")
+        """A move file's bytes, as pushed (checked by `moves.read_submission`): only that
+        file is read, so replaying the moves after a commit's costs no more as the game
+        grows."""
+        return self.repo.data(move.path, self.commit) or b""
 
     def text(self, move: MoveName) -> str:
         """A move file's text; NotationError if it is not UTF-8 (such a file is refused
@@ -127,24 +131,42 @@ def game_at(repo: GameRepo, commit: str | None = None) -> GameFile:
     if text is None:
         raise GameError(f"{repo.path} has no {GAME_FILE}: not a game repository")
     try:
-        return parse_game_file(text)
+        return _parsed_game_file(text)
     except GameFileError as error:
         raise GameError(str(error)) from None
+
+
+@lru_cache(maxsize=64)
+def _parsed_game_file(text: str) -> GameFile:
+    """game.toml parsed and validated once per text (a GameFile is frozen): `pamir verify`
+    reads it at every commit, and it seldom changes."""
+    return parse_game_file(text)
 
 
 def snapshot(repo: GameRepo, commit: str | None = None) -> Snapshot:
     at = commit or repo.head()
     game = game_at(repo, at)
-    moves = sorted(
-        (m for m in map(parse_name, repo.names(MOVES_DIR, at)) if m is not None),
-        key=lambda m: m.number,
-    )
-    # A move file names its author case-insensitively; the game's spelling is kept.
-    moves = [_canonical(game, m) for m in moves]
+    moves = _moves(game, repo.names(MOVES_DIR, at))
     document = read_state(repo, at)
     adjudicated = int(document.get("move", 0)) if document else 0
     rollbacks = Rollbacks.parse(repo.read(ROLLBACKS_FILE, at))
-    return Snapshot(repo, at, game, moves, rollbacks, adjudicated)
+    return Snapshot(repo, at, game, moves, rollbacks, adjudicated, document)
+
+
+def _moves(game: GameFile, names: list[str]) -> list[MoveName]:
+    """The move files of a listing in number order, each author spelt as the game spells
+    it (a move file names its author case-insensitively)."""
+    moves = sorted([m for m in map(parse_name, names) if m is not None], key=_NUMBER)
+    spelling: dict[str, str] = {}
+    for entry in game.players:
+        spelling.setdefault(entry.name.lower(), entry.name)  # as GameFile.player finds it
+    spelt = set(spelling.values())
+    return [m if m.player in spelt else _spelt(m, spelling.get(m.player.lower())) for m in moves]
+
+
+def _spelt(move: MoveName, name: str | None) -> MoveName:
+    """The move with its author spelt `name` (None: not a player of the game, kept)."""
+    return move if name is None or name == move.player else MoveName(move.number, name, move.file)
 
 
 def read_state(repo: GameRepo, commit: str | None) -> dict[str, Any] | None:
@@ -165,13 +187,6 @@ def read_state(repo: GameRepo, commit: str | None) -> dict[str, Any] | None:
     if not isinstance(document.get("view", {}), dict):
         raise GameError(f"{STATE_FILE} is not valid: `view` is not an object")
     return document
-
-
-def _canonical(game: GameFile, move: MoveName) -> MoveName:
-    try:
-        return MoveName(move.number, game.player(move.player).name, move.file)
-    except KeyError:
-        return move
 
 
 def game_seed(snap: Snapshot, home: Path, *, reveal_at: str | None = None) -> int:

@@ -22,11 +22,11 @@ key game.toml records, once the game records one, or the history diverges.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import engine
+from adjudicator.drawing.board import board_svg
 from adjudicator.games.contract import (
     Breach,
     ContractBreach,
@@ -38,8 +38,8 @@ from adjudicator.games.contract import (
     tree_files,
 )
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import BOARD_FILE, board_document, report_for
-from adjudicator.games.repo import FILE_MODE, GameRepo
+from adjudicator.games.outputs import BOARD_FILE, report_for
+from adjudicator.games.repo import FILE_MODE, CommitInfo, GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
 from adjudicator.games.snapshot import (
@@ -88,12 +88,13 @@ class _Replayer:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self.texts: dict[int, str] = {}  # the text each move was replayed with
         self.key: str | None = None
         self.number = 0
         self.state: engine.State | None = None
         self.logs: dict[int, list[str]] = {}
         self.actions: dict[int, list[str]] = {}
+        self.paths: dict[int, str] = {}  # each move replayed: its file
+        self.fresh: list[int] = []  # moves replayed since the caller last looked
 
     def state_after(self, snap: Snapshot, number: int) -> engine.State:
         key = snap.rollbacks.dump()
@@ -101,7 +102,8 @@ class _Replayer:
             self.key, self.number = key, 0
             self.state = initial_state(snap.game, self.seed)
         for step in replay_steps(snap, self.state, after=self.number, upto=number):
-            self.texts[step.move.number] = step.text
+            self.paths[step.move.number] = step.move.path
+            self.fresh.append(step.move.number)
             if step.outcome is not None:
                 self.state = step.outcome.state
                 self.logs[step.move.number] = step.outcome.log
@@ -118,28 +120,24 @@ class _Contract:
     """Follows the contract through the history: which player commits broke it, and
     whether the service's restore commits put back exactly the right files."""
 
-    def __init__(self, repo: GameRepo, commits: list[str]) -> None:
+    def __init__(self, repo: GameRepo, commits: list[CommitInfo]) -> None:
         self.repo = repo
-        self.named = {
-            named
-            for sha in commits
-            for named in restored_commits(_text(repo.repo.commit(sha).message))
-        }
+        self.named = {named for commit in commits for named in restored_commits(commit.message)}
         self.pending: list[Breach] = []  # broke the contract; a restore commit follows
         self.clean: dict[str, tuple[str, int]] = {}  # what the restore must leave
         self.expected = 0
         self.refused: list[str] = []
 
-    def step(self, sha: str) -> tuple[bool, Breach | None]:
+    def step(self, commit: CommitInfo) -> tuple[bool, Breach | None]:
         """Check one commit: (skip the replay checks, a breach to report after them).
         Raises Diverged when the commit cannot be accepted at all."""
-        commit = self.repo.repo.commit(sha)
+        sha = commit.sha
         if not commit.parents:
             return False, None
         if is_adjudicator_commit(self.repo, sha):
-            self._restore(sha)
+            self._restore(commit)
             return False, None
-        parent = commit.parents[0].hexsha
+        parent = commit.parents[0]
         if not self.pending:
             snap = snapshot(self.repo, parent)
             self.game, self.expected = snap.game, snap.next_number
@@ -161,10 +159,11 @@ class _Contract:
             self.clean[move.path] = (blob_id(text.encode()), FILE_MODE)
         return bool(self.pending), None
 
-    def _restore(self, sha: str) -> None:
+    def _restore(self, commit: CommitInfo) -> None:
         if not self.pending:
             return
-        named = restored_commits(_text(self.repo.repo.commit(sha).message))
+        sha = commit.sha
+        named = restored_commits(commit.message)
         first = self.pending[0].describe()
         if set(named) != {b.commit for b in self.pending}:
             raise Diverged(f"{first}; not put back by the adjudicator")
@@ -181,7 +180,12 @@ class _Contract:
 def verify(repo: GameRepo, home: Path) -> Verification:
     """Check the whole history; raise GameError when the game cannot be replayed at all
     (no secret before the reveal, or a revealed secret that does not match). Before the
-    reveal the secret is looked for in the service's data folder `home`."""
+    reveal the secret is looked for in the service's data folder `home`.
+
+    Linear in the length of the game: each commit's objects are read in this process once
+    (trees and blobs are shared by id between commits), the replay resumes where the
+    previous commit left off, and reports and move files are compared by their Git object
+    ids at the tip rather than read again."""
     result = Verification()
     head = repo.head()
     # The secret revealed at the tip seeds every position of the game; checked here
@@ -189,8 +193,8 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     # The commitment is the first commit's: a player's commit that changes it, or one that
     # adds a reveal of its own, is named (a changed commitment below, when the history is
     # walked).
-    commits = repo.log()
-    first = snapshot(repo, commits[0].hexsha if commits else None)
+    commits = [repo.commit_info(c.hexsha) for c in repo.log()]
+    first = snapshot(repo, commits[0].sha if commits else None)
     try:
         seed = game_seed(first, home, reveal_at=head)
     except GameError as error:
@@ -200,82 +204,34 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         return result
     replayer = _Replayer(seed)
     lasts: dict[int, dict[str, object]] = {}  # the 'last' each engine move must show
-    contract = _Contract(repo, [c.hexsha for c in commits])
+    contract = _Contract(repo, commits)
     keys = first.game  # game.toml at each commit's parent: the keys in force
+    replayed: dict[int, str] = {}  # move number -> object id of the text last replayed
     for commit in commits:
         result.commits += 1
         try:
-            skip, breach = contract.step(commit.hexsha)
-            _check_signer(repo, commit.hexsha, keys, result)
+            skip, breach = contract.step(commit)
+            _check_signer(repo, commit, keys, result)
         except Diverged as error:
             result.divergence = str(error)
             return result
         if skip:
             continue  # a tampered tree the service put back later: nothing to replay
-        snap = snapshot(repo, commit.hexsha)
+        snap = snapshot(repo, commit.sha)
         keys = snap.game
         try:
             state = replayer.state_after(snap, snap.adjudicated)
         except ReplayError as error:
-            result.divergence = (
-                f"commit {commit.hexsha[:10]}: move cannot be replayed: {error.error}"
-            )
+            result.divergence = f"commit {commit.sha[:10]}: move cannot be replayed: {error.error}"
             return result
-        committed = json.loads(repo.read(STATE_FILE, commit.hexsha) or "{}")
-        expected = {"game": snap.game.id, "move": snap.adjudicated, "view": engine.view(state)}
-        found = {key: committed.get(key) for key in expected}
-        if found != expected:
-            where = [k for k in expected if found[k] != expected[k]]
-            result.divergence = (
-                f"commit {commit.hexsha[:10]} ({_text(commit.summary)}): {STATE_FILE} differs "
-                "from the "
-                f"replay after move {snap.adjudicated} in {', '.join(where)}"
-            )
-            return result
-        board = repo.read(BOARD_FILE, commit.hexsha)  # games begun before it have none
-        if board is not None and board != board_document(state):
-            result.divergence = (
-                f"commit {commit.hexsha[:10]}: {BOARD_FILE} differs from the replay's board "
-                f"after move {snap.adjudicated}"
-            )
-            return result
-        number = _adjudicated_move(_text(commit.message))
-        if number is not None and number in replayer.actions:
-            lasts[number] = {
-                "number": number,
-                "player": _author(snap, number),
-                "actions": replayer.actions[number],
-                "log": replayer.logs[number],
-            }
-        if "Pamir-Rollback:" in _text(commit.message) and snap.rollbacks.done:
-            record = snap.rollbacks.done[-1]
-            lasts[snap.adjudicated] = {
-                "rollback": [rollback_note(int(record["to"]), str(record["reason"]))]
-            }
-        want_last = lasts.get(snap.adjudicated)
-        if want_last is not None and committed.get("last") != want_last:
-            result.divergence = (
-                f"commit {commit.hexsha[:10]}: {STATE_FILE} 'last' differs from move "
-                f"{snap.adjudicated} as the replay plays it"
-            )
-            return result
-        if number is not None:
-            path = f"{REPORTS_DIR}/{number:04d}.md"
-            report = repo.read(path, commit.hexsha)
-            happened = replayer.logs.get(number, state.log if number == 0 else None)
-            if happened is not None and report is not None:
-                title = "a new game" if number == 0 else f"move {number} by {_author(snap, number)}"
-                want = report_for(snap, number, title, state, happened, commit.committed_datetime)
-                if report != want:
-                    result.divergence = (
-                        f"commit {commit.hexsha[:10]}: {path} differs from the replay's report"
-                    )
-                    return result
-            if report is not None:
-                result.checked_reports[path] = report
-            result.moves = max(result.moves, number)
-        if breach is not None:
-            result.divergence = breach.describe()
+        for number in replayer.fresh:
+            replayed[number] = repo.object_id(replayer.paths[number], commit.sha) or ""
+        replayer.fresh.clear()
+        problem = _check_commit(repo, commit, snap, state, replayer, lasts, result)
+        if problem is None and breach is not None:
+            problem = breach.describe()
+        if problem is not None:
+            result.divergence = problem
             return result
     try:
         contract.finish()
@@ -283,32 +239,95 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         result.divergence = str(error)
         return result
     result.refused = contract.refused
-    for path, text in result.checked_reports.items():
-        if repo.read(path, head) != text:
-            result.divergence = f"{path} was changed after its move was adjudicated"
-            return result
-    final = snapshot(repo, head)
-    for move in final.moves:
-        replayed = replayer.texts.get(move.number)
-        if replayed is not None and final.text(move) != replayed:
-            result.divergence = f"{move.path} was changed after it was adjudicated"
-            return result
+    if head is not None:
+        reports = repo.ids(REPORTS_DIR, head)
+        for path, written in result.checked_reports.items():
+            if reports.get(path.removeprefix(f"{REPORTS_DIR}/"), "").split(" ")[-1] != written:
+                result.divergence = f"{path} was changed after its move was adjudicated"
+                return result
+        for move in snapshot(repo, head).moves:
+            written = replayed.get(move.number)
+            if written is not None and repo.object_id(move.path, head) != written:
+                result.divergence = f"{move.path} was changed after it was adjudicated"
+                return result
     result.revealed = repo.read(REVEAL_FILE, head) is not None
     return result
 
 
-def _check_signer(repo: GameRepo, sha: str, keys: GameFile, result: Verification) -> None:
+def _check_commit(
+    repo: GameRepo,
+    commit: CommitInfo,
+    snap: Snapshot,
+    state: engine.State,
+    replayer: _Replayer,
+    lasts: dict[int, dict[str, object]],
+    result: Verification,
+) -> str | None:
+    """What one commit's state.json, board.svg and report show against the replay (None
+    when they agree). The public view is made once and drawn, reported and compared."""
+    sha, message = commit.sha, commit.message
+    committed = snap.document or {}
+    view = engine.view(state)
+    expected = {"game": snap.game.id, "move": snap.adjudicated, "view": view}
+    found = {key: committed.get(key) for key in expected}
+    if found != expected:
+        where = [k for k in expected if found[k] != expected[k]]
+        return (
+            f"commit {sha[:10]} ({commit.summary}): {STATE_FILE} differs from the replay "
+            f"after move {snap.adjudicated} in {', '.join(where)}"
+        )
+    board = repo.read(BOARD_FILE, sha)  # games begun before it have none
+    if board is not None and board != board_svg(view):
+        return (
+            f"commit {sha[:10]}: {BOARD_FILE} differs from the replay's board "
+            f"after move {snap.adjudicated}"
+        )
+    number = _adjudicated_move(message)
+    if number is not None and number in replayer.actions:
+        lasts[number] = {
+            "number": number,
+            "player": _author(snap, number),
+            "actions": replayer.actions[number],
+            "log": replayer.logs[number],
+        }
+    if "Pamir-Rollback:" in message and snap.rollbacks.done:
+        record = snap.rollbacks.done[-1]
+        lasts[snap.adjudicated] = {
+            "rollback": [rollback_note(int(record["to"]), str(record["reason"]))]
+        }
+    want_last = lasts.get(snap.adjudicated)
+    if want_last is not None and committed.get("last") != want_last:
+        return (
+            f"commit {sha[:10]}: {STATE_FILE} 'last' differs from move "
+            f"{snap.adjudicated} as the replay plays it"
+        )
+    if number is None:
+        return None
+    path = f"{REPORTS_DIR}/{number:04d}.md"
+    report = repo.read(path, sha)
+    happened = replayer.logs.get(number, state.log if number == 0 else None)
+    if happened is not None and report is not None:
+        title = "a new game" if number == 0 else f"move {number} by {_author(snap, number)}"
+        want = report_for(snap, number, title, state, happened, commit.committed, view=view)
+        if report != want:
+            return f"commit {sha[:10]}: {path} differs from the replay's report"
+    if report is not None:
+        result.checked_reports[path] = repo.object_id(path, sha) or ""
+    result.moves = max(result.moves, number)
+    return None
+
+
+def _check_signer(repo: GameRepo, commit: CommitInfo, keys: GameFile, result: Verification) -> None:
     """Name the commit's signer; raise Diverged when an adjudicator's commit is not signed
     as it must be (a player's is judged with the rest of the contract)."""
-    signature = examine(repo, sha, keys)
-    summary = _text(repo.repo.commit(sha).summary)
-    if not is_adjudicator_commit(repo, sha):
-        result.signers.append(Signer(sha, summary, signature.describe()))
+    signature = examine(repo, commit.sha, keys)
+    if not is_adjudicator_commit(repo, commit.sha):
+        result.signers.append(Signer(commit.sha, commit.summary, signature.describe()))
         return
-    result.signers.append(Signer(sha, summary, describe_adjudicator(signature, keys)))
+    result.signers.append(Signer(commit.sha, commit.summary, describe_adjudicator(signature, keys)))
     problem = judge_adjudicator(signature, keys)
     if problem is not None:
-        raise Diverged(f"commit {sha[:10]} ({summary}) by the adjudicator: {problem}")
+        raise Diverged(f"commit {commit.sha[:10]} ({commit.summary}) by the adjudicator: {problem}")
 
 
 def _written_by(repo: GameRepo) -> str:

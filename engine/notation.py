@@ -299,18 +299,30 @@ def split_line(line: str) -> tuple[str | None, str]:
 
 def read_action(text: str) -> list[Action]:
     """The actions a text may mean, with no position (names may match several cards)."""
-    # Only double quotes group words: an apostrophe is part of a name (Shah's Guard).
+    words = _words(text)
+    if not words:
+        raise NotationError("empty", "the line has no action")
+    return candidates(words[0].lower(), words[1:])
+
+
+_SEPARATORS = re.compile("[ \t\r\n]+")
+
+
+def _words(text: str) -> list[str]:
+    """The words of an action. Only double quotes group words: an apostrophe is part of a
+    name (Shah's Guard). A line with neither a quote nor a backslash is split at once,
+    as the lexer would split it (at spaces, tabs and line ends), at a tenth of its cost:
+    every replay reads every move again."""
+    if '"' not in text and "\\" not in text:
+        return [word for word in _SEPARATORS.split(text) if word]
     lexer = shlex.shlex(text, posix=True)
     lexer.whitespace_split = True
     lexer.quotes = '"'
     lexer.commenters = ""
     try:
-        words = list(lexer)
+        return list(lexer)
     except ValueError as error:
         raise NotationError("syntax", f"cannot read {text!r}: {error}") from None
-    if not words:
-        raise NotationError("empty", "the line has no action")
-    return candidates(words[0].lower(), words[1:])
 
 
 def parse_action(text: str, state: State, seat: int) -> Action:

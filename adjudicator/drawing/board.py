@@ -336,7 +336,11 @@ def _legend_of(players: list[tuple[str, str]], seats: _Seats) -> str:
 
 
 def _suits(view: dict[str, Any], y: float) -> str:
-    favored = view.get("favored")
+    return _suits_of(view.get("favored"), y)
+
+
+@_kept
+def _suits_of(favored: Any, y: float) -> str:
     parts = [_text(10, y + 5, "Favored suit", "heading")]
     for index, suit in enumerate(SUITS):
         x = 150 + index * 150
@@ -365,8 +369,11 @@ def _suits(view: dict[str, Any], y: float) -> str:
 
 
 def _checks(view: dict[str, Any], y: float) -> str:
-    resolved = int(view.get("checks_resolved") or 0)
-    left = int(view.get("checks_left") or 0)
+    return _checks_of(int(view.get("checks_resolved") or 0), int(view.get("checks_left") or 0), y)
+
+
+@_kept
+def _checks_of(resolved: int, left: int, y: float) -> str:
     parts = [_text(10, y + 5, "Dominance Checks", "heading")]
     for index in range(resolved + left):
         done = index < resolved
@@ -444,7 +451,11 @@ def _track(scores: list[tuple[str, int]], seats: _Seats, y: float) -> tuple[str,
 
 
 def _supply(view: dict[str, Any], y: float) -> str:
-    supply = view.get("block_supply") or {}
+    return _supply_of(view.get("block_supply") or {}, y)
+
+
+@_kept
+def _supply_of(supply: dict[str, Any], y: float) -> str:
     parts = [_text(10, y + 5, "Blocks in supply", "heading")]
     for index, coalition in enumerate(COALITIONS):
         x = 190 + index * 150

@@ -270,7 +270,8 @@ class GameRepo:
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
         self.path = Path(path)
-        self._objects = Path(self.repo.common_dir) / "objects"
+        self._objects = f"{self.repo.common_dir}/objects/"  # where loose objects are
+        self._commits = _Kept(1024)  # CommitInfo by id
         # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
         self._blobs = _Kept(4096)  # blob contents by id, for this repository
         self._synced: str | None = None  # the commit this object last checked out
@@ -304,7 +305,7 @@ class GameRepo:
 
     def _commit_facts(self, at: str) -> tuple[bytes, tuple[str, ...]]:
         """A commit's tree id and parent ids (`at`: a commit id, or any name git knows)."""
-        is_id = len(at) == 40 and all(c in HEX for c in at)
+        is_id = len(at) == 40 and HEX.issuperset(at)
         facts: tuple[bytes, tuple[str, ...]] | None = _COMMITS.get(at) if is_id else None
         if facts is None:
             sha = at if is_id else self.repo.commit(at).hexsha
@@ -322,7 +323,7 @@ class GameRepo:
         more, and `pamir verify` reads thousands); a packed one is asked of git."""
         name = binsha.hex()
         try:
-            with open(self._objects / name[:2] / name[2:], "rb") as file:
+            with open(f"{self._objects}{name[:2]}/{name[2:]}", "rb") as file:
                 data = zlib.decompress(file.read())
         except FileNotFoundError:
             return bytes(self.repo.odb.stream(binsha).read())
@@ -332,8 +333,11 @@ class GameRepo:
 
     def commit_info(self, at: str) -> CommitInfo:
         """A commit (`at`: its id, or any name git knows), read in this process."""
-        sha = at if len(at) == 40 and all(c in HEX for c in at) else self.repo.commit(at).hexsha
-        return parse_commit(sha, self.raw(bytes.fromhex(sha)))
+        sha = at if len(at) == 40 and HEX.issuperset(at) else self.repo.commit(at).hexsha
+        info: CommitInfo | None = self._commits.get(sha)
+        if info is None:
+            info = self._commits.keep(sha, parse_commit(sha, self.raw(bytes.fromhex(sha))))
+        return info
 
     def _root(self, at: str) -> bytes:
         """The id of a commit's tree."""

@@ -31,6 +31,7 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # Markdown, not HTML; the HTML is rendered from it later
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
+        auto_reload=False,  # installed templates do not change: no stat at every render
     )
     env.filters["card"] = _card
     env.filters["counts"] = _counts

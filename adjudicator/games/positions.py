@@ -28,6 +28,7 @@ import engine
 from adjudicator.games.gamefile import GAME_FILE
 from adjudicator.games.moves import MOVES_DIR
 from adjudicator.games.outputs import state_document
+from adjudicator.games.repo import Entry
 from adjudicator.games.snapshot import ROLLBACKS_FILE, STATE_FILE, Snapshot
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import positions_dir
@@ -46,12 +47,19 @@ def basis(snap: Snapshot) -> str | None:
     digest = hashlib.sha256(f"pamir positions {FORMAT} engine {engine.__version__}\n".encode())
     for path in (GAME_FILE, ROLLBACKS_FILE, STATE_FILE):
         digest.update(f"{path} {repo.object_id(path, at)}\n".encode())
-    ids = repo.ids(MOVES_DIR, at)
-    for move in snap.moves:
-        if move.number <= snap.adjudicated:  # moves waiting for the adjudicator do not count
-            name = move.path.removeprefix(MOVES_DIR + "/")
-            digest.update(f"{move.path} {ids.get(name)}\n".encode())
+    ids = repo.entries(MOVES_DIR, at)
+    lines = [
+        f"{move.path} {_described(ids.get(move.path.removeprefix(MOVES_DIR + '/')))}\n"
+        for move in snap.moves
+        if move.number <= snap.adjudicated  # moves waiting for the adjudicator do not count
+    ]
+    digest.update("".join(lines).encode())
     return digest.hexdigest()
+
+
+def _described(entry: Entry | None) -> str:
+    """A tree entry as `GameRepo.ids` writes it (`100644 9f2c...`)."""
+    return "None" if entry is None else f"{entry.mode:o} {entry.binsha.hex()}"
 
 
 def _entry_path(home: Path, snap: Snapshot, key: str) -> Path:

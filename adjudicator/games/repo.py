@@ -563,6 +563,15 @@ class GameRepo:
         entries = self._tree(tree.binsha, folder).values()
         return {item.name: f"{item.mode:o} {item.hexsha}" for item in entries}
 
+    def entries(self, folder: str, commit: str | None = None) -> dict[str, Entry]:
+        """Each entry directly inside a folder at a commit, by name, as parsed ({} when
+        there is no such folder): `ids` without writing every id out."""
+        at = commit or self.head()
+        tree = None if at is None else self._entry(at, folder)
+        if tree is None or tree.mode != TREE_MODE:
+            return {}
+        return self._tree(tree.binsha, folder)
+
     def names(self, folder: str, commit: str | None = None) -> list[str]:
         """File names directly inside a folder at a commit, sorted."""
         return sorted([item.name for item in self._files(folder, commit)])

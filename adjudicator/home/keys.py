@@ -6,15 +6,24 @@ game.toml. The key is made with `ssh-keygen` on first use, in a scratch folder t
 then renamed into place: two processes that make one at once both succeed, the first
 rename wins, and the other process uses the winner's key. A crash leaves a scratch folder
 at worst, never half a key.
+
+Signing with an Ed25519 key, the kind the service makes, happens in this process
+(`cryptography`, following OpenSSH's PROTOCOL.sshsig): Ed25519 signatures are
+deterministic, so the armored signature is byte for byte the one `ssh-keygen -Y sign`
+writes, without a process for every commit. Other keys go to ssh-keygen.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import secrets
 import shutil
+import struct
 import subprocess
 from pathlib import Path
+from typing import Any
 
 KEY_NAME = "id_ed25519"
 KEY_COMMENT = "pamir-adjudicator"
@@ -94,6 +103,52 @@ def sign(payload: bytes, key: Path) -> str:
     """An armored SSH signature of `payload` by `key`, in Git's namespace."""
     if not key.is_file():
         raise KeyProblem(f"the adjudicator's signing key {key} is missing")
+    private = _ed25519_key(key)
+    if private is not None:
+        return _sshsig(payload, private)
     return _ssh_keygen(["-Y", "sign", "-n", NAMESPACE, "-q", "-f", str(key)], payload).decode(
         "ascii"
     )
+
+
+_LOADED: dict[tuple[str, int, int], Any] = {}  # (path, inode, mtime) -> Ed25519 key
+
+
+def _ed25519_key(key: Path) -> Any:
+    """The Ed25519 private key in an unencrypted OpenSSH key file; None for any other key
+    (left to ssh-keygen, which also says what is wrong with it)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import load_ssh_private_key
+
+    facts = key.stat()
+    seen = (str(key), facts.st_ino, facts.st_mtime_ns)
+    if seen not in _LOADED:
+        try:
+            loaded = load_ssh_private_key(key.read_bytes(), password=None)
+        except (ValueError, TypeError, OSError):
+            loaded = None
+        _LOADED[seen] = loaded if isinstance(loaded, Ed25519PrivateKey) else None
+    return _LOADED[seen]
+
+
+def _string(data: bytes) -> bytes:
+    """An SSH wire-format string: its length (4 bytes, big-endian), then its bytes."""
+    return struct.pack(">I", len(data)) + data
+
+
+def _sshsig(payload: bytes, private: Any) -> str:
+    """The armored SSHSIG of `payload` (namespace git, SHA-512), as ssh-keygen writes it."""
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    public_blob = _string(b"ssh-ed25519") + _string(public)
+    namespace, algorithm = NAMESPACE.encode("ascii"), b"sha512"
+    digest = hashlib.sha512(payload).digest()
+    signed = b"SSHSIG" + _string(namespace) + _string(b"") + _string(algorithm)
+    signed += _string(digest)
+    signature = _string(b"ssh-ed25519") + _string(private.sign(signed))
+    blob = b"SSHSIG" + struct.pack(">I", 1) + _string(public_blob) + _string(namespace)
+    blob += _string(b"") + _string(algorithm) + _string(signature)
+    encoded = base64.b64encode(blob).decode("ascii")
+    lines = [encoded[start : start + 70] for start in range(0, len(encoded), 70)]
+    return "-----BEGIN SSH SIGNATURE-----\n" + "\n".join(lines) + "\n-----END SSH SIGNATURE-----\n"

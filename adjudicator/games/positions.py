@@ -4,16 +4,18 @@ loads it instead of replaying the whole game from its seed.
 A position holds the secret deck order, so the cache lives in the service's data folder
 (`PAMIR_HOME/cache/positions/GAME/`, a folder only the service's user can read), never in
 a game repository. An entry is keyed by the *basis* of a snapshot: a digest of what a replay
-reads (the engine version, `game.toml`, `rollbacks.toml`, `state.json` and every
-adjudicated move file, by their Git object ids). Two commits with the same basis replay to
+reads (the engine version, `game.toml`, `rollbacks.toml` and `state.json` by their Git
+object ids, and the `moves/` folder's tree as Git stores it, less the entries of the move
+files still waiting for the adjudicator). Two commits with the same basis replay to
 the same position: a player's commit that only adds a move file waiting for the adjudicator
 has the basis of the commit before it.
 
 An entry is trusted only if the public view it gives is the one `state.json` records at that
-commit: its `state.json`, rebuilt from the cached position, is the one committed (whose
-SHA-256 the adjudicator commit carries in its `Pamir-State` trailer). Anything else (a missing,
-unreadable or disagreeing entry, another engine version) is a miss: the game is replayed
-and the entry written again. `pamir verify` never reads the cache; it replays everything.
+commit: its `state.json`, rebuilt from the cached position, holds the same data as the one
+committed (whose SHA-256 the adjudicator commit carries in its `Pamir-State` trailer).
+Anything else (a missing, unreadable or disagreeing entry, another engine version) is a
+miss: the game is replayed and the entry written again. `pamir verify` never reads the
+cache; it replays everything.
 """
 
 from __future__ import annotations
@@ -27,16 +29,14 @@ from pathlib import Path
 import engine
 from adjudicator.games.gamefile import GAME_FILE
 from adjudicator.games.moves import MOVES_DIR
-from adjudicator.games.outputs import state_document
-from adjudicator.games.repo import Entry
-from adjudicator.games.snapshot import ROLLBACKS_FILE, STATE_FILE, Snapshot
+from adjudicator.games.snapshot import ROLLBACKS_FILE, STATE_FILE, Snapshot, read_state
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import positions_dir
 
 log = logging.getLogger(__name__)
 
 KEEP = 4  # entries kept per game: the latest positions, where submissions start from
-FORMAT = 1
+FORMAT = 2  # 2: the moves folder is digested as Git stores it
 
 
 def basis(snap: Snapshot) -> str | None:
@@ -47,19 +47,22 @@ def basis(snap: Snapshot) -> str | None:
     digest = hashlib.sha256(f"pamir positions {FORMAT} engine {engine.__version__}\n".encode())
     for path in (GAME_FILE, ROLLBACKS_FILE, STATE_FILE):
         digest.update(f"{path} {repo.object_id(path, at)}\n".encode())
-    ids = repo.entries(MOVES_DIR, at)
-    lines = [
-        f"{move.path} {_described(ids.get(move.path.removeprefix(MOVES_DIR + '/')))}\n"
-        for move in snap.moves
-        if move.number <= snap.adjudicated  # moves waiting for the adjudicator do not count
-    ]
-    digest.update("".join(lines).encode())
+    # The moves folder as Git stores it, less the entries of moves still waiting for the
+    # adjudicator: hashed whole, so the key costs no more at move 300 than at move 3.
+    folder = repo.tree_bytes(MOVES_DIR, at)
+    entries = repo.entries(MOVES_DIR, at)
+    for move in snap.pending():
+        name = move.path.removeprefix(MOVES_DIR + "/")
+        entry = entries.get(name)
+        if entry is not None:
+            written = b"%o %s\0%s" % (
+                entry.mode,
+                name.encode("utf-8", "surrogateescape"),
+                entry.binsha,
+            )
+            folder = folder.replace(written, b"", 1)
+    digest.update(b"moves " + hashlib.sha256(folder).digest())
     return digest.hexdigest()
-
-
-def _described(entry: Entry | None) -> str:
-    """A tree entry as `GameRepo.ids` writes it (`100644 9f2c...`)."""
-    return "None" if entry is None else f"{entry.mode:o} {entry.binsha.hex()}"
 
 
 def _entry_path(home: Path, snap: Snapshot, key: str) -> Path:
@@ -90,13 +93,21 @@ def load(snap: Snapshot, home: Path) -> engine.State | None:
 
 
 def _agrees(snap: Snapshot, state: engine.State) -> bool:
-    """True if `state`'s public view is the one committed in `state.json` at `snap`."""
-    committed = snap.repo.read(STATE_FILE, snap.commit)
+    """True if `state`'s public view is the one committed in `state.json` at `snap`: the
+    document rebuilt from it, read back as JSON, is the committed one (compared as data,
+    which needs no indented text made in Python: a third of a submission's JSON time)."""
+    if snap.commit is None:
+        return False
+    committed = snap.document if snap.document is not None else read_state(snap.repo, snap.commit)
     if committed is None:
         return False
-    document = json.loads(committed)  # snapshot() has read it: a JSON object
-    rebuilt = state_document(snap.game.id, snap.adjudicated, document.get("last"), state)
-    return rebuilt == committed
+    rebuilt = {
+        "game": snap.game.id,
+        "move": snap.adjudicated,
+        "last": committed.get("last"),
+        "view": engine.view(state),
+    }
+    return bool(json.loads(json.dumps(rebuilt, ensure_ascii=False)) == committed)
 
 
 def store(snap: Snapshot, home: Path, state: engine.State) -> None:

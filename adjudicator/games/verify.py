@@ -246,8 +246,8 @@ def verify(repo: GameRepo, home: Path) -> Verification:
                 result.divergence = f"{path} was changed after its move was adjudicated"
                 return result
         for move in snapshot(repo, head).moves:
-            written = replayed.get(move.number)
-            if written is not None and repo.object_id(move.path, head) != written:
+            played = replayed.get(move.number)
+            if played is not None and repo.object_id(move.path, head) != played:
                 result.divergence = f"{move.path} was changed after it was adjudicated"
                 return result
     result.revealed = repo.read(REVEAL_FILE, head) is not None

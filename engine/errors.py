@@ -10,9 +10,10 @@ The codes are part of the interface (docs/notation.md lists them); messages may 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from pydantic import ValidationError
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class Refusal(NamedTuple):

@@ -196,6 +196,8 @@ def _home(game_dir: str | None = None) -> Path:
 
 
 def _repo(path: str) -> GameRepo:
+    if not os.path.exists(path):  # refused before Git's library is loaded (a tenth of a second)
+        raise Refused(f"{path} is not a Git repository")
     from adjudicator.games.repo import GameRepo, RepoError
 
     try:

@@ -9,7 +9,9 @@ loaded and played on, and an inconsistent one is refused with a clear message.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.cards import (
     BORDERS,
@@ -26,11 +28,8 @@ from engine.game import legal_seat_actions, pending
 from engine.invariants import violations
 from engine.rules.setup import WAKHAN, check_player_names
 from engine.rules.wakhan_deck import pragmatic_loyalty
-from engine.state import MARKET_COLUMNS, Player, State, WakhanState
+from engine.state import MARKET_COLUMNS, MARKET_ROWS, Player, State, WakhanState
 from engine.state_checks import position_problems, type_problems
-
-if TYPE_CHECKING:
-    from engine.state_schema import PlayerDoc, StateDoc, WakhanDoc
 
 T = TypeVar("T")
 
@@ -99,12 +98,76 @@ def dumps(state: State) -> str:
     return json.dumps(to_dict(state), indent=2, ensure_ascii=False) + "\n"
 
 
+class _Strict(BaseModel):
+    # Built when the first document is read, not at import: `import engine` (every pamir
+    # command that plays) then does not pay for schemas it may never use.
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+
+
+class PolicyDoc(_Strict):
+    pay: int | None = Field(default=None, ge=0)
+    demand: dict[str, int] = {}
+
+
+class PlayerDoc(_Strict):
+    name: str
+    loyalty: Literal["afghan", "british", "russian"] | None
+    rupees: int = Field(ge=0)
+    vp: int = Field(ge=0)
+    cylinders: int = Field(ge=0, le=10)
+    hand: list[int]
+    court: list[int]
+    prizes: list[int]
+    gifts: list[bool] = Field(min_length=3, max_length=3)
+    policy: PolicyDoc = PolicyDoc()
+
+
+class MarketDoc(_Strict):
+    cards: list[list[int | None]] = Field(min_length=MARKET_ROWS, max_length=MARKET_ROWS)
+    rupees: list[list[int]] = Field(min_length=MARKET_ROWS, max_length=MARKET_ROWS)
+
+
+class WakhanDoc(_Strict):
+    seat: int = Field(ge=0)
+    backs: Literal["standard", "alternative"]
+    deck: list[int]
+    discard: list[int]
+
+
+class StateDoc(_Strict):
+    format: Literal["pamir-state/1"]
+    seed: int
+    rng: str = Field(pattern=r"^[0-9a-f]{1,16}$")
+    phase: Literal["setup", "play", "over"]
+    turn: int = Field(ge=0)
+    active: int = Field(ge=0)
+    actions_used: int = Field(ge=0)
+    used_cards: list[int]
+    paid_cards: list[int]
+    placed: dict[str, int]
+    favored: Literal["economic", "intelligence", "military", "political"]
+    checks_resolved: int = Field(ge=0, le=4)
+    winners: list[int]
+    bank: int
+    out_of_game: int = Field(ge=0)
+    players: list[PlayerDoc] = Field(min_length=2, max_length=5)
+    deck: list[int]
+    removed: list[int]
+    discard: list[int]
+    market: MarketDoc
+    block_supply: dict[str, int]
+    armies: dict[str, dict[str, int]]
+    roads: dict[str, dict[str, int]]
+    tribes: dict[str, list[int]]
+    spies: dict[str, list[int]]
+    effects: list[dict[str, Any]]
+    wakhan: WakhanDoc | None = None
+    stack: list[dict[str, Any]]
+    log: list[str] = []
+
+
 def from_dict(data: Any) -> State:
     """Read a state document; raise StateError naming every problem found."""
-    from pydantic import ValidationError
-
-    from engine.state_schema import StateDoc
-
     try:
         doc = StateDoc.model_validate(data)
     except ValidationError as error:

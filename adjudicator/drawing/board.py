@@ -123,6 +123,11 @@ def _kept(function: Callable[P, R]) -> Callable[P, R]:
     return drawn
 
 
+def forget_drawn_parts() -> None:
+    """Empty the parts `_kept` holds: the next board is drawn whole (for measuring)."""
+    _KEPT.clear()
+
+
 # Named looks, written as presentation attributes: the pages' Content-Security-Policy
 # forbids inline style (a `<style>` element or a style attribute) in SVG shown inline.
 LOOKS: dict[str, dict[str, svg.Attr | None]] = {

@@ -61,8 +61,13 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
+# zlib's level for the pixel data: 6 saves 3% of what cairo writes in about 7 ms; 9 saves
+# 1.5% more of a ~55 KB picture for 55 ms of every adjudication's CPU.
+LEVEL = 6
+
+
 def recompress(png: bytes) -> bytes:
-    """The same image with its pixel data deflated at the highest level (cairo writes a
+    """The same image with its pixel data deflated again at `LEVEL` (cairo writes a
     faster, larger compression): fewer bytes, the same pixels."""
     chunks = list(_chunks(png))
     pixels = zlib.decompress(b"".join(data for kind, data in chunks if kind == b"IDAT"))
@@ -71,7 +76,7 @@ def recompress(png: bytes) -> bytes:
         if kind != b"IDAT":
             out.append(_chunk(kind, data))
         elif not written:  # all the pixel data in one chunk, where the first one was
-            out.append(_chunk(b"IDAT", zlib.compress(pixels, 9)))
+            out.append(_chunk(b"IDAT", zlib.compress(pixels, LEVEL)))
             written = True
     smaller = b"".join(out)
     return smaller if len(smaller) < len(png) else png

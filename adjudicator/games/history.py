@@ -25,10 +25,11 @@ def history(repo: GameRepo) -> list[Entry]:
     undone = snap.rollbacks.undone - refused
     authors = {m.number: m.player for m in snap.moves}
     entries: list[Entry] = []
-    for commit in repo.log():
-        message = commit.message if isinstance(commit.message, str) else commit.message.decode()
-        subject = message.splitlines()[0]
-        when = commit.committed_datetime.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    for listed in repo.log():
+        commit = repo.commit_info(listed.hexsha)  # read in this process, not by cat-file
+        message = commit.message
+        subject = message.splitlines()[0] if message else ""
+        when = commit.committed.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
         trailers = dict(
             line.split(": ", 1) for line in message.splitlines() if line.startswith("Pamir-")
         )

@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 
 import git
 from git.objects.commit import Commit
+from git.objects.util import parse_actor_and_date
 from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
 from gitdb.db.loose import LooseObjectDB
@@ -111,17 +112,11 @@ class CommitInfo:
 
 
 def _person(line: bytes) -> tuple[Person, datetime]:
-    """`Name <email> 1700000000 +0100` (an author or committer header's value)."""
-    who, _, stamp = line.rpartition(b">")
-    name, _, email = who.partition(b"<")
-    parts = stamp.split()
-    when = datetime.fromtimestamp(0, UTC)
-    if len(parts) == 2 and parts[0].isdigit() and len(parts[1]) == 5:
-        sign = -1 if parts[1][:1] == b"-" else 1
-        offset = sign * timedelta(hours=int(parts[1][1:3]), minutes=int(parts[1][3:5]))
-        when = datetime.fromtimestamp(int(parts[0]), timezone(offset))
-    text = name.decode("utf-8", "replace").strip(), email.decode("utf-8", "replace")
-    return Person(*text), when
+    """An author or committer header (`author Name <email> 1700000000 +0100`), read by
+    GitPython's own parser, so that who made a commit is read exactly as before."""
+    actor, stamp, west = parse_actor_and_date(line.decode("utf-8", "replace"))
+    when = datetime.fromtimestamp(stamp, timezone(timedelta(seconds=-west)))
+    return Person(str(actor.name or ""), str(actor.email or "")), when
 
 
 def parse_commit(sha: str, raw: bytes) -> CommitInfo:
@@ -136,9 +131,9 @@ def parse_commit(sha: str, raw: bytes) -> CommitInfo:
         if line.startswith(b"parent "):
             parents.append(line[7:47].decode("ascii"))
         elif line.startswith(b"author "):
-            author = _person(line[7:])
+            author = _person(line)
         elif line.startswith(b"committer "):
-            committer = _person(line[10:])
+            committer = _person(line)
     return CommitInfo(
         sha,
         headers[0][5:45].decode("ascii"),
@@ -740,9 +735,13 @@ class GameRepo:
         if any(path in old for path in changes):
             return None
         names = sorted(changes)
+        if not all(name.isascii() for name in names):
+            return None  # Git orders bytes; only ASCII names compare the same as str here
         if old:
             last = old[next(reversed(old))]  # parsed in the tree's own order: the last entry
-            if names[0] <= last.name + ("/" if last.mode == TREE_MODE else ""):
+            if not last.name.isascii() or names[0] <= last.name + (
+                "/" if last.mode == TREE_MODE else ""
+            ):
                 return None
         raw = _RAW_TREES.get(base)
         if raw is None:

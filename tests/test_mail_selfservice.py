@@ -135,18 +135,22 @@ def test_a_game_that_ends_on_resignation_refuses_it_and_says_why(table: Table) -
 
 def test_settings_notify_is_kept_outside_the_repository_and_confirmed(table: Table) -> None:
     head = table.head()
-    assert notify_preference(table.settings, "g1", "bob") == "all"
+    assert notify_preference(table.settings, "g1", "bob") == "every"
     raw = reply_to(last_to(table, "bob"), "settings notify turns\n")
 
     assert handle_message(table.settings, raw).status == "accepted"
 
     assert notify_preference(table.settings, "g1", "bob") == "turns"
-    assert notify_preference(table.settings, "g1", "alice") == "all"
+    assert notify_preference(table.settings, "g1", "alice") == "every"
     assert table.head() == head
     assert "notify turns" in plain(answer_to(table, raw))
     wrong = reply_to(last_to(table, "bob"), "settings notify never\n")
     assert handle_message(table.settings, wrong).status == "refused"
     assert notify_preference(table.settings, "g1", "bob") == "turns"
+    # `all`, the first name of `every`, still says it.
+    again = reply_to(last_to(table, "bob"), "settings notify all\n")
+    assert handle_message(table.settings, again).status == "accepted"
+    assert notify_preference(table.settings, "g1", "bob") == "every"
 
 
 def test_my_games_lists_the_games_of_the_address(table: Table) -> None:

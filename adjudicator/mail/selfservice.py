@@ -5,7 +5,8 @@ move (docs/email.md#commands-by-mail):
 
     pause 72h holiday        pause the game's clock, as `pamir pause` does
     resign                   the stand-in takes the seat for the rest of the game
-    settings notify turns    which reports to mail: all, turns or digest
+    settings notify turns    which reports to mail: every, turns or digest
+    settings timezone Asia/Kabul   the clock the daily digest keeps
     my games                 the service's games this address plays in
 
 It runs after the same checks as a move (the reply token, the sender, `mail_auth`), holding
@@ -30,11 +31,18 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
-from adjudicator.mail.preferences import PREFERENCES, set_notify_preference
+from adjudicator.mail.delivery import MEANING
+from adjudicator.mail.preferences import (
+    PREFERENCES,
+    preference_named,
+    set_notify_preference,
+    set_player_timezone,
+)
 
 PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*)$", re.I)
 RESIGN = re.compile(r"^resign$", re.I)
 NOTIFY = re.compile(r"^settings\s+notify\s+(?P<value>\S+)$", re.I)
+TIMEZONE = re.compile(r"^settings\s+time\s?zone\s+(?P<value>\S+)$", re.I)
 MY_GAMES = re.compile(r"^my\s+games$", re.I)
 
 
@@ -42,9 +50,9 @@ MY_GAMES = re.compile(r"^my\s+games$", re.I)
 class Command:
     """One command line, read."""
 
-    name: Literal["pause", "resign", "notify", "games"]
+    name: Literal["pause", "resign", "notify", "timezone", "games"]
     hours: int = 0
-    text: str = ""  # the pause's reason, or the notify preference
+    text: str = ""  # the pause's reason, the notify preference, or the time zone
 
 
 @dataclass
@@ -68,6 +76,8 @@ def parse(lines: list[str]) -> Command | None:
         return Command("resign")
     if match := NOTIFY.match(line):
         return Command("notify", text=match.group("value").lower())
+    if match := TIMEZONE.match(line):
+        return Command("timezone", text=match.group("value"))
     if MY_GAMES.match(line):
         return Command("games")
     return None
@@ -97,6 +107,8 @@ def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> O
         return _resign(settings, repo, asked)
     if command.name == "notify":
         return _notify(settings, repo, command, asked)
+    if command.name == "timezone":
+        return _timezone(settings, repo, command, asked)
     return _games(settings, repo, asked)
 
 
@@ -195,17 +207,34 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
 
 def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
     game_id = snapshot(repo).game.id
-    if command.text not in PREFERENCES:
+    value = preference_named(command.text)
+    if value is None:
         choices = ", ".join(PREFERENCES)
         reason = f"unknown-setting: notify is one of {choices}, not {command.text!r}"
         text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
         return _answered(settings, repo, asked, "refused", reason, text)
-    set_notify_preference(settings, game_id, asked.player, command.text)
+    set_notify_preference(settings, game_id, asked.player, value)
     text = (
-        f"# {game_id}: notify {command.text}\n\n"
-        f"Your mail setting for this game is now `notify {command.text}`.\n"
+        f"# {game_id}: notify {value}\n\n"
+        f"Your mail setting for this game is now `notify {value}`: {MEANING[value]}\n"
     )
-    return _answered(settings, repo, asked, "accepted", f"notify {command.text}", text)
+    return _answered(settings, repo, asked, "accepted", f"notify {value}", text)
+
+
+def _timezone(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    game_id = snapshot(repo).game.id
+    try:
+        set_player_timezone(settings, game_id, asked.player, command.text)
+    except ValueError as error:
+        reason = f"unknown-setting: {error}"
+        text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
+        return _answered(settings, repo, asked, "refused", reason, text)
+    hour = settings.digest_hour
+    text = (
+        f"# {game_id}: time zone {command.text}\n\n"
+        f"Your daily digest for this game now comes at {hour:02d}:00 {command.text} time.\n"
+    )
+    return _answered(settings, repo, asked, "accepted", f"timezone {command.text}", text)
 
 
 def _games(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:

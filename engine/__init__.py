@@ -17,6 +17,7 @@ from engine.errors import (
     NotationError,
     StateError,
 )
+from engine.followups import FollowUp, follow_ups
 from engine.game import apply, default_action, legal_actions, pending
 from engine.notation import parse_action, parse_line, read_action
 from engine.rules.setup import new_game
@@ -30,6 +31,7 @@ __version__ = "0.1.0"  # recorded in each game's game.toml; replays need the sam
 __all__ = [
     "Action",
     "AmbiguousActionError",
+    "FollowUp",
     "IllegalActionError",
     "MoveError",
     "NotationError",
@@ -40,6 +42,7 @@ __all__ = [
     "default_action",
     "describe_action",
     "dumps",
+    "follow_ups",
     "format_action",
     "from_dict",
     "legal_actions",

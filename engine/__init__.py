@@ -20,6 +20,7 @@ from engine.errors import (
 from engine.followups import FollowUp, follow_ups
 from engine.game import apply, default_action, legal_actions, pending
 from engine.notation import parse_action, parse_line, read_action
+from engine.resignation import resign
 from engine.rules.setup import new_game
 from engine.rules.words import describe_action
 from engine.serialize import dumps, from_dict, loads, to_dict
@@ -52,6 +53,7 @@ __all__ = [
     "parse_line",
     "pending",
     "read_action",
+    "resign",
     "standin",
     "to_dict",
     "view",

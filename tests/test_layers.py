@@ -84,6 +84,7 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
         "engine.coverage",
         "engine.mutate",
         "engine.followups",
+        "engine.resignation",
     ),
     ("engine",),
 ]

@@ -16,6 +16,7 @@ message's, so a message delivered twice is answered once.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,10 +24,16 @@ from pathlib import Path
 from typing import Literal
 
 from adjudicator.games.deadlines import PauseRefused, local_text, zone
-from adjudicator.games.outputs import INBOUND_TRAILER
+from adjudicator.games.outputs import INBOUND_TRAILER, Refusal
+from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo
-from adjudicator.games.resign import ResignRefused, play_resigned, record_resignation
+from adjudicator.games.resign import (
+    ResignRefused,
+    end_resigned,
+    play_resigned,
+    record_resignation,
+)
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home.settings import Settings
@@ -38,6 +45,8 @@ from adjudicator.mail.preferences import (
     set_notify_preference,
     set_player_timezone,
 )
+
+log = logging.getLogger(__name__)
 
 PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*)$", re.I)
 RESIGN = re.compile(r"^resign$", re.I)
@@ -183,12 +192,15 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     except ResignRefused as error:
         text = f"# {game_id}: resignation refused\n\nNothing was changed: {error}.\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
-    name = snapshot(repo).game.player(asked.player).name
+    game = snapshot(repo).game
+    name = game.player(asked.player).name
+    if game.on_resign == "end":
+        return _resign_ends(settings, repo, asked, name, made)
     said = (
         f"{name} has resigned (commit {made[:10]}). The stand-in (an automated player) "
         f"plays {name}'s seat for the rest of the game, as soon as it must decide."
     )
-    players = snapshot(repo).game.names
+    players = game.names
     paths = outgoing.notify_players(
         settings,
         repo,
@@ -203,6 +215,30 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     outcome = _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
     outcome.paths += paths
     return outcome
+
+
+def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, made: str) -> Outcome:
+    """The game ends on the resignation, as its host chose: every player gets the last
+    report (queued by the caller's reconcile), which says so and who won."""
+    game_id = snapshot(repo).game.id
+    try:
+        adjudicate_pending(repo, settings.home)  # moves pushed before the resignation count
+        ended = end_resigned(repo, settings.home, name)
+    except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
+        log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)
+        text = (
+            f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
+            f"{made[:10]}). The game could not end at once ({refusal}); it ends with the "
+            "next move the service adjudicates.\n"
+        )
+        return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
+    text = (
+        f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
+        f'{made[:10]}), and the game ends, as its host chose (`on_resign = "end"`), with '
+        f"move {ended.number}: every player gets its report, with who won. Thank you for "
+        "playing.\n"
+    )
+    return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
 
 
 def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:

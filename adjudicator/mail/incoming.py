@@ -288,11 +288,12 @@ def _ignore(reason: str, **details: str | None) -> InboundResult:
 
 
 def push_to_forge(
-    settings: Settings, repo: GameRepo, answered: tuple[str, str]
+    settings: Settings, repo: GameRepo, answered: tuple[str, str] | None
 ) -> remote.Update | None:
-    """A game hosted on a forge gets the emailed move at once (the lock is held). Moves
-    pushed meanwhile come first: `answered` (player, text), the emailed move, may then be
-    dropped, and its author is answered by the caller."""
+    """A game hosted on a forge gets the emailed move, or the commit of a command or of
+    public press, at once (the lock is held). Moves pushed meanwhile come first:
+    `answered` (player, text), the emailed move, may then be dropped, and its author is
+    answered by the caller."""
     if not remote.is_remote(repo):
         return None
     try:
@@ -401,16 +402,22 @@ def _handle(
     command = selfservice.parse(lines)
     lines, block = press.split(lines)
     if command is not None or block is not None:
+        alone = command is not None or not any(line.strip() for line in lines)
         with game_lock(settings, game_id):
             ledger.reconcile(settings, repo)
+            # On the forge's newest first: a commit made on an older one could not be
+            # pushed (a pause or press is not redone on top of the forge's, as a move is).
+            push_to_forge(settings, repo, None)
             if command is not None:
                 done = selfservice.run(settings, repo, command, asked)
             else:
                 assert block is not None
                 done = press.send(settings, repo, block, asked)
+            if alone and done.status == "accepted":  # commits: pause, resignation, press
+                push_to_forge(settings, repo, None)  # (with a move, the move's push does it)
             done.paths += ledger.reconcile(settings, repo)
         log.info("%s by %s in %s (mail %s): %s", done.status, entry.name, game_id, key, done.reason)
-        if command is not None or not any(line.strip() for line in lines):
+        if alone:
             if deliver_now:
                 outgoing.deliver(settings)
             return InboundResult(done.status, done.reason, game_id, entry.name, messages=done.paths)

@@ -336,10 +336,12 @@ def handle_message(
     sender = senders[0]
 
     found: tuple[str, str] | None = None
+    press_to: str | None = None
     candidates = [a for a in recipients if tokens.ADDRESS.match(a.strip().lower())]
     for address in candidates:
         found = tokens.read_address(settings, address)
         if found is not None:
+            press_to = tokens.press_target(address)
             break
     if found is None:
         if candidates:
@@ -354,9 +356,8 @@ def handle_message(
     except (GameError, RepoError) as error:
         return _ignore(f"reply address for an unknown game: {error}", game=game_id)
     try:
-        return _handle(
-            settings, repo, message, raw, (game_id, player, sender), deliver_now, dnsfunc
-        )
+        who = (game_id, player, sender)
+        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to)
     finally:
         repo.repo.close()
 
@@ -369,7 +370,10 @@ def _handle(
     who: tuple[str, str, str],
     deliver_now: bool,
     dnsfunc: DnsLookup | None,
+    press_to: str | None = None,
 ) -> InboundResult:
+    """`press_to`: the message came to a press address (`+all`, `+NAME`): its text is press
+    to them, and nothing else."""
     game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
     message_id = outgoing.one_line(str(message.get("Message-ID", "")))
@@ -399,8 +403,8 @@ def _handle(
     lines = reply_lines(text)
     key = ledger.inbound_key(message_id, raw)
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
-    command = selfservice.parse(lines)
-    lines, block = press.split(lines)
+    command = selfservice.parse(lines) if press_to is None else None
+    lines, block = press.split(lines) if press_to is None else press.addressed(lines, press_to)
     if command is not None or block is not None:
         alone = command is not None or not any(line.strip() for line in lines)
         with game_lock(settings, game_id):

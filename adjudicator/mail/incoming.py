@@ -85,6 +85,10 @@ class InboundResult:
 # -- reading the text ----------------------------------------------------------------------
 
 
+# Hand-written on purpose, both: html2text (GPL-3.0-or-later) cannot be a dependency of
+# this MIT-licensed service without changing the terms of its distribution, and
+# mail-parser-reply (1.36, tried) keeps what follows a mobile footer ("Envoyé de mon
+# iPhone" then the original unquoted), which a move must never take in.
 class _HTMLText(HTMLParser):
     """HTML to plain text: block elements break lines, blockquotes become `> ` lines."""
 

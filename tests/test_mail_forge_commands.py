@@ -15,6 +15,7 @@ from gitgame import git, isolate
 from mailserver import MailServer, mail_server, plain, reply_to, settings_for
 from test_webhooks import Hosted, host_game, push_move
 
+from adjudicator.cli.parser import build_parser
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
@@ -96,3 +97,12 @@ def test_a_pause_after_a_push_the_service_has_not_seen_goes_on_top_of_it(
     log = git(forge.origin, "log", "--format=%s", "main")
     assert log.index("Pause the clock") < log.index(f"Adjudicate move {number}")  # newest first
     assert "a wedding" in forge.on_forge("deadlines.toml")
+
+
+def test_the_hosts_pause_is_on_the_forge_at_once(forge: Forge) -> None:
+    args = build_parser().parse_args(
+        ["pause", str(forge.repo.path), "--as", "alice", "--hours", "6", "--reason", "a storm"]
+    )
+    args.func(args)
+    assert forge.forge_head() == forge.repo.head()
+    assert "a storm" in forge.on_forge("deadlines.toml")

@@ -879,7 +879,8 @@ def notify_confirmation(
     text = (
         f"# {game.id}: move {result.number} accepted\n\n"
         f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
-        "Every player gets the report in the game's thread.\n\n"
+        "Every player gets the report in the game's thread, at once or in their daily digest "
+        "(as each chose).\n\n"
         "Your move as it was read from your message:\n\n"
         "```text\n" + _numbered(submitted_text) + "\n```\n"
     )

@@ -44,6 +44,12 @@ def new_game(
     return create_game(settings.games_dir / game_id, players, home=settings.home, secret=SECRET)
 
 
+def mail_the_new_game(settings: Settings, repo: GameRepo) -> None:
+    head = repo.head()
+    assert head is not None
+    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
+
+
 def deadline_of(repo: GameRepo) -> datetime:
     pending = waiting(repo)
     assert pending is not None
@@ -253,9 +259,7 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
 def test_without_smtp_host_the_clock_runs_from_the_commit(home: Path) -> None:
     settings = settings_for(home, None)
     repo = new_game(settings, "tt")
-    head = repo.head()
-    assert head is not None
-    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
+    mail_the_new_game(settings, repo)
     deadline = deadline_of(repo)
     assert len(sched.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
 
@@ -266,9 +270,7 @@ def test_the_pages_show_the_deadline_the_scheduler_enforces(home: Path) -> None:
     port = free_port()
     settings = settings_for(home, port)
     repo = new_game(settings, "tt")
-    head = repo.head()
-    assert head is not None
-    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
+    mail_the_new_game(settings, repo)
     pending = waiting(repo)
     assert pending is not None
     (player,) = pending.players

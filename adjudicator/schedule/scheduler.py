@@ -1,5 +1,5 @@
 """The scheduler process, `pamir scheduler` (docs/scheduler.md): deadlines, reminders,
-polls of forge-hosted games, outbox retries.
+polls of forge-hosted games, outbox retries, daily digests.
 
 The game repositories are the source of truth: on start, the jobs are built from them
 (for each game waiting for a decision, a deadline job and, unless already sent, a reminder

@@ -17,6 +17,8 @@ from adjudicator.games.pipeline import position, submit
 from adjudicator.games.snapshot import snapshot
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.links import page_links
+from adjudicator.web import create_app
 
 
 def a_play_that_asks_for_a_spy() -> tuple[engine.State, str, str, list[str]]:
@@ -93,6 +95,9 @@ def test_a_turn_mail_lists_the_follow_ups_and_a_two_step_reply_is_played(
         ]
         text = plain(mail)
         assert "`play ...` may then ask" in text and "spy (`spy CARD`)" in text
+        private = page_links(settings, "g1", player).private.removeprefix(settings.base_url)
+        page = create_app({"home": home, "TESTING": True}).test_client().get(private).text
+        assert "may then ask where to place the card&#39;s spy (<code>spy CARD</code>)" in page
 
         result = handle_message(settings, reply_to(mail, f"{play}\n{spy}\n"))
 

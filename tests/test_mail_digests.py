@@ -28,6 +28,7 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.faults import FAULT_EXIT
 from adjudicator.mail import outgoing
+from adjudicator.mail.delivery import mailed_at_once
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.preferences import notify_preference, player_timezone
 from adjudicator.schedule import scheduler as sched
@@ -165,7 +166,9 @@ def test_the_digest_comes_once_a_day_at_the_players_own_hour(table: Table) -> No
     day = f"{due.astimezone(KABUL):%Y-%m-%d}"
     assert str(digest["Subject"]).startswith(f"[g1] Your digest of {day}")
     assert summarized(text) == held  # the held reports, and only those
-    assert "## Your hand" in text or "carol" in text.lower()
+    # Only what carol may see: her own section, none of another player's.
+    assert "## For carol only" in text
+    assert "## For alice only" not in text and "## For bob only" not in text
     assert "/play/g1/carol/" in text and "/play/g1/alice/" not in text
     assert digest["In-Reply-To"] is not None  # in carol's thread
     assert not digests_to(table, "alice") and not digests_to(table, "bob")
@@ -226,3 +229,38 @@ def test_pamir_notify_refuses_an_unknown_player_or_time_zone(
     pamir("notify", game, "bob")
     said = capsys.readouterr().out.strip()
     assert said.endswith("bob gets notify every; digest at 08:00 UTC (the game's)")
+
+
+# What goes at once, by choice and by what the report is (docs/email.md#how-much-mail).
+AT_ONCE = [
+    # preference, decides, over, rollback, own, refused, mailed at once
+    ("every", False, False, False, False, False, True),
+    ("turns", False, False, False, False, False, False),
+    ("digest", False, False, False, False, False, False),
+    ("turns", True, False, False, False, False, True),  # their turn
+    ("digest", True, False, False, True, False, True),  # a follow-up of their own action
+    ("turns", False, False, False, True, False, True),  # their own move
+    ("digest", False, False, False, True, False, False),  # ... kept for the digest
+    ("digest", False, False, False, True, True, True),  # their move refused
+    ("digest", False, True, False, False, False, True),  # the game's end
+    ("digest", False, False, True, False, False, True),  # a rollback to answer, or done
+    ("turns", False, False, True, False, False, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("preference", "decides", "over", "rollback", "own", "refused", "expected"), AT_ONCE
+)
+def test_what_always_comes_at_once(
+    preference: str,
+    decides: bool,
+    over: bool,
+    rollback: bool,
+    own: bool,
+    refused: bool,
+    expected: bool,
+) -> None:
+    found = mailed_at_once(
+        preference, decides=decides, over=over, rollback=rollback, own=own, refused=refused
+    )
+    assert found is expected

@@ -17,8 +17,10 @@ from engine.errors import (
     NotationError,
     StateError,
 )
+from engine.followups import FollowUp, follow_ups
 from engine.game import apply, default_action, legal_actions, pending
 from engine.notation import parse_action, parse_line, read_action
+from engine.resignation import resign
 from engine.rules.setup import new_game
 from engine.rules.words import describe_action
 from engine.serialize import dumps, from_dict, loads, to_dict
@@ -30,6 +32,7 @@ __version__ = "0.1.0"  # recorded in each game's game.toml; replays need the sam
 __all__ = [
     "Action",
     "AmbiguousActionError",
+    "FollowUp",
     "IllegalActionError",
     "MoveError",
     "NotationError",
@@ -40,6 +43,7 @@ __all__ = [
     "default_action",
     "describe_action",
     "dumps",
+    "follow_ups",
     "format_action",
     "from_dict",
     "legal_actions",
@@ -49,6 +53,7 @@ __all__ = [
     "parse_line",
     "pending",
     "read_action",
+    "resign",
     "standin",
     "to_dict",
     "view",

@@ -60,7 +60,7 @@ def test_the_engine_imports_nothing_from_the_adjudicator() -> None:
 
 # The engine's layers, bottom first: values and data, the rules, the game (legal actions,
 # apply, and why an action is refused, which apply needs), the notation, then what uses
-# the game (state files, views, the stand-in, random play) and the package's API.
+# the game (state files, views, the stand-in, random play, follow-ups) and the package's API.
 # `engine.explain` sits with the game, not above it: `apply` must say why it refuses.
 ENGINE_LAYERS: list[tuple[str, ...]] = [
     (
@@ -83,6 +83,8 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
         "engine.playout",
         "engine.coverage",
         "engine.mutate",
+        "engine.followups",
+        "engine.resignation",
     ),
     ("engine",),
 ]

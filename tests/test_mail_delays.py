@@ -29,6 +29,7 @@ from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
+from adjudicator.mail.links import page_links
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
@@ -41,6 +42,12 @@ def new_game(
 ) -> GameRepo:
     players = [(n, f"{n}@example.org") for n in names]
     return create_game(settings.games_dir / game_id, players, home=settings.home, secret=SECRET)
+
+
+def mail_the_new_game(settings: Settings, repo: GameRepo) -> None:
+    head = repo.head()
+    assert head is not None
+    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
 
 
 def deadline_of(repo: GameRepo) -> datetime:
@@ -252,8 +259,37 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
 def test_without_smtp_host_the_clock_runs_from_the_commit(home: Path) -> None:
     settings = settings_for(home, None)
     repo = new_game(settings, "tt")
-    head = repo.head()
-    assert head is not None
-    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
+    mail_the_new_game(settings, repo)
     deadline = deadline_of(repo)
     assert len(sched.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
+
+
+def test_the_pages_show_the_deadline_the_scheduler_enforces(home: Path) -> None:
+    """A late turn mail delays the enforced deadline: the game page and the player's own
+    page say so while the mail waits, and then give the delayed deadline."""
+    port = free_port()
+    settings = settings_for(home, port)
+    repo = new_game(settings, "tt")
+    mail_the_new_game(settings, repo)
+    pending = waiting(repo)
+    assert pending is not None
+    (player,) = pending.players
+    app = create_app({"home": home, "smtp_host": "127.0.0.1", "smtp_port": port, "TESTING": True})
+    private = page_links(settings, "tt", player).private.removeprefix(settings.base_url)
+
+    def shown(path: str) -> str:
+        return app.test_client().get(path).text
+
+    committed = f"{pending.clock.deadline:%Y-%m-%d %H:%M} UTC"
+    for path in ("/games/tt", private):
+        assert "at the earliest (the turn mail waits to be sent" in shown(path)
+
+    accepted = pending.clock.started + timedelta(hours=5)
+    with mail_server(port):
+        outgoing.deliver(settings, now=accepted, force=True)
+    enforced = f"{pending.clock.deadline + timedelta(hours=5):%Y-%m-%d %H:%M} UTC"
+    for path in ("/games/tt", private):
+        text = shown(path)
+        # The status line; the committed report below keeps what it said at the commit.
+        assert f", by {enforced}:" in text and f", by {committed}:" not in text
+        assert "at the earliest" not in text

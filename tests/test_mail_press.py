@@ -19,7 +19,7 @@ from test_mail_in import Table, options, parsed
 from adjudicator.games.contract import ContractBreach, check_commit
 from adjudicator.games.repo import Person
 from adjudicator.games.snapshot import snapshot
-from adjudicator.mail import outgoing
+from adjudicator.mail import outgoing, tokens
 from adjudicator.mail.incoming import handle_message
 
 NAMES = ("alice", "bob", "carol")
@@ -171,3 +171,36 @@ def test_press_from_an_unproven_sender_is_refused_under_dkim(
         proven = signed(reply_to(last_to(table, "alice"), "press: it is me\n"), key)
         assert handle_message(table.settings, proven, dnsfunc=zone).status == "accepted"
         assert len(press_to(table, "bob")) == 1
+
+
+def test_press_addresses_relay_a_whole_message_to_all_or_to_one(table: Table) -> None:
+    """`pamir+GAME.PLAYER.TOKEN+all@` and `+NAME@`: the whole text is press, authenticated
+    like a move (token, sender), and never read as a move or a command."""
+    settings = table.settings
+    head = table.head()
+    to_all = tokens.press_address(settings, "g1", "alice")
+    assert to_all.startswith("play+g1.alice.") and to_all.endswith("+all@pamir.example")
+    raw = reply_to(last_to(table, "alice"), "resign\n\nKabul is mine.\n", to=to_all)
+
+    result = handle_message(settings, raw)
+
+    assert result.status == "accepted", result.reason
+    assert not snapshot(table.repo).game.player("alice").resigned  # press, not a command
+    assert table.repo.read("press/0001.md") is not None and table.head() != head
+    for other in ("bob", "carol"):
+        (relayed,) = press_to(table, other)
+        assert "Kabul is mine." in plain(relayed) and "+alice" in plain(relayed)
+
+    private = tokens.press_address(settings, "g1", "bob", "carol")
+    raw = reply_to(last_to(table, "bob"), "Just between us.\n", to=private)
+    assert handle_message(settings, raw).status == "accepted"
+    (alone,) = [m for m in press_to(table, "carol") if "to you alone" in str(m["Subject"])]
+    assert "Just between us." in plain(alone) and press_to(table, "alice") == []
+    assert table.repo.read("press/0002.md") is None
+
+    # The same checks as a move: another sender, or a token of another player, is refused.
+    forged = reply_to(last_to(table, "bob"), "Hi\n", to=private, sender=email_of("alice"))
+    assert handle_message(settings, forged).status == "ignored"
+    stranger = tokens.press_address(settings, "g1", "bob", "zed")
+    refused = handle_message(settings, reply_to(last_to(table, "bob"), "Hi\n", to=stranger))
+    assert refused.status == "refused" and "unknown-player" in refused.reason

@@ -5,6 +5,7 @@ real inbound path (`handle_message`), as tests/test_mail_in.py plays moves.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import timedelta
 from email.message import EmailMessage
@@ -16,7 +17,9 @@ from mailserver import email_of, mail_server, new_game, plain, reply_to, setting
 from test_mail_in import Table, options, parsed
 
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
-from adjudicator.games.snapshot import snapshot
+from adjudicator.games.repo import ADJUDICATOR
+from adjudicator.games.snapshot import REVEAL_FILE, snapshot
+from adjudicator.games.verify import verify
 from adjudicator.games.waiting import read_deadlines, waiting
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
@@ -117,36 +120,72 @@ def test_resigning_hands_the_seat_to_the_standin_and_every_player_is_told(table:
     assert handle_message(table.settings, again).reason.startswith("resigned:")
 
 
-def test_a_game_that_ends_on_resignation_refuses_it_and_says_why(table: Table) -> None:
+def test_a_game_that_ends_on_resignation_ends_scored_as_it_stands(table: Table) -> None:
+    """`on_resign = "end"`: the host's outcome, scored by the rulebook's end of game
+    (Game End and Victory, p. 9) on the position as it stands; the resigned player cannot
+    win. Every player is mailed the last report, and `pamir verify` replays the end."""
     snap = snapshot(table.repo)
     game = snap.game.model_copy(update={"on_resign": "end"})
     table.repo.commit(
         {GAME_FILE: dump_game_file(game).encode()}, "on_resign: end", parent=snap.commit
     )
-    head = table.head()
     raw = reply_to(last_to(table, "alice"), "resign\n")
 
     result = handle_message(table.settings, raw)
 
-    assert result.status == "refused" and result.reason.startswith("resign-ends-game")
+    assert result.status == "accepted", result.reason
+    head = table.repo.repo.head.commit
+    assert head.author.name == ADJUDICATOR.name and "Pamir-Move: 1" in head.message
+    move = table.repo.read("moves/0001-alice.txt") or ""
+    assert move.splitlines()[-1] == "resign"
+    state = json.loads(table.repo.read("state.json") or "{}")
+    assert state["view"]["phase"] == "over" and state["view"]["winners"] == ["bob"]
+    assert table.repo.read(REVEAL_FILE) is not None  # the end reveals the secret
+    assert verify(table.repo, table.settings.home).ok
+    over = [m for m in table.server.messages if "The game is over" in str(m["Subject"])]
+    assert sorted(str(m["X-Pamir-Player"]) for m in over) == ["alice", "bob"]
+    assert "alice resigned: the game ends as it stands" in plain(over[0])
+    assert "the game ends" in plain(answer_to(table, raw))
+    # Nothing more can be played, and the resignation is not taken twice.
+    again = reply_to(last_to(table, "bob"), "resign\n")
+    assert handle_message(table.settings, again).status == "refused"
+
+
+def test_a_resign_line_in_a_players_own_move_is_no_action(table: Table) -> None:
+    """Only the service writes the line that ends a game, for a player who resigned."""
+    snap = snapshot(table.repo)
+    game = snap.game.model_copy(update={"on_resign": "end"})
+    table.repo.commit(
+        {GAME_FILE: dump_game_file(game).encode()}, "on_resign: end", parent=snap.commit
+    )
+    _, report = table.deciding()
+    head = table.head()
+    raw = reply_to(report, options(report)[0] + "\nresign\n")
+
+    result = handle_message(table.settings, raw)
+
+    assert result.status == "refused" and "unknown-verb" in result.reason
     assert table.head() == head
-    assert 'on_resign = "end"' in plain(answer_to(table, raw))
 
 
 def test_settings_notify_is_kept_outside_the_repository_and_confirmed(table: Table) -> None:
     head = table.head()
-    assert notify_preference(table.settings, "g1", "bob") == "all"
+    assert notify_preference(table.settings, "g1", "bob") == "every"
     raw = reply_to(last_to(table, "bob"), "settings notify turns\n")
 
     assert handle_message(table.settings, raw).status == "accepted"
 
     assert notify_preference(table.settings, "g1", "bob") == "turns"
-    assert notify_preference(table.settings, "g1", "alice") == "all"
+    assert notify_preference(table.settings, "g1", "alice") == "every"
     assert table.head() == head
     assert "notify turns" in plain(answer_to(table, raw))
     wrong = reply_to(last_to(table, "bob"), "settings notify never\n")
     assert handle_message(table.settings, wrong).status == "refused"
     assert notify_preference(table.settings, "g1", "bob") == "turns"
+    # `all`, the first name of `every`, still says it.
+    again = reply_to(last_to(table, "bob"), "settings notify all\n")
+    assert handle_message(table.settings, again).status == "accepted"
+    assert notify_preference(table.settings, "g1", "bob") == "every"
 
 
 def test_my_games_lists_the_games_of_the_address(table: Table) -> None:

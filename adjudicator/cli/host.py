@@ -1,7 +1,8 @@
 """`pamir deadlines`, `pamir email`, `pamir signing-key` and `pamir require-signatures`:
 the host changes a game's deadlines, a player's address or signing key, or whether moves
 must be signed, with a commit made as the adjudicator (docs/cli.md). `pamir
-allowed-signers` prints the game's keys for `git verify-commit` (docs/signing.md)."""
+allowed-signers` prints the game's keys for `git verify-commit` (docs/signing.md).
+`pamir notify` sets how much mail a player gets, in PAMIR_HOME (no commit)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.signatures import allowed_signers
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.mail.preferences import (
+    check_timezone,
+    notify_preference,
+    player_timezone,
+    set_notify_preference,
+    set_player_timezone,
+)
 
 REFUSALS = (SettingsError, RepoError, GameError, GameFileError, DeadlineError, HostRefused)
 
@@ -81,6 +89,34 @@ def cmd_plays_by(args: argparse.Namespace) -> None:
     except REFUSALS as error:
         raise Refused(str(error)) from None
     print(f"{game_id}: {args.player} plays by {args.way} ({commit[:10]})")
+
+
+def cmd_notify(args: argparse.Namespace) -> None:
+    """Set (or, with neither a choice nor --timezone, show) a player's delivery choice and
+    the time zone of their daily digest: the same settings as `settings notify` and
+    `settings timezone` by mail."""
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            snap = snapshot(repo)
+            name = snap.game.player(args.player).name
+            if args.timezone is not None:
+                check_timezone(args.timezone)  # before anything changes
+            if args.choice is not None:
+                set_notify_preference(settings, game_id, name, args.choice)
+            if args.timezone is not None:
+                set_player_timezone(settings, game_id, name, args.timezone)
+    except KeyError:
+        raise Refused(f"{args.player} is not a player of {args.game_dir}") from None
+    except (*REFUSALS, ValueError) as error:
+        raise Refused(str(error)) from None
+    zone = player_timezone(settings, game_id, name)
+    clock = zone or f"{snap.game.deadlines.timezone} (the game's)"
+    print(
+        f"{game_id}: {name} gets notify {notify_preference(settings, game_id, name)}; "
+        f"digest at {settings.digest_hour:02d}:00 {clock}"
+    )
 
 
 def cmd_signing_key(args: argparse.Namespace) -> None:

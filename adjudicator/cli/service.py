@@ -16,6 +16,7 @@ from adjudicator.games.registry import game_lock, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.mail.incoming import push_to_forge
 from adjudicator.schedule.clock import record_pause
 from adjudicator.schedule.scheduler import SchedulerRunning, run_forever, run_once, utc_now
 from adjudicator.web.serve import serve
@@ -62,9 +63,16 @@ def cmd_pause(args: argparse.Namespace) -> None:
         settings = load_settings()
         repo = GameRepo(Path(args.game_dir))
         game_id = snapshot(repo).game.id
-        with game_lock(settings, game_id):
-            _, pause, after = record_pause(repo, args.player, args.hours, args.reason, utc_now())
-        tz = zone(snapshot(repo).game.deadlines.timezone)
+        try:
+            with game_lock(settings, game_id):
+                push_to_forge(settings, repo, None)  # a forge-hosted game: its newest first
+                _, pause, after = record_pause(
+                    repo, args.player, args.hours, args.reason, utc_now()
+                )
+                push_to_forge(settings, repo, None)  # and the pause on the forge at once
+            tz = zone(snapshot(repo).game.deadlines.timezone)
+        finally:
+            repo.repo.close()
     except (
         SettingsError,
         RepoError,

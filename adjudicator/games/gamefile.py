@@ -97,6 +97,10 @@ class GameFile(_Strict):
     def names(self) -> list[str]:
         return [p.name for p in self.players]
 
+    @property
+    def resigned_players(self) -> list[str]:
+        return [p.name for p in self.players if p.resigned]
+
     def has_resigned(self, name: str) -> bool:
         """Whether `name` is a player who resigned (not Wakhan, nor an unknown name)."""
         return any(p.resigned for p in self.players if p.name.lower() == name.lower())

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import engine
+from adjudicator.games.gamefile import GameFile
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
@@ -143,9 +144,13 @@ def public_reason(error: MoveError) -> str:
     return str(error)
 
 
-def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
+def apply_submission(
+    state: engine.State, author: str, text: str, *, may_resign: bool = False
+) -> Outcome:
     """Apply every line of a move file for `author`; raise the first line's MoveError
-    (listing only the author's own legal actions)."""
+    (listing only the author's own legal actions). With `may_resign` (a resigned player
+    of a game that ends on resignation: `resigns_to_end`), the line `resign` ends the
+    game (engine/resignation.py); otherwise it is no action."""
     try:
         seat = state.seat(author)
     except KeyError:
@@ -155,6 +160,11 @@ def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
     for number, line in enumerate(text.splitlines(), start=1):
         try:
             before = len(outcome.actions)
+            if may_resign and line.strip().lower() == RESIGN:
+                outcome.state = engine.resign(outcome.state, state.name(seat))
+                outcome.actions.append(RESIGN)
+                outcome.log.extend(outcome.state.log)
+                continue
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:
             error.line = number
@@ -174,6 +184,14 @@ def apply_submission(state: engine.State, author: str, text: str) -> Outcome:
 
 
 NOTE = "# note:"
+RESIGN = "resign"  # the line that ends a game on resignation, written by the adjudicator
+ON_RESIGNED = "resigned"  # `on_behalf` of the moves the service writes for a resigned seat
+
+
+def resigns_to_end(game: GameFile, player: str) -> bool:
+    """Whether `player`'s move file may end the game by the line `resign`: they resigned
+    (game.toml, a commit of the service) in a game whose host chose `on_resign = "end"`."""
+    return game.on_resign == "end" and game.has_resigned(player)
 
 
 def _follow_up(state: engine.State, seat: int) -> bool:

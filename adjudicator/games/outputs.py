@@ -126,7 +126,9 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
     upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
     for entry in snap.game.players:
         name = entry.name
-        section = reports.private_section(engine.view(state, name), upcoming, entry.plays_by)
+        view = engine.view(state, name)
+        asked = engine.follow_ups(state, name) if view["options"] else []
+        section = reports.private_section(view, upcoming, entry.plays_by, asked)
         (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
 
 

@@ -21,12 +21,14 @@ import engine
 from adjudicator.games import positions
 from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
+    ON_RESIGNED,
     MoveName,
     Outcome,
     apply_submission,
     move_limit,
     public_reason,
     read_submission,
+    resigns_to_end,
     rollback_request,
 )
 from adjudicator.games.outputs import (
@@ -157,7 +159,8 @@ def submit(
     if state.phase == "over":
         raise Refusal("game-over", "the game is over; no move can be submitted")
     try:
-        outcome = apply_submission(state, entry.name, text)
+        may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
+        outcome = apply_submission(state, entry.name, text, may_resign=may_resign)
     except engine.MoveError as error:
         raise Refusal(error.code, error.describe(), text=str(error)) from None
     when = now()

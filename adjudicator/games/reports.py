@@ -6,11 +6,13 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import jinja2
 
 from engine.cards import card_name
+from engine.followups import FollowUp
 
 
 def _card(number: int | None) -> str:
@@ -56,12 +58,22 @@ def public_report(
     return _tidy(text)
 
 
-def private_section(view: dict[str, Any], next_number: int, plays_by: str = "both") -> str:
-    """One player's own section: rendered from their view (`view["viewer"]`). How to push
-    a move is said only to a player who plays by Git (`plays_by` of game.toml)."""
+def private_section(
+    view: dict[str, Any],
+    next_number: int,
+    plays_by: str = "both",
+    follow_ups: Sequence[FollowUp] = (),
+) -> str:
+    """One player's own section: rendered from their view (`view["viewer"]`), with the
+    follow-ups their legal actions raise (`engine.follow_ups`). How to push a move is said
+    only to a player who plays by Git (`plays_by` of game.toml)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
     text = ENV.get_template("private.md.j2").render(
-        view=view, seat=seat, next_number=next_number, by_git=plays_by != "email"
+        view=view,
+        seat=seat,
+        next_number=next_number,
+        by_git=plays_by != "email",
+        follow_ups=follow_ups,
     )
     return _tidy(text)
 

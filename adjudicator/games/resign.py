@@ -1,28 +1,36 @@
-"""A player's resignation: the stand-in (engine/standin.py) takes the seat.
+"""A player's resignation: the stand-in (engine/standin.py) takes the seat, or the game
+ends, as the host chose (`on_resign` in game.toml).
 
-Players may discuss and leave a game as they see fit; the game itself must go on. A
-resignation is the adjudicator's commit that marks the player `resigned` in game.toml,
-authored by the player. From then on every decision of that seat is the stand-in's,
-played as soon as it is pending (`play_resigned`) by whichever path adjudicated last,
-and by the scheduler, for which such a decision is due at once (games/waiting.py).
-`on_resign = "end"` asks for the game to end instead, which the engine cannot score
-(the rulebook has no resignation), so it is refused. The caller holds the game's lock.
+Players may discuss and leave a game as they see fit. A resignation is the adjudicator's
+commit that marks the player `resigned` in game.toml, authored by the player. Then:
+- `on_resign = "standin"` (the default): the game goes on, and every decision of that seat
+  is the stand-in's, played as soon as it is pending (`play_resigned`) by whichever path
+  adjudicated last, and by the scheduler, for which such a decision is due at once
+  (games/waiting.py);
+- `on_resign = "end"`: the game ends at once (`end_resigned`), by an adjudicator move for
+  the player holding the line `resign`, scored as engine/resignation.py says: the rulebook
+  has no resignation, so this is the host's outcome, scored by the rulebook's end of game
+  on the position as it stands. Its commit reveals the secret like any game's end, and
+  `pamir verify` replays it.
+The caller holds the game's lock.
 """
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
 import engine
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.moves import ON_RESIGNED, RESIGN
 from adjudicator.games.outputs import INBOUND_TRAILER, Adjudication, Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo, Person
 from adjudicator.games.snapshot import REVEAL_FILE, snapshot
 from adjudicator.games.waiting import standin_lines, waiting
 
-ON_BEHALF = "resigned"
+ON_BEHALF = ON_RESIGNED
 MAX_STANDIN_MOVES = 50  # per call; the scheduler plays on if every seat has resigned
 
 
@@ -49,17 +57,11 @@ def record_resignation(
         raise ResignRefused("resigned", f"{entry.name} has resigned already")
     if repo.read(REVEAL_FILE, snap.commit) is not None or waiting(repo, snap.commit) is None:
         raise ResignRefused("game-over", "the game is over")
-    if snap.game.on_resign == "end":
-        raise ResignRefused(
-            "resign-ends-game",
-            'this game is set to end when a player resigns (on_resign = "end"), which the '
-            "adjudicator cannot do: the rules score no resignation. Ask the host to end the "
-            'game, or to set on_resign = "standin"',
-        )
     changed = entry.model_copy(update={"resigned": True})
     players = tuple(changed if p is entry else p for p in snap.game.players)
     game = snap.game.model_copy(update={"players": players})
-    message = f"{entry.name} resigns: the stand-in plays the seat\n\nPamir-Resign: {entry.name}\n"
+    then = "the game ends" if game.on_resign == "end" else "the stand-in plays the seat"
+    message = f"{entry.name} resigns: {then}\n\nPamir-Resign: {entry.name}\n"
     if inbound is not None:
         message += f"{INBOUND_TRAILER}: {inbound}\n"
     return repo.commit(
@@ -71,6 +73,16 @@ def record_resignation(
     )
 
 
+def end_resigned(repo: GameRepo, home: Path, player: str) -> Adjudication:
+    """End the game for `player`, who resigned from a game with `on_resign = "end"`: one
+    adjudicator commit, whose move file holds the line `resign`. Raises Refusal when the
+    game cannot take a move now (pushed move files wait: adjudicate them first)."""
+    snap = snapshot(repo)
+    name = snap.game.player(player).name
+    text = f"# note: {name} resigned, and the host chose that the game then ends\n{RESIGN}\n"
+    return submit(repo, name, text, home=home, on_behalf=ON_BEHALF)
+
+
 def play_resigned(repo: GameRepo, home: Path) -> list[Adjudication]:
     """Play the stand-in for every resigned seat that must decide now, one adjudicator
     commit each, until no resigned seat must (or a bound is reached)."""
@@ -79,6 +91,10 @@ def play_resigned(repo: GameRepo, home: Path) -> list[Adjudication]:
         snap = snapshot(repo)
         if snap.pending() or repo.read(REVEAL_FILE, snap.commit) is not None:
             break  # pushed moves come first; their adjudication calls this again
+        if snap.game.on_resign == "end" and (gone := snap.game.resigned_players):
+            with suppress(Refusal):  # logged by the caller's next try
+                done.append(end_resigned(repo, home, gone[0]))  # an end that had to wait
+            break
         state = position(snap, home)
         decision = engine.pending(state)
         if decision is None:

@@ -32,6 +32,7 @@ from adjudicator.games.moves import (
     apply_submission,
     decode_move,
     parse_name,
+    resigns_to_end,
     rollback_request,
 )
 from adjudicator.games.repo import GameError as GameError
@@ -275,7 +276,8 @@ def replay_steps(
             if rollback_request(text) is not None:
                 yield Step(move, text, None)
                 continue
-            outcome = apply_submission(state, move.player, text)
+            may_resign = resigns_to_end(snap.game, move.player)
+            outcome = apply_submission(state, move.player, text, may_resign=may_resign)
         except engine.MoveError as error:
             raise ReplayError(move, error) from None
         state = outcome.state

@@ -66,6 +66,8 @@ class Settings(BaseModel):
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)
+    # The hour (0-23, on each player's own clock) of the daily digest of reports held back.
+    digest_hour: int = Field(default=8, ge=0, le=23)
 
     @field_validator("mail_authserv_id")
     @classmethod

@@ -85,6 +85,10 @@ class InboundResult:
 # -- reading the text ----------------------------------------------------------------------
 
 
+# Hand-written on purpose, both: html2text (GPL-3.0-or-later) cannot be a dependency of
+# this MIT-licensed service without changing the terms of its distribution, and
+# mail-parser-reply (1.36, tried) keeps what follows a mobile footer ("Envoyé de mon
+# iPhone" then the original unquoted), which a move must never take in.
 class _HTMLText(HTMLParser):
     """HTML to plain text: block elements break lines, blockquotes become `> ` lines."""
 
@@ -288,11 +292,12 @@ def _ignore(reason: str, **details: str | None) -> InboundResult:
 
 
 def push_to_forge(
-    settings: Settings, repo: GameRepo, answered: tuple[str, str]
+    settings: Settings, repo: GameRepo, answered: tuple[str, str] | None
 ) -> remote.Update | None:
-    """A game hosted on a forge gets the emailed move at once (the lock is held). Moves
-    pushed meanwhile come first: `answered` (player, text), the emailed move, may then be
-    dropped, and its author is answered by the caller."""
+    """A game hosted on a forge gets the emailed move, or the commit of a command or of
+    public press, at once (the lock is held). Moves pushed meanwhile come first:
+    `answered` (player, text), the emailed move, may then be dropped, and its author is
+    answered by the caller."""
     if not remote.is_remote(repo):
         return None
     try:
@@ -335,10 +340,12 @@ def handle_message(
     sender = senders[0]
 
     found: tuple[str, str] | None = None
+    press_to: str | None = None
     candidates = [a for a in recipients if tokens.ADDRESS.match(a.strip().lower())]
     for address in candidates:
         found = tokens.read_address(settings, address)
         if found is not None:
+            press_to = tokens.press_target(address)
             break
     if found is None:
         if candidates:
@@ -353,9 +360,8 @@ def handle_message(
     except (GameError, RepoError) as error:
         return _ignore(f"reply address for an unknown game: {error}", game=game_id)
     try:
-        return _handle(
-            settings, repo, message, raw, (game_id, player, sender), deliver_now, dnsfunc
-        )
+        who = (game_id, player, sender)
+        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to)
     finally:
         repo.repo.close()
 
@@ -368,7 +374,10 @@ def _handle(
     who: tuple[str, str, str],
     deliver_now: bool,
     dnsfunc: DnsLookup | None,
+    press_to: str | None = None,
 ) -> InboundResult:
+    """`press_to`: the message came to a press address (`+all`, `+NAME`): its text is press
+    to them, and nothing else."""
     game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
     message_id = outgoing.one_line(str(message.get("Message-ID", "")))
@@ -398,19 +407,25 @@ def _handle(
     lines = reply_lines(text)
     key = ledger.inbound_key(message_id, raw)
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
-    command = selfservice.parse(lines)
-    lines, block = press.split(lines)
+    command = selfservice.parse(lines) if press_to is None else None
+    lines, block = press.split(lines) if press_to is None else press.addressed(lines, press_to)
     if command is not None or block is not None:
+        alone = command is not None or not any(line.strip() for line in lines)
         with game_lock(settings, game_id):
             ledger.reconcile(settings, repo)
+            # On the forge's newest first: a commit made on an older one could not be
+            # pushed (a pause or press is not redone on top of the forge's, as a move is).
+            push_to_forge(settings, repo, None)
             if command is not None:
                 done = selfservice.run(settings, repo, command, asked)
             else:
                 assert block is not None
                 done = press.send(settings, repo, block, asked)
+            if alone and done.status == "accepted":  # commits: pause, resignation, press
+                push_to_forge(settings, repo, None)  # (with a move, the move's push does it)
             done.paths += ledger.reconcile(settings, repo)
         log.info("%s by %s in %s (mail %s): %s", done.status, entry.name, game_id, key, done.reason)
-        if command is not None or not any(line.strip() for line in lines):
+        if alone:
             if deliver_now:
                 outgoing.deliver(settings)
             return InboundResult(done.status, done.reason, game_id, entry.name, messages=done.paths)

@@ -56,8 +56,10 @@ from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
 from adjudicator.mail import tokens
+from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
+from adjudicator.mail.preferences import notify_preference
 
 log = logging.getLogger(__name__)
 
@@ -343,7 +345,7 @@ def _state_document(repo: GameRepo, commit: str) -> dict[str, Any]:
     return document
 
 
-def _public_view(repo: GameRepo, commit: str) -> dict[str, Any]:
+def public_view(repo: GameRepo, commit: str) -> dict[str, Any]:
     """The public view a commit records in its state.json ({} when it has none)."""
     view: dict[str, Any] = _state_document(repo, commit).get("view") or {}
     return view
@@ -389,12 +391,12 @@ def list_headers(settings: Settings, game_id: str, player: str) -> dict[str, str
     }
 
 
-def _waiting_for(view: dict[str, Any]) -> list[str]:
+def waiting_for(view: dict[str, Any]) -> list[str]:
     pending = view.get("pending")
     return [str(p).lower() for p in (pending or {}).get("players", [])]
 
 
-def _is_over(view: dict[str, Any]) -> bool:
+def is_over(view: dict[str, Any]) -> bool:
     return bool(view.get("phase") == "over")
 
 
@@ -604,7 +606,7 @@ def notify(
         game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
         document = _state_document(repo, result.commit)
         view: dict[str, Any] = document.get("view") or {}
-        waiting, over = _waiting_for(view), _is_over(view)
+        waiting, over = waiting_for(view), is_over(view)
         report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
         illustrations = _Illustrations(settings, repo, result, view, rasterize)
         with _threads(settings, game.id) as threads:
@@ -614,6 +616,8 @@ def notify(
                 done = queued(settings, name)
                 if done is not None:
                     written.append(done)
+                    continue
+                if not _mailed_now(settings, repo, game.id, result, key, document):
                     continue
                 own = make_message_id(settings, game.id, result.number, key, name)
                 thread = threads.get(key, {})
@@ -641,6 +645,33 @@ def notify(
     if deliver_now and written:
         deliver(settings)
     return written
+
+
+def _mailed_now(
+    settings: Settings,
+    repo: GameRepo,
+    game_id: str,
+    result: Adjudication,
+    player: str,
+    document: dict[str, Any],
+) -> bool:
+    """Whether the player gets this report now, as they chose (adjudicator.mail.delivery);
+    when not, it is held for their daily digest. A new game's first report always goes."""
+    view: dict[str, Any] = document.get("view") or {}
+    last: dict[str, Any] = document.get("last") or {}
+    preference = notify_preference(settings, game_id, player)
+    if result.number == 0 or mailed_at_once(
+        preference,
+        decides=player in waiting_for(view),
+        over=is_over(view),
+        rollback="rollback" in last,
+        own=str(last.get("player", "")).lower() == player,
+        refused=bool(last.get("refused")),
+    ):
+        return True
+    made = repo.repo.commit(result.commit).committed_datetime.isoformat()
+    hold(settings, game_id, player, result.number, result.commit, made)
+    return False
 
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -746,7 +777,7 @@ def notify_refusal(
         "Your move as it was read from your message (line numbers as counted above):",
         "```text\n" + _numbered(_quotable(submitted_text)) + "\n```",
     ]
-    over = _is_over(_public_view(repo, snap.commit)) if snap.commit else False
+    over = is_over(public_view(repo, snap.commit)) if snap.commit else False
     parts.append(
         "The game is over: no move can be made any more."
         if over
@@ -848,7 +879,8 @@ def notify_confirmation(
     text = (
         f"# {game.id}: move {result.number} accepted\n\n"
         f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
-        "Every player gets the report in the game's thread.\n\n"
+        "Every player gets the report in the game's thread, at once or in their daily digest "
+        "(as each chose).\n\n"
         "Your move as it was read from your message:\n\n"
         "```text\n" + _numbered(submitted_text) + "\n```\n"
     )
@@ -1217,20 +1249,23 @@ def notify_players(
     *,
     kind: str,
     ref: str,
+    number: int | None = None,
 ) -> list[Path]:
     """Queue one message to each of `players`, in each one's thread, under keys made of
-    `kind` and `ref` (queuing them again is a no-op). Only what `markdown_text` says
-    goes out: no other player's address, as every message goes to one recipient."""
+    `kind`, `ref` and `number` (by default the last adjudicated move's; queuing them again
+    is a no-op). Only what `markdown_text` says goes out: no other player's address, as
+    every message goes to one recipient."""
     snap = snapshot(repo)
+    number = snap.adjudicated if number is None else number
     written: list[Path] = []
     with _threads(settings, snap.game.id) as threads:
         for name in players:
             entry = snap.game.player(name)
-            key = message_key(snap.game.id, snap.adjudicated, entry.name, kind, ref)
+            key = message_key(snap.game.id, number, entry.name, kind, ref)
             if (done := queued(settings, key)) is not None:
                 written.append(done)
                 continue
-            own = make_message_id(settings, snap.game.id, snap.adjudicated, entry.name, key)
+            own = make_message_id(settings, snap.game.id, number, entry.name, key)
             thread = threads.get(entry.name.lower(), {})
             root = thread.get("root", own)
             message = compose(
@@ -1241,7 +1276,7 @@ def notify_players(
                 markdown_text,
                 thread_root=root,
                 in_reply_to=thread.get("last"),
-                number=snap.adjudicated,
+                number=number,
                 message_id=own,
                 to=entry.email,
             )

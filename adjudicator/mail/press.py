@@ -26,6 +26,7 @@ from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.selfservice import Asked, Outcome
+from adjudicator.mail.tokens import PRESS_ALL
 
 HEADER = re.compile(r"^press(\s+to\s+(?P<to>[a-z][a-z0-9_.-]*))?\s*:\s*(?P<rest>.*)$", re.I)
 MAX_CHARS = 8000  # a press message is a letter, not a document
@@ -53,6 +54,11 @@ def split(lines: list[str]) -> tuple[list[str], Press | None]:
         )
         return lines[:index], Press(match.group("to"), "\n".join(body).strip())
     return lines, None
+
+
+def addressed(lines: list[str], to: str) -> tuple[list[str], Press]:
+    """A message to a press address (`+all`, `+NAME`): all its text is press, no move."""
+    return [], Press(None if to == PRESS_ALL else to, "\n".join(lines).strip())
 
 
 def _log_path(settings: Settings, game_id: str) -> Path:
@@ -167,7 +173,9 @@ def _relayed(game_id: str, sender: str, to: str, text: str) -> str:
         f"# {game_id}: press from {sender}, {whom}\n\n"
         + "".join(f"> {line}\n" for line in text.splitlines())
         + "\nTo answer every player, reply with a line `press:` and your message below it; "
-        f"to answer {sender} alone, `press to {sender.lower()}:`.\n"
+        f"to answer {sender} alone, `press to {sender.lower()}:`. Or write your message to "
+        f"your reply address with `+all` (every player) or `+{sender.lower()}` ({sender} "
+        "alone) added before its `@`.\n"
     )
 
 

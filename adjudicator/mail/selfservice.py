@@ -5,7 +5,8 @@ move (docs/email.md#commands-by-mail):
 
     pause 72h holiday        pause the game's clock, as `pamir pause` does
     resign                   the stand-in takes the seat for the rest of the game
-    settings notify turns    which reports to mail: all, turns or digest
+    settings notify turns    which reports to mail: every, turns or digest
+    settings timezone Asia/Kabul   the clock the daily digest keeps
     my games                 the service's games this address plays in
 
 It runs after the same checks as a move (the reply token, the sender, `mail_auth`), holding
@@ -15,6 +16,7 @@ message's, so a message delivered twice is answered once.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,19 +24,34 @@ from pathlib import Path
 from typing import Literal
 
 from adjudicator.games.deadlines import PauseRefused, local_text, zone
-from adjudicator.games.outputs import INBOUND_TRAILER
+from adjudicator.games.outputs import INBOUND_TRAILER, Refusal
+from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo
-from adjudicator.games.resign import ResignRefused, play_resigned, record_resignation
+from adjudicator.games.resign import (
+    ResignRefused,
+    end_resigned,
+    play_resigned,
+    record_resignation,
+)
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
-from adjudicator.mail.preferences import PREFERENCES, set_notify_preference
+from adjudicator.mail.delivery import MEANING
+from adjudicator.mail.preferences import (
+    PREFERENCES,
+    preference_named,
+    set_notify_preference,
+    set_player_timezone,
+)
+
+log = logging.getLogger(__name__)
 
 PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*)$", re.I)
 RESIGN = re.compile(r"^resign$", re.I)
 NOTIFY = re.compile(r"^settings\s+notify\s+(?P<value>\S+)$", re.I)
+TIMEZONE = re.compile(r"^settings\s+time\s?zone\s+(?P<value>\S+)$", re.I)
 MY_GAMES = re.compile(r"^my\s+games$", re.I)
 
 
@@ -42,9 +59,9 @@ MY_GAMES = re.compile(r"^my\s+games$", re.I)
 class Command:
     """One command line, read."""
 
-    name: Literal["pause", "resign", "notify", "games"]
+    name: Literal["pause", "resign", "notify", "timezone", "games"]
     hours: int = 0
-    text: str = ""  # the pause's reason, or the notify preference
+    text: str = ""  # the pause's reason, the notify preference, or the time zone
 
 
 @dataclass
@@ -68,6 +85,8 @@ def parse(lines: list[str]) -> Command | None:
         return Command("resign")
     if match := NOTIFY.match(line):
         return Command("notify", text=match.group("value").lower())
+    if match := TIMEZONE.match(line):
+        return Command("timezone", text=match.group("value"))
     if MY_GAMES.match(line):
         return Command("games")
     return None
@@ -97,6 +116,8 @@ def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> O
         return _resign(settings, repo, asked)
     if command.name == "notify":
         return _notify(settings, repo, command, asked)
+    if command.name == "timezone":
+        return _timezone(settings, repo, command, asked)
     return _games(settings, repo, asked)
 
 
@@ -171,12 +192,15 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     except ResignRefused as error:
         text = f"# {game_id}: resignation refused\n\nNothing was changed: {error}.\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
-    name = snapshot(repo).game.player(asked.player).name
+    game = snapshot(repo).game
+    name = game.player(asked.player).name
+    if game.on_resign == "end":
+        return _resign_ends(settings, repo, asked, name, made)
     said = (
         f"{name} has resigned (commit {made[:10]}). The stand-in (an automated player) "
         f"plays {name}'s seat for the rest of the game, as soon as it must decide."
     )
-    players = snapshot(repo).game.names
+    players = game.names
     paths = outgoing.notify_players(
         settings,
         repo,
@@ -193,19 +217,60 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     return outcome
 
 
+def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, made: str) -> Outcome:
+    """The game ends on the resignation, as its host chose: every player gets the last
+    report (queued by the caller's reconcile), which says so and who won."""
+    game_id = snapshot(repo).game.id
+    try:
+        adjudicate_pending(repo, settings.home)  # moves pushed before the resignation count
+        ended = end_resigned(repo, settings.home, name)
+    except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
+        log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)
+        text = (
+            f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
+            f"{made[:10]}). The game could not end at once ({refusal}); it ends with the "
+            "next move the service adjudicates.\n"
+        )
+        return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
+    text = (
+        f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
+        f'{made[:10]}), and the game ends, as its host chose (`on_resign = "end"`), with '
+        f"move {ended.number}: every player gets its report, with who won. Thank you for "
+        "playing.\n"
+    )
+    return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
+
+
 def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
     game_id = snapshot(repo).game.id
-    if command.text not in PREFERENCES:
+    value = preference_named(command.text)
+    if value is None:
         choices = ", ".join(PREFERENCES)
         reason = f"unknown-setting: notify is one of {choices}, not {command.text!r}"
         text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
         return _answered(settings, repo, asked, "refused", reason, text)
-    set_notify_preference(settings, game_id, asked.player, command.text)
+    set_notify_preference(settings, game_id, asked.player, value)
     text = (
-        f"# {game_id}: notify {command.text}\n\n"
-        f"Your mail setting for this game is now `notify {command.text}`.\n"
+        f"# {game_id}: notify {value}\n\n"
+        f"Your mail setting for this game is now `notify {value}`: {MEANING[value]}\n"
     )
-    return _answered(settings, repo, asked, "accepted", f"notify {command.text}", text)
+    return _answered(settings, repo, asked, "accepted", f"notify {value}", text)
+
+
+def _timezone(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    game_id = snapshot(repo).game.id
+    try:
+        set_player_timezone(settings, game_id, asked.player, command.text)
+    except ValueError as error:
+        reason = f"unknown-setting: {error}"
+        text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
+        return _answered(settings, repo, asked, "refused", reason, text)
+    hour = settings.digest_hour
+    text = (
+        f"# {game_id}: time zone {command.text}\n\n"
+        f"Your daily digest for this game now comes at {hour:02d}:00 {command.text} time.\n"
+    )
+    return _answered(settings, repo, asked, "accepted", f"timezone {command.text}", text)
 
 
 def _games(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:

@@ -24,10 +24,14 @@ from adjudicator.home.settings import Settings
 TOKEN_LENGTH = 20
 PAGE_TOKEN_LENGTH = 32  # 128 bits: a link that is never guessed
 # GAME has no dot; PLAYER may have some; TOKEN is the part after the last dot.
+# The reply address, and its press form: `+all` or `+NAME` after the token sends the
+# message's text as press to every player or to NAME (docs/email.md#table-talk-press).
 ADDRESS = re.compile(
     r"^(?P<local>[^+@\s]+)\+(?P<game>[a-z0-9][a-z0-9_-]*)\.(?P<player>[a-z][a-z0-9_.-]*)"
-    rf"\.(?P<token>[0-9a-f]{{{TOKEN_LENGTH}}})@(?P<domain>[^@\s]+)$"
+    rf"\.(?P<token>[0-9a-f]{{{TOKEN_LENGTH}}})(\+(?P<press>[a-z][a-z0-9_.-]*))?"
+    r"@(?P<domain>[^@\s]+)$"
 )
+PRESS_ALL = "all"
 
 
 def service_key(settings: Settings) -> bytes:
@@ -77,8 +81,21 @@ def reply_address(settings: Settings, game_id: str, player: str) -> str:
     return f"{settings.reply_local}+{game_id}.{player}.{code}@{settings.reply_domain}"
 
 
+def press_address(settings: Settings, game_id: str, player: str, to: str = PRESS_ALL) -> str:
+    """`player`'s address for press to `to` (a player's name, or `all`): what is written to
+    it is relayed as press, with the same checks as a reply."""
+    local, _, domain = reply_address(settings, game_id, player).partition("@")
+    return f"{local}+{to.lower()}@{domain}"
+
+
+def press_target(address: str) -> str | None:
+    """Whom a press address sends to (`all` or a name); None for a plain reply address."""
+    match = ADDRESS.match(address.strip().lower())
+    return match.group("press") if match is not None else None
+
+
 def read_address(settings: Settings, address: str) -> tuple[str, str] | None:
-    """(game, player) of a reply address whose token is valid, else None."""
+    """(game, player) of a reply (or press) address whose token is valid, else None."""
     match = ADDRESS.match(address.strip().lower())
     if match is None:
         return None

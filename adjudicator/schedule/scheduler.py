@@ -1,5 +1,5 @@
 """The scheduler process, `pamir scheduler` (docs/scheduler.md): deadlines, reminders,
-polls of forge-hosted games, outbox retries.
+polls of forge-hosted games, outbox retries, daily digests.
 
 The game repositories are the source of truth: on start, the jobs are built from them
 (for each game waiting for a decision, a deadline job and, unless already sent, a reminder
@@ -58,7 +58,7 @@ from adjudicator.games.registry import (
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import digests, ledger, outgoing
 from adjudicator.mail.operator import alert_operator
 from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
@@ -70,6 +70,8 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 POLL_JOB = "poll"
 OUTBOX_JOB = "outbox"
+DIGEST_JOB = "digest"
+DIGEST_SECONDS = 60  # how soon after its hour a digest goes out
 WATCH_JOB = "watch"
 WATCH_SECONDS = 3  # a host's change of deadlines is scheduled this soon after its commit
 RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
@@ -155,6 +157,15 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         id=OUTBOX_JOB,
         name="queue the mails of every commit that has none yet, deliver the outbox",
         replace_existing=True,
+    )
+    scheduler.add_job(
+        digest_tick,
+        IntervalTrigger(seconds=DIGEST_SECONDS, timezone=UTC),
+        args=[scheduler, settings],
+        id=DIGEST_JOB,
+        name="queue the daily digests that are due on each player's clock",
+        replace_existing=True,
+        max_instances=1,
     )
     return scheduler
 
@@ -594,6 +605,21 @@ def mail_tick(settings: Settings, now: datetime | None = None) -> None:
     retry_outbox(settings, now)
 
 
+def send_digests(settings: Settings, now: datetime | None = None) -> list[Path]:
+    """Queue the daily digests due at `now` (default: the real time)."""
+    try:
+        return digests.send_due(settings, now)
+    except Exception:
+        log.exception("queuing the daily digests failed")
+        return []
+
+
+def digest_tick(scheduler: GameScheduler, settings: Settings) -> None:
+    """The digest job: the digests due on the scheduler's clock, then delivery."""
+    if send_digests(settings, scheduler.pamir_clock()):
+        wake_outbox(scheduler)
+
+
 @dataclass
 class Round:
     """What one `run_once` did."""
@@ -628,6 +654,7 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
             log.warning("game %s: %s", game_id, error)
     log_needing_host(settings)
     tell_operator(settings)
+    send_digests(settings, now)
     mail_tick(settings, now)
     return done
 

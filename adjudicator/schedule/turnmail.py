@@ -60,3 +60,13 @@ def mail_clock(settings: Settings, repo: GameRepo, pending: Waiting, now: dateti
     snap = snapshot(repo)
     pauses = read_deadlines(repo, snap.commit).pause
     return replace(pending, clock=clock(start, snap.game.deadlines, pauses))
+
+
+def enforced_deadline(
+    settings: Settings, repo: GameRepo, pending: Waiting, now: datetime
+) -> tuple[datetime, bool]:
+    """The deadline the scheduler enforces for the pending decision, as of `now`, and
+    whether it is still provisional: a turn mail waits in the outbox, so the clock has not
+    started and the deadline moves on until the mail server takes it."""
+    held = settings.smtp_host is not None and is_turn_mail_pending(settings, pending)
+    return mail_clock(settings, repo, pending, now).clock.deadline, held

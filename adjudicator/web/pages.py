@@ -45,6 +45,7 @@ from adjudicator.games.snapshot import (
 )
 from adjudicator.mail.outgoing import undeliverable
 from adjudicator.schedule.clock import read_deadlines, waiting
+from adjudicator.schedule.turnmail import enforced_deadline
 from adjudicator.web import current_settings
 from adjudicator.web.rendering import FILTERS, report_html
 
@@ -121,13 +122,19 @@ class Turn:
 
 
 def deadline_text(repo: GameRepo, snap: Snapshot) -> str | None:
-    """When the awaited players must have decided, as the reports and the scheduler say
-    (the game's time zone, pauses included); None when nobody is awaited."""
+    """When the awaited players must have decided, as the scheduler enforces it (the game's
+    time zone, pauses included): counted from when their turn mail reached the mail
+    server, when that was after the commit (docs/scheduler.md#late-mail); None when nobody
+    is awaited."""
     try:
         pending = waiting(repo, snap.commit)
         if pending is None:
             return None
-        return local_text(pending.clock.deadline, zone(pending.timezone))
+        due, held = enforced_deadline(current_settings(), repo, pending, datetime.now(UTC))
+        text = local_text(due, zone(pending.timezone))
+        if held:
+            text += " at the earliest (the turn mail waits to be sent; the clock starts then)"
+        return text
     except (DeadlineError, ValueError) as error:
         log.warning("game %s: no deadline: %s", snap.game.id, error)
         return None

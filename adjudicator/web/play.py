@@ -109,7 +109,8 @@ def _page(
     """The private page as the game stands now."""
     settings = current_settings()
     snap = snapshot(repo)
-    view = engine.view(position(snap, settings.home), player)
+    state = position(snap, settings.home)
+    view = engine.view(state, player)
     pending = view.get("pending")
     awaited = list(pending["players"]) if pending else []
     head = snap.commit or ""
@@ -121,6 +122,7 @@ def _page(
         hand=[Markup(face) for face in hand_faces(view)],  # escaped by the drawing code
         awaited=awaited,
         deciding=player in awaited,
+        follow_ups=engine.follow_ups(state, player) if view["options"] else [],
         deadline=deadline_text(repo, snap) if pending else None,
         notice=notice,
         text=text,

@@ -1,0 +1,98 @@
+"""Which report mails go to a player at once, and which wait for their daily digest.
+
+A player chooses (`settings notify`, `pamir notify`; adjudicator.mail.preferences):
+
+- `every`: every report, at once (the default);
+- `turns`: at once, the reports a player must see to act or that answer what they did;
+  every other report waits for the daily digest;
+- `digest`: at once, only the reports a player must see to act; everything else,
+  the reports of their own accepted moves included, waits for the daily digest.
+
+Whatever the choice, these go at once (docs/email.md#how-much-mail): a report that asks
+the player to decide (their turn, a follow-up, a bribe or discard asked of them), the
+report of their own move that was refused, every report of a rollback (a proposal to
+answer, an agreement, or a rollback done, which changes the position), and the game's
+end. Answers to a player's own messages (confirmations, refusals, commands, press) and
+reminders never go through this choice: they always go.
+
+A report held back is recorded in `PAMIR_HOME/mail/digests/GAME.json` ({player: {"held":
+[[number, commit, time], ...], ...}}), which adjudicator.mail.digests empties once a day.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
+
+# What each choice means, in the words of the answer to it.
+MEANING = {
+    "every": "every report is mailed to you at once.",
+    "turns": (
+        "you get at once the reports that ask you to decide, those of your own moves, "
+        "rollbacks and the game's end; the others come in one digest a day."
+    ),
+    "digest": (
+        "you get at once only the reports that ask you to decide, your refused moves, "
+        "rollbacks and the game's end; the others come in one digest a day."
+    ),
+}
+
+
+Record = dict[str, dict[str, Any]]  # {player: {"held": [...], "last_day": ..., "plan": ...}}
+
+
+def mailed_at_once(
+    preference: str, *, decides: bool, over: bool, rollback: bool, own: bool, refused: bool
+) -> bool:
+    """Whether a report goes to this player now (True) or into their digest (False).
+
+    `decides`: the report asks them to decide; `over`: the game ended; `rollback`: the
+    report is a rollback's; `own`: it reports their own move; `refused`: that move was
+    refused."""
+    if preference == "every" or decides or over or rollback or (own and refused):
+        return True
+    return preference == "turns" and own
+
+
+def _folder(settings: Settings) -> Path:
+    path = settings.home / "mail" / "digests"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def games_with_digests(settings: Settings) -> list[str]:
+    """The games that have (or had) reports held for a digest."""
+    return sorted(p.stem for p in _folder(settings).glob("*.json"))
+
+
+@contextmanager
+def digest_record(settings: Settings, game_id: str) -> Iterator[Record]:
+    """The game's digest record, locked across processes; written back (atomically) when
+    the block ends without an error."""
+    folder = _folder(settings)
+    path = folder / f"{game_id}.json"
+    with open(folder / f"{game_id}.lock", "w", encoding="ascii") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            record: Record = json.loads(path.read_text("utf-8")) if path.exists() else {}
+            yield record
+            write_atomically(path, (json.dumps(record, indent=2) + "\n").encode())
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def hold(settings: Settings, game_id: str, player: str, number: int, commit: str, at: str) -> None:
+    """Keep move `number`'s report (of `commit`, made at `at`, ISO 8601) for the player's
+    next digest; holding it again changes nothing."""
+    with digest_record(settings, game_id) as record:
+        entry = record.setdefault(player.lower(), {})
+        held: list[list[Any]] = entry.setdefault("held", [])
+        if all(item[1] != commit for item in held):
+            held.append([number, commit, at])

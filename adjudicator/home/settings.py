@@ -66,6 +66,11 @@ class Settings(BaseModel):
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)
+    # PostgreSQL mode (docs/cluster.md): several nodes coordinate through this database.
+    # Unset: everything is kept under PAMIR_HOME, for one machine.
+    database_url: str | None = Field(default=None, pattern=r"^postgres(ql)?://")
+    # This node's name in `pamir nodes` (default: the host name and process id).
+    node_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
 
     @field_validator("mail_authserv_id")
     @classmethod

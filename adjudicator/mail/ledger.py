@@ -28,7 +28,6 @@ scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler`
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -46,6 +45,7 @@ from adjudicator.games.pipeline import position
 from adjudicator.games.registry import game_lock, list_games
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, snapshot
+from adjudicator.home import locks
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -83,13 +83,8 @@ def _ledger_lock(settings: Settings, game_id: str) -> Iterator[None]:
     """One reconciler per game at a time. Not the game's lock: the paths that adjudicate
     hold that one already when they reconcile."""
     path = _ledger_path(settings, game_id).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locks.exclusive(settings, f"ledger:{game_id}", path):
+        yield
 
 
 def _trailers(message: str) -> dict[str, str]:

@@ -1,0 +1,207 @@
+"""PostgreSQL mode (docs/cluster.md): the connections, the schema and its migrations.
+
+With `database_url` set (PAMIR_DATABASE_URL), several service nodes coordinate through
+one PostgreSQL database: the locks (adjudicator/home/locks.py), the election of the one
+active scheduler, the webhook deliveries handled, and the nodes' heartbeats. With it
+unset nothing here is used and the service runs from PAMIR_HOME alone.
+
+The schema is versioned: `MIGRATIONS` lists every step in order, `pamir db upgrade`
+applies those a database lacks (each in its own transaction, under an advisory lock so
+that two nodes upgrading at once apply each step once), and a node refuses to start on a
+database whose schema is not the one its code expects (`require_schema`), rather than
+failing later in the middle of a move.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import socket
+import threading
+from dataclasses import dataclass
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+from adjudicator.home.settings import Settings
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be reached, or its schema is not the one this code expects."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "nodes and webhook deliveries",
+        """
+        CREATE TABLE pamir_nodes (
+            name text PRIMARY KEY,
+            host text NOT NULL,
+            pid integer NOT NULL,
+            started_at timestamptz NOT NULL,
+            seen_at timestamptz NOT NULL
+        );
+        CREATE TABLE pamir_webhook_deliveries (
+            delivery text PRIMARY KEY,
+            outcome jsonb,
+            received_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+_VERSION_TABLE = """
+    CREATE TABLE IF NOT EXISTS pamir_schema (
+        version integer PRIMARY KEY,
+        description text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+    )
+"""
+POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
+POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
+
+
+def advisory_key(name: str) -> int:
+    """The 64-bit advisory lock key of a lock's name (stable across nodes and versions)."""
+    digest = hashlib.sha256(b"pamir-lock:" + name.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def node_name(settings: Settings) -> str:
+    """This node's name: the `node_name` setting, else the host name and process id."""
+    return settings.node_name or f"{socket.gethostname()}-{os.getpid()}"
+
+
+def _application_name(settings: Settings, role: str) -> str:
+    # What pg_stat_activity shows; `pamir nodes` finds the scheduler's leader by it.
+    return f"pamir {role} {node_name(settings)}"[:63]
+
+
+_pools: dict[str, ConnectionPool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool(settings: Settings) -> ConnectionPool:
+    """This process's pool of connections to the settings' database (autocommit)."""
+    url = _url(settings)
+    with _pools_lock:
+        found = _pools.get(url)
+        if found is None:
+            found = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=POOL_SIZE,
+                timeout=POOL_TIMEOUT,
+                kwargs={
+                    "autocommit": True,
+                    "application_name": _application_name(settings, "node"),
+                },
+                open=False,
+            )
+            try:
+                found.open(wait=True, timeout=POOL_TIMEOUT)
+            except psycopg.Error as error:
+                raise DatabaseError(f"cannot connect to the database: {error}") from None
+            except Exception as error:  # the pool's own timeout, with the reason logged
+                found.close()
+                raise DatabaseError(f"cannot connect to the database: {error}") from None
+            _pools[url] = found
+    return found
+
+
+@atexit.register
+def close_pools() -> None:
+    with _pools_lock:
+        for opened in _pools.values():
+            opened.close()
+        _pools.clear()
+
+
+def connect(settings: Settings, role: str) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection of its own (not from the pool), for a lock held a long time."""
+    try:
+        return psycopg.connect(
+            _url(settings), autocommit=True, application_name=_application_name(settings, role)
+        )
+    except psycopg.Error as error:
+        raise DatabaseError(f"cannot connect to the database: {error}") from None
+
+
+def _url(settings: Settings) -> str:
+    if settings.database_url is None:
+        raise DatabaseError("no database is configured (PAMIR_DATABASE_URL)")
+    return settings.database_url
+
+
+def schema_version(connection: psycopg.Connection[tuple[object, ...]]) -> int:
+    """The version of the schema in the database (0: none yet)."""
+    found = connection.execute("SELECT to_regclass('pamir_schema') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return 0
+    row = connection.execute("SELECT coalesce(max(version), 0) FROM pamir_schema").fetchone()
+    return int(str(row[0])) if row else 0
+
+
+def upgrade(settings: Settings) -> list[Migration]:
+    """Apply the migrations the database lacks; return them (none: it was up to date)."""
+    applied: list[Migration] = []
+    with connect(settings, "upgrade") as connection:
+        connection.execute("SELECT pg_advisory_lock(%s)", (advisory_key("schema"),))
+        connection.execute(_VERSION_TABLE)
+        current = schema_version(connection)
+        if current > SCHEMA_VERSION:
+            raise DatabaseError(
+                f"the database's schema is version {current}, newer than this pamir's "
+                f"{SCHEMA_VERSION}: upgrade pamir on this node"
+            )
+        for step in MIGRATIONS:
+            if step.version <= current:
+                continue
+            with connection.transaction():
+                connection.execute(step.sql.encode())
+                connection.execute(
+                    "INSERT INTO pamir_schema (version, description) VALUES (%s, %s)",
+                    (step.version, step.description),
+                )
+            applied.append(step)
+    return applied
+
+
+def require_schema(settings: Settings) -> None:
+    """Refuse to run on a database whose schema is not this code's (no silent fallback to
+    the files of PAMIR_HOME): nothing when no database is configured."""
+    if settings.database_url is None:
+        return
+    with pool(settings).connection() as connection:
+        version = schema_version(connection)
+    if version < SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database's schema is version {version}, this pamir needs {SCHEMA_VERSION}: "
+            "run `pamir db upgrade`"
+        )
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database's schema is version {version}, newer than this pamir's "
+            f"{SCHEMA_VERSION}: upgrade pamir on this node"
+        )
+
+
+def problem(settings: Settings) -> str | None:
+    """Why the database cannot be used right now, or None when it answers."""
+    try:
+        with pool(settings).connection() as connection:
+            connection.execute("SELECT 1")
+    except (DatabaseError, psycopg.Error) as error:
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
+    except Exception as error:  # the pool's timeout when every connection is refused
+        return f"{type(error).__name__}: {error}"
+    return None

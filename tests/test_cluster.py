@@ -21,12 +21,15 @@ import psycopg
 import pytest
 from gitgame import git, head, pamir, show
 from liveserver import Reply
-from mailserver import mail_server
+from mailserver import mail_server, new_game, plain, reply_to, settings_for
 from pgserver import Node, advisory_locks, holders, scratch_database, wait_for
+from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
 from adjudicator.home import database, locks
 from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail import outgoing
+from adjudicator.mail.incoming import InboundResult, handle_message
 from adjudicator.schedule.scheduler import LEADER_LOCK
 from adjudicator.web import create_app
 
@@ -57,14 +60,14 @@ def test_db_upgrade_makes_the_schema_once(home: Path, database_url: str) -> None
     env = {"PAMIR_DATABASE_URL": database_url}
     first = pamir("db", "upgrade", env=env)
     assert first.returncode == 0, first.stderr
-    assert "applied schema version 1" in first.stdout
+    assert "applied schema version 1: nodes and webhook deliveries" in first.stdout
     again = pamir("db", "upgrade", env=env)
     assert again.returncode == 0, again.stderr
     assert "applied" not in again.stdout
     assert f"at version {database.SCHEMA_VERSION}" in again.stdout
     with psycopg.connect(database_url) as connection:
         rows = connection.execute("SELECT version FROM pamir_schema").fetchall()
-    assert rows == [(1,)]
+    assert rows == [(v,) for v in range(1, database.SCHEMA_VERSION + 1)]
 
 
 def test_db_upgrade_without_a_database_is_refused(home: Path) -> None:
@@ -91,6 +94,51 @@ def test_a_node_refuses_a_database_it_cannot_reach(home: Path) -> None:
         pass  # never falls back to the file lock
     assert not (home / "locks" / "g1.lock").exists()
     database.close_pools()
+
+
+def test_the_embedded_mode_never_loads_the_database_client(home: Path) -> None:
+    probe = (
+        "import sys\n"
+        "import adjudicator.cli.service, adjudicator.hooks.receive, adjudicator.mail.incoming\n"
+        "import adjudicator.web.serve\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('psycopg')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
+
+
+def test_an_email_taken_by_two_nodes_at_once_is_played_once(
+    tmp_path: Path, database_url: str
+) -> None:
+    with mail_server() as server:
+        settings = settings_for(tmp_path / "shared-home", server.port, database_url=database_url)
+        database.upgrade(settings)
+        repo, created = new_game(settings)
+        outgoing.notify(settings, repo, [created])
+        report = next(m for m in server.messages if "It is your decision." in plain(m))
+        found = OPTION.findall(plain(report))
+        raw = reply_to(report, found[0])
+        start = threading.Barrier(2)
+        results: list[InboundResult] = []
+
+        def node() -> None:  # each thread stands for a node taking the same message
+            start.wait()
+            results.append(handle_message(settings, raw))
+
+        threads = [threading.Thread(target=node) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        repo.repo.close()
+        assert sorted(r.status for r in results) == ["accepted", "accepted"]
+        assert sorted(r.duplicate for r in results) == [False, True]
+        sent = [str(m["Message-ID"]) for m in server.messages]
+        assert len(sent) > 2 and len(set(sent)) == len(sent)  # the move's mails, once each
+    with psycopg.connect(database_url) as connection:
+        rows = connection.execute("SELECT record FROM pamir_inbound_messages").fetchall()
+    assert [r[0]["status"] for r in rows] == ["accepted"]
+    assert not (settings.home / "mail" / "inbound").exists()  # not in files
 
 
 HOLD = """
@@ -142,6 +190,18 @@ def test_one_thread_holds_its_nested_locks_on_one_connection(clustered: Settings
         names = [name for _, name in advisory_locks(str(clustered.database_url))]
         assert len(names) == 2 and len(set(names)) == 1
     assert advisory_locks(str(clustered.database_url)) == []
+
+
+def test_a_thread_holding_a_lock_queries_on_the_same_connection(clustered: Settings) -> None:
+    # A thread never waits for a second connection while it holds one: a full pool cannot
+    # deadlock threads that hold game locks and record a webhook delivery meanwhile.
+    path = clustered.home / "unused.lock"
+    with locks.exclusive(clustered, "game:a", path), database.connection(clustered) as inner:
+        row = inner.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = %s",
+            (inner.info.backend_pid,),
+        ).fetchone()
+        assert row == (1,)
 
 
 def node_env(database_url: str, smtp_port: int) -> dict[str, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from adjudicator.cli.refusal import Refused
-from adjudicator.home import database, locks
+from adjudicator.home import advisory, database
 from adjudicator.home.nodes import list_nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
@@ -38,7 +38,7 @@ def cmd_nodes(args: argparse.Namespace) -> None:
     try:
         database.require_schema(settings)
         found = list_nodes(settings)
-        leader = locks.leader_of(settings, LEADER_LOCK)
+        leader = advisory.leader_of(settings, LEADER_LOCK)
     except database.DatabaseError as error:
         raise Refused(str(error)) from None
     leader_node = leader.split(" ", 2)[-1] if leader else None

@@ -2,7 +2,8 @@
 
 With `database_url` set (PAMIR_DATABASE_URL), several service nodes coordinate through
 one PostgreSQL database: the locks (adjudicator/home/locks.py), the election of the one
-active scheduler, the webhook deliveries handled, and the nodes' heartbeats. With it
+active scheduler, the webhook deliveries handled, the inbound messages handled (by
+Message-ID) and the nodes' heartbeats. With it
 unset nothing here is used and the service runs from PAMIR_HOME alone.
 
 The schema is versioned: `MIGRATIONS` lists every step in order, `pamir db upgrade`
@@ -19,12 +20,16 @@ import hashlib
 import os
 import socket
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-
-import psycopg
-from psycopg_pool import ConnectionPool
+from typing import TYPE_CHECKING
 
 from adjudicator.home.settings import Settings
+
+if TYPE_CHECKING:  # the client is imported where it is used: only PostgreSQL mode loads it
+    import psycopg
+    from psycopg_pool import ConnectionPool
 
 
 class DatabaseError(RuntimeError):
@@ -54,6 +59,19 @@ MIGRATIONS: tuple[Migration, ...] = (
             delivery text PRIMARY KEY,
             outcome jsonb,
             received_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+    Migration(
+        2,
+        "inbound messages",
+        """
+        CREATE TABLE pamir_inbound_messages (
+            game_id text NOT NULL,
+            message_key text NOT NULL,
+            record jsonb NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (game_id, message_key)
         );
         """,
     ),
@@ -92,6 +110,9 @@ _pools_lock = threading.Lock()
 
 def pool(settings: Settings) -> ConnectionPool:
     """This process's pool of connections to the settings' database (autocommit)."""
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
     url = _url(settings)
     with _pools_lock:
         found = _pools.get(url)
@@ -118,6 +139,40 @@ def pool(settings: Settings) -> ConnectionPool:
     return found
 
 
+class _Lent(threading.local):
+    """The connection this thread has from each pool (by URL), and how many blocks use it."""
+
+    def __init__(self) -> None:
+        self.connections: dict[str, tuple[psycopg.Connection[tuple[object, ...]], int]] = {}
+
+
+_lent = _Lent()
+
+
+@contextmanager
+def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """This thread's connection to the database: the one it already has (it holds its
+    advisory locks on it, or an outer block uses it), else one from the pool, given back
+    when the outermost block ends.
+
+    A thread never holds two connections of the pool, so a thread waiting for one holds
+    none, and a full pool makes threads wait for each other's work, never deadlock.
+    """
+    url = _url(settings)
+    lent, uses = _lent.connections.get(url, (None, 0))
+    if lent is None:
+        lent = pool(settings).getconn()
+    _lent.connections[url] = (lent, uses + 1)
+    try:
+        yield lent
+    finally:
+        lent, uses = _lent.connections.pop(url)
+        if uses > 1:
+            _lent.connections[url] = (lent, uses - 1)
+        else:
+            pool(settings).putconn(lent)
+
+
 @atexit.register
 def close_pools() -> None:
     with _pools_lock:
@@ -128,6 +183,8 @@ def close_pools() -> None:
 
 def connect(settings: Settings, role: str) -> psycopg.Connection[tuple[object, ...]]:
     """A connection of its own (not from the pool), for a lock held a long time."""
+    import psycopg
+
     try:
         return psycopg.connect(
             _url(settings), autocommit=True, application_name=_application_name(settings, role)
@@ -181,8 +238,8 @@ def require_schema(settings: Settings) -> None:
     the files of PAMIR_HOME): nothing when no database is configured."""
     if settings.database_url is None:
         return
-    with pool(settings).connection() as connection:
-        version = schema_version(connection)
+    with connection(settings) as lent:
+        version = schema_version(lent)
     if version < SCHEMA_VERSION:
         raise DatabaseError(
             f"the database's schema is version {version}, this pamir needs {SCHEMA_VERSION}: "
@@ -197,9 +254,11 @@ def require_schema(settings: Settings) -> None:
 
 def problem(settings: Settings) -> str | None:
     """Why the database cannot be used right now, or None when it answers."""
+    import psycopg
+
     try:
-        with pool(settings).connection() as connection:
-            connection.execute("SELECT 1")
+        with connection(settings) as lent:
+            lent.execute("SELECT 1")
     except (DatabaseError, psycopg.Error) as error:
         return str(error).splitlines()[0] if str(error) else type(error).__name__
     except Exception as error:  # the pool's timeout when every connection is refused

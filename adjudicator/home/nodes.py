@@ -16,8 +16,6 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 
-import psycopg
-
 from adjudicator.home import database
 from adjudicator.home.settings import Settings
 
@@ -57,7 +55,7 @@ class Heartbeat:
         return self
 
     def beat(self) -> None:
-        with database.pool(self.settings).connection() as connection:
+        with database.connection(self.settings) as connection:
             connection.execute(
                 "INSERT INTO pamir_nodes (name, host, pid, started_at, seen_at)"
                 " VALUES (%s, %s, %s, now(), now())"
@@ -73,16 +71,14 @@ class Heartbeat:
         while not self.stopping.wait(HEARTBEAT_SECONDS):
             try:
                 self.beat()
-            except (database.DatabaseError, psycopg.Error) as error:
+            except Exception as error:  # the database is away: try again at the next beat
                 log.warning("heartbeat of node %s failed: %s", self.name, error)
-            except Exception:  # the pool's timeout: the database is away; try again later
-                log.exception("heartbeat of node %s failed", self.name)
 
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
         try:
-            with database.pool(self.settings).connection() as connection:
+            with database.connection(self.settings) as connection:
                 connection.execute("DELETE FROM pamir_nodes WHERE name = %s", (self.name,))
         except Exception:  # it will show as silent, then be forgotten
             log.warning("node %s could not remove its heartbeat", self.name)
@@ -113,11 +109,13 @@ def stop_heartbeat(settings: Settings) -> None:
 
 
 def list_nodes(settings: Settings) -> list[Node]:
-    with database.pool(settings).connection() as connection:
+    with database.connection(settings) as connection:
         rows = connection.execute(
             "SELECT name, host, pid, started_at, seen_at,"
             " extract(epoch FROM now() - seen_at)::float8 FROM pamir_nodes ORDER BY name"
         ).fetchall()
-    return [
-        Node(str(n), str(h), int(str(p)), s, seen, float(str(q))) for n, h, p, s, seen, q in rows
-    ]
+    found = []
+    for name, host, pid, started, seen, silent in rows:
+        assert isinstance(started, datetime) and isinstance(seen, datetime)
+        found.append(Node(str(name), str(host), int(str(pid)), started, seen, float(str(silent))))
+    return found

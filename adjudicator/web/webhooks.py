@@ -32,7 +32,6 @@ from typing import IO, Any
 from urllib.parse import parse_qs
 
 from flask import Blueprint, Response, jsonify, request
-from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adjudicator.forge import remote
@@ -168,13 +167,15 @@ class DatabaseDeliveryLog:
         return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
 
     def _row(self, key: str) -> tuple[Any, ...] | None:
-        with database.pool(self.settings).connection() as connection:
+        with database.connection(self.settings) as connection:
             return connection.execute(
                 "SELECT outcome FROM pamir_webhook_deliveries WHERE delivery = %s", (key,)
             ).fetchone()
 
     def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:
-        with database.pool(self.settings).connection() as connection:
+        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
+
+        with database.connection(self.settings) as connection:
             connection.execute(
                 "INSERT INTO pamir_webhook_deliveries (delivery, outcome) VALUES (%s, %s)"
                 " ON CONFLICT (delivery) DO NOTHING",

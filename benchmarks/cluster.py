@@ -341,6 +341,7 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
                     for k, n in advisory_holders(url)
                     if n == f"pamir node {victim}" and k != watch.key
                 ]
+                time.sleep(0.005)
             nodes.dead.add(victim)
             nodes.nodes[victim].kill()
             killed.append(victim)

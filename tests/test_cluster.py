@@ -204,6 +204,15 @@ def test_a_thread_holding_a_lock_queries_on_the_same_connection(clustered: Setti
         assert row == (1,)
 
 
+def test_the_server_finds_a_lost_machines_sessions_within_seconds(clustered: Settings) -> None:
+    with database.connection(clustered) as connection:
+        shown = [
+            connection.execute(f"SHOW {name}").fetchone()
+            for name in ("tcp_keepalives_idle", "tcp_keepalives_count", "tcp_user_timeout")
+        ]
+    assert shown == [("10",), ("3",), ("25000",)]  # tcp_user_timeout in milliseconds
+
+
 def node_env(database_url: str, smtp_port: int) -> dict[str, str]:
     return {
         "PAMIR_DATABASE_URL": database_url,

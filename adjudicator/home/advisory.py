@@ -10,6 +10,7 @@ own, for as long as the node leads. Imported only in PostgreSQL mode
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,7 @@ from adjudicator.home import database
 from adjudicator.home.settings import Settings
 
 Connection = psycopg.Connection[tuple[object, ...]]
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -35,16 +37,21 @@ def advisory_lock(settings: Settings, name: str) -> Iterator[None]:
         try:
             yield
         finally:
-            _unlock(connection, key)
+            _unlock(connection, name, key)
 
 
-def _unlock(connection: Connection, key: int) -> None:
+def _unlock(connection: Connection, name: str, key: int) -> None:
     try:
-        connection.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        row = connection.execute("SELECT pg_advisory_unlock(%s)", (key,)).fetchone()
     except psycopg.Error:
-        # The connection broke, and the server released the lock with it; the pool drops
-        # a broken connection when it is given back.
+        row = None
+        # The pool drops a broken connection when it is given back.
         connection.close()
+    if not row or not row[0]:
+        # The connection broke while the lock was held, and the server released the lock
+        # with it: the work done meanwhile was not exclusive. Git's refs and the outbox's
+        # keys still keep it from being applied twice, but the operator should know.
+        log.error("the lock %s was lost while held (the database connection broke)", name)
 
 
 class HeldLeadership:

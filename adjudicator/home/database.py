@@ -84,6 +84,13 @@ _VERSION_TABLE = """
         applied_at timestamptz NOT NULL DEFAULT now()
     )
 """
+# A node whose machine is lost sends no FIN: the server finds its sessions dead (and
+# releases their advisory locks, the scheduler's among them) by TCP keepalive, which these
+# per-session settings bring from the system's two hours down to about 25 seconds.
+SESSION_OPTIONS = (
+    "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
+    " -c tcp_user_timeout=25000"
+)
 POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
 POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
 
@@ -125,6 +132,7 @@ def pool(settings: Settings) -> ConnectionPool:
                 kwargs={
                     "autocommit": True,
                     "application_name": _application_name(settings, "node"),
+                    "options": SESSION_OPTIONS,
                 },
                 open=False,
             )
@@ -187,7 +195,10 @@ def connect(settings: Settings, role: str) -> psycopg.Connection[tuple[object, .
 
     try:
         return psycopg.connect(
-            _url(settings), autocommit=True, application_name=_application_name(settings, role)
+            _url(settings),
+            autocommit=True,
+            application_name=_application_name(settings, role),
+            options=SESSION_OPTIONS,
         )
     except psycopg.Error as error:
         raise DatabaseError(f"cannot connect to the database: {error}") from None

@@ -55,13 +55,13 @@ import psycopg
 from psycopg import sql
 from service import (
     HOST,
-    MAIL_DOMAIN,
     MAIL_TIMEOUT,
     Game,
     Mailbox,
     Service,
     commit_move,
     host_game,
+    isolate_git,
     mail_server,
     percentile,
     post_webhook,
@@ -70,6 +70,7 @@ from service import (
 
 import engine
 from adjudicator.home import database
+from adjudicator.home.advisory import held_locks
 from adjudicator.home.settings import load_settings
 from adjudicator.schedule.scheduler import LEADER_LOCK
 
@@ -102,17 +103,7 @@ def benchmark_database() -> Iterator[str]:
 def advisory_holders(url: str) -> list[tuple[int, str]]:
     """(key, holder's application name) of every advisory lock granted in the database."""
     with psycopg.connect(url, autocommit=True) as connection:
-        rows = connection.execute(
-            "SELECT (l.classid::bigint << 32) | l.objid::bigint, a.application_name"
-            " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-            " WHERE l.locktype = 'advisory' AND l.granted"
-            " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-        ).fetchall()
-    found = []
-    for key, name in rows:
-        value = int(str(key))
-        found.append((value - (1 << 64) if value >= 1 << 63 else value, str(name)))
-    return found
+        return held_locks(connection)
 
 
 class SchedulerWatch:
@@ -285,20 +276,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="pamir-cluster-bench-") as folder:
         root = Path(folder)
-        user = root / "user"
-        user.mkdir()
-        os.environ.update(
-            {
-                "HOME": str(user),
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "Benchmark Player",
-                "GIT_AUTHOR_EMAIL": f"player@{MAIL_DOMAIN}",
-                "GIT_COMMITTER_NAME": "Benchmark Player",
-                "GIT_COMMITTER_EMAIL": f"player@{MAIL_DOMAIN}",
-            }
-        )
-        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PAMIR_FAULT"):
-            os.environ.pop(key, None)
+        isolate_git(root)
         with benchmark_database() as url:
             figures = measure(root, url, args)
     print(f"total time: {time.perf_counter() - began:.0f} s")

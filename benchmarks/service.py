@@ -452,6 +452,25 @@ def sequential(
     return samples
 
 
+def isolate_git(root: Path) -> None:
+    """No user or system Git configuration for this process and its children (HOME is a
+    new folder in `root`), the players' identity, and no stray Git or fault variables."""
+    user = root / "user"
+    user.mkdir()
+    os.environ.update(
+        {
+            "HOME": str(user),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "Benchmark Player",
+            "GIT_AUTHOR_EMAIL": f"player@{MAIL_DOMAIN}",
+            "GIT_COMMITTER_NAME": "Benchmark Player",
+            "GIT_COMMITTER_EMAIL": f"player@{MAIL_DOMAIN}",
+        }
+    )
+    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PAMIR_FAULT"):
+        os.environ.pop(key, None)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50, help="games under load (default 50)")
@@ -469,21 +488,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="pamir-service-bench-") as folder:
         root = Path(folder)
-        user = root / "user"
-        user.mkdir()
-        os.environ.update(
-            {
-                "PAMIR_HOME": str(root / "home"),
-                "HOME": str(user),  # no user or system Git configuration
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "Benchmark Player",
-                "GIT_AUTHOR_EMAIL": f"player@{MAIL_DOMAIN}",
-                "GIT_COMMITTER_NAME": "Benchmark Player",
-                "GIT_COMMITTER_EMAIL": f"player@{MAIL_DOMAIN}",
-            }
-        )
-        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PAMIR_FAULT"):
-            os.environ.pop(key, None)
+        isolate_git(root)
+        os.environ["PAMIR_HOME"] = str(root / "home")
         settings = load_settings()
         mailbox = Mailbox()
         solo: list[Game] = []

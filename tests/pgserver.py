@@ -26,6 +26,7 @@ from gitgame import PAMIR
 from psycopg import sql
 
 from adjudicator.home import database
+from adjudicator.home.advisory import held_locks
 
 SERVER_URL = os.environ.get(
     "PAMIR_TEST_DATABASE_SERVER", "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -65,17 +66,7 @@ def scratch_database() -> Iterator[str]:
 def advisory_locks(url: str) -> list[tuple[int, str]]:
     """The advisory locks granted in the database: (key, application name of the holder)."""
     with psycopg.connect(url, autocommit=True) as connection:
-        rows = connection.execute(
-            "SELECT (l.classid::bigint << 32) | l.objid::bigint, a.application_name"
-            " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-            " WHERE l.locktype = 'advisory' AND l.granted"
-            " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-        ).fetchall()
-    return [(_signed(int(str(key))), str(name)) for key, name in rows]
-
-
-def _signed(key: int) -> int:
-    return key - (1 << 64) if key >= 1 << 63 else key
+        return held_locks(connection)
 
 
 def holders(url: str, name: str) -> list[str]:

@@ -103,15 +103,25 @@ def _elect(settings: Settings, name: str, stop: threading.Event, every: float) -
     return None
 
 
+def held_locks(connection: Connection) -> list[tuple[int, str]]:
+    """The advisory locks granted in the connection's database: (key, as `advisory_key`
+    makes it, and the application name of the session holding it)."""
+    rows = connection.execute(
+        "SELECT (l.classid::bigint << 32) | l.objid::bigint, a.application_name"
+        " FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
+        " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+        " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+    ).fetchall()
+    found = []
+    for key, holder in rows:
+        unsigned = int(str(key))
+        found.append((unsigned - (1 << 64) if unsigned >= 1 << 63 else unsigned, str(holder)))
+    return found
+
+
 def leader_of(settings: Settings, name: str) -> str | None:
-    """The application name of the connection holding `name`'s leadership, if any."""
-    key = database.advisory_key(name) & 0xFFFFFFFFFFFFFFFF
+    """The application name of the session holding `name`'s leadership, if any."""
+    key = database.advisory_key(name)
     with database.connection(settings) as connection:
-        row = connection.execute(
-            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid"
-            " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
-            " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
-            " AND l.classid::bigint = %s AND l.objid::bigint = %s",
-            (key >> 32, key & 0xFFFFFFFF),
-        ).fetchone()
-    return str(row[0]) if row else None
+        holders = [holder for found, holder in held_locks(connection) if found == key]
+    return holders[0] if holders else None

@@ -117,13 +117,15 @@ _pools_lock = threading.Lock()
 
 def pool(settings: Settings) -> ConnectionPool:
     """This process's pool of connections to the settings' database (autocommit)."""
-    import psycopg
     from psycopg_pool import ConnectionPool
 
     url = _url(settings)
     with _pools_lock:
         found = _pools.get(url)
         if found is None:
+            # One connection first: a database that refuses it fails at once with the
+            # server's reason, where the pool would retry until its timeout.
+            connect(settings, "node").close()
             found = ConnectionPool(
                 url,
                 min_size=1,
@@ -138,8 +140,6 @@ def pool(settings: Settings) -> ConnectionPool:
             )
             try:
                 found.open(wait=True, timeout=POOL_TIMEOUT)
-            except psycopg.Error as error:
-                raise DatabaseError(f"cannot connect to the database: {error}") from None
             except Exception as error:  # the pool's own timeout, with the reason logged
                 found.close()
                 raise DatabaseError(f"cannot connect to the database: {error}") from None

@@ -118,10 +118,11 @@ class SchedulerWatch:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        while not self.stopping.wait(SAMPLE_SECONDS):
-            holders = [name for key, name in advisory_holders(self.url) if key == self.key]
-            self.most = max(self.most, len(holders))
-            self.leader = holders[0].rsplit(" ", 1)[-1] if holders else None
+        with psycopg.connect(self.url, autocommit=True) as connection:  # one, not one a sample
+            while not self.stopping.wait(SAMPLE_SECONDS):
+                holders = [n for key, n in held_locks(connection) if key == self.key]
+                self.most = max(self.most, len(holders))
+                self.leader = holders[0].rsplit(" ", 1)[-1] if holders else None
 
     def __enter__(self) -> SchedulerWatch:
         self.thread.start()
@@ -313,13 +314,14 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
             victim = watch.leader or next(iter(nodes.nodes))
             deadline = time.monotonic() + KILL_LOCK_WAIT
             held: list[str] = []
-            while not held and time.monotonic() < deadline:  # mid-adjudication
-                held = [
-                    n
-                    for k, n in advisory_holders(url)
-                    if n == f"pamir node {victim}" and k != watch.key
-                ]
-                time.sleep(0.005)
+            with psycopg.connect(url, autocommit=True) as connection:
+                while not held and time.monotonic() < deadline:  # mid-adjudication
+                    held = [
+                        n
+                        for k, n in held_locks(connection)
+                        if n == f"pamir node {victim}" and k != watch.key
+                    ]
+                    time.sleep(0.005)
             nodes.dead.add(victim)
             nodes.nodes[victim].kill()
             killed.append(victim)

@@ -22,11 +22,12 @@ import pytest
 from gitgame import git, head, pamir, show
 from liveserver import Reply
 from mailserver import mail_server, new_game, plain, reply_to, settings_for
-from pgserver import Node, advisory_locks, holders, scratch_database, wait_for
+from pgserver import SERVER_URL, Node, advisory_locks, holders, scratch_database, wait_for
+from psycopg import sql
 from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
-from adjudicator.home import database, locks
+from adjudicator.home import database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import InboundResult, handle_message
@@ -82,6 +83,41 @@ def test_a_node_refuses_a_database_without_its_schema(home: Path, database_url: 
     done = pamir("serve", "--port", "0", env={"PAMIR_DATABASE_URL": database_url})
     assert done.returncode == 2
     assert "run `pamir db upgrade`" in done.stderr
+
+
+def test_a_node_refuses_a_schema_newer_than_its_code(clustered: Settings) -> None:
+    with psycopg.connect(str(clustered.database_url), autocommit=True) as connection:
+        connection.execute("INSERT INTO pamir_schema (version, description) VALUES (99, 'x')")
+    with pytest.raises(database.DatabaseError, match="newer than this pamir"):
+        database.require_schema(clustered)
+    done = pamir("db", "upgrade", env={"PAMIR_DATABASE_URL": str(clustered.database_url)})
+    assert done.returncode == 2 and "upgrade pamir on this node" in done.stderr
+
+
+def test_nodes_without_a_database_is_refused(home: Path) -> None:
+    done = pamir("nodes")
+    assert done.returncode == 2
+    assert "no database is configured" in done.stderr
+
+
+def test_healthz_reports_the_database_and_fails_without_it(
+    clustered: Settings, database_url: str
+) -> None:
+    app = create_app({"home": clustered.home, "database_url": database_url, "node_name": "n1"})
+    client = app.test_client()
+    ok = client.get("/healthz")
+    assert ok.status_code == 200
+    assert ok.get_json() == {"status": "ok", "node": "n1", "database": "ok", "games": False}
+    with psycopg.connect(SERVER_URL, autocommit=True) as admin:  # the database goes away
+        name = database_url.rsplit("/", 1)[-1]
+        admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+    gone = client.get("/healthz")
+    assert gone.status_code == 503
+    assert gone.get_json()["status"] == "unavailable"
+    assert gone.get_json()["database"] != "ok"
+    nodes.stop_heartbeat(
+        load_settings({"home": clustered.home, "database_url": database_url, "node_name": "n1"})
+    )
 
 
 def test_a_node_refuses_a_database_it_cannot_reach(home: Path) -> None:

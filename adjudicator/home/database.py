@@ -263,15 +263,16 @@ def require_schema(settings: Settings) -> None:
         )
 
 
-def problem(settings: Settings) -> str | None:
-    """Why the database cannot be used right now, or None when it answers."""
-    import psycopg
+HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says unavailable
 
+
+def problem(settings: Settings) -> str | None:
+    """Why the database cannot be used right now, or None when it answers (within
+    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout)."""
     try:
-        with connection(settings) as lent:
+        with pool(settings).connection(timeout=HEALTH_SECONDS) as lent:
             lent.execute("SELECT 1")
-    except (DatabaseError, psycopg.Error) as error:
-        return str(error).splitlines()[0] if str(error) else type(error).__name__
-    except Exception as error:  # the pool's timeout when every connection is refused
-        return f"{type(error).__name__}: {error}"
+    except Exception as error:  # refused, timed out, broken: each says why
+        text = str(error).strip().splitlines()
+        return text[0] if text else type(error).__name__
     return None

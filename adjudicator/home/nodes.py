@@ -77,8 +77,9 @@ class Heartbeat:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=10)
-        try:
-            with database.connection(self.settings) as connection:
+        try:  # a node stopping does not wait long for a database that has gone away
+            pool = database.pool(self.settings)
+            with pool.connection(timeout=database.HEALTH_SECONDS) as connection:
                 connection.execute("DELETE FROM pamir_nodes WHERE name = %s", (self.name,))
         except Exception:  # it will show as silent, then be forgotten
             log.warning("node %s could not remove its heartbeat", self.name)

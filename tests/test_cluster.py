@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitgame import git, head, pamir, show
+from gitgame import git, head, opened, pamir, show
 from liveserver import Reply
 from mailserver import mail_server, new_game, plain, reply_to, settings_for
 from pgserver import SERVER_URL, Node, advisory_locks, holders, scratch_database, wait_for
@@ -27,6 +27,7 @@ from psycopg import sql
 from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
+from adjudicator.forge import remote
 from adjudicator.home import database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
@@ -85,6 +86,25 @@ def test_a_node_refuses_a_database_without_its_schema(home: Path, database_url: 
     assert "run `pamir db upgrade`" in done.stderr
 
 
+def test_healthz_reports_the_forge_as_the_node_last_reached_it(
+    tmp_path: Path, clustered: Settings
+) -> None:
+    game = host_game(tmp_path, clustered)
+    client = create_app({"home": clustered.home, "database_url": clustered.database_url})
+    with opened(game.service) as repo:
+        remote.update(repo, clustered.home)
+        assert client.test_client().get("/healthz").get_json()["forge"]["status"] == "ok"
+        game.origin.rename(game.origin.with_name("moved.git"))  # the forge is gone
+        with pytest.raises(remote.RemoteError):
+            remote.update(repo, clustered.home)
+    reply = client.test_client().get("/healthz")
+    assert reply.status_code == 200  # the forge's trouble is every node's: stay in service
+    forge = reply.get_json()["forge"]
+    assert forge["status"] == "unreachable" and forge["game"] == game.game_id
+    assert "cannot fetch" in forge["error"] and forge["last_ok"] is not None
+    nodes.stop_heartbeat(clustered)
+
+
 def test_a_node_refuses_a_schema_newer_than_its_code(clustered: Settings) -> None:
     with psycopg.connect(str(clustered.database_url), autocommit=True) as connection:
         connection.execute("INSERT INTO pamir_schema (version, description) VALUES (99, 'x')")
@@ -107,7 +127,9 @@ def test_healthz_reports_the_database_and_fails_without_it(
     client = app.test_client()
     ok = client.get("/healthz")
     assert ok.status_code == 200
-    assert ok.get_json() == {"status": "ok", "node": "n1", "database": "ok", "games": False}
+    shown = ok.get_json()
+    assert (shown["status"], shown["node"], shown["database"]) == ("ok", "n1", "ok")
+    assert "status" in shown["forge"]  # as this process last fetched (tested below)
     with psycopg.connect(SERVER_URL, autocommit=True) as admin:  # the database goes away
         name = database_url.rsplit("/", 1)[-1]
         admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))

@@ -43,6 +43,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     upper-case keys go to Flask's own config (e.g. `TESTING`)."""
     from flask import Flask, Response, jsonify
 
+    from adjudicator.forge import contact
     from adjudicator.home import database, nodes
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.pages import bp as pages
@@ -83,11 +84,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         # In PostgreSQL mode a node that cannot reach the database cannot take a move: the
         # load balancer is told so (503) and sends players to the other nodes.
         problem = database.problem(settings)
+        # The forge as this node last fetched from it: reported, not a reason to take the
+        # node out of the load balancer (every node shares the forge).
         return jsonify(
             status="ok" if problem is None else "unavailable",
             games=settings.games_dir.is_dir(),
             node=database.node_name(settings),
             database="ok" if problem is None else problem,
+            forge=contact.reachability(),
         ), (200 if problem is None else 503)
 
     return app

@@ -1,13 +1,14 @@
 # The two commands a newcomer needs: `make demo` and `make test`. `make test` sets up
-# what the tests need: the venv, and Debian's chromium and libcairo2 where it can (see
-# `chromium` and `cairo`).
+# what the tests need: the venv, Debian's chromium and libcairo2 where it can (see
+# `chromium` and `cairo`), and starts the local PostgreSQL server if it is stopped (see
+# `postgres`).
 # `make demo DEMO_ARGS="--wakhan"` plays two bots against Wakhan instead.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium cairo bench clean
+.PHONY: demo test lint typecheck unit chromium cairo postgres bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) chromium cairo
+unit: $(STAMP) chromium cairo postgres
 	$(BIN)/pytest
 
 # The browser tests drive Debian's chromium. As root with apt-get (CI, a fresh machine)
@@ -60,6 +61,20 @@ cairo:
 	    echo "could not install libcairo2: the picture tests skip, or fail under CI"; \
 	else \
 	  echo "no libcairo2: the picture tests skip, or fail under CI (apt-get install libcairo2)"; \
+	fi
+
+# The PostgreSQL-mode tests (tests/test_cluster.py) use the machine's server on
+# 127.0.0.1:5432 and make a database of their own. A stopped Debian cluster is started
+# here; without a server those tests skip, but under CI they fail.
+postgres:
+	@if command -v pg_isready >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432; then \
+	  :; \
+	elif command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then \
+	  echo "starting PostgreSQL for the cluster tests"; \
+	  pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql) main start || \
+	    echo "could not start PostgreSQL: the cluster tests skip, or fail under CI"; \
+	else \
+	  echo "no PostgreSQL: the cluster tests skip, or fail under CI (apt-get install postgresql)"; \
 	fi
 
 bench: $(STAMP)

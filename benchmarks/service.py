@@ -155,15 +155,24 @@ class Service:
     """`pamir serve` in a subprocess, on 127.0.0.1 and a free port; or, with `gunicorn`,
     the web process of the Procfile (2 worker processes of 8 threads), as deployed."""
 
-    def __init__(self, root: Path, smtp_port: int, gunicorn: bool = False) -> None:
-        self.log = root / "serve.log"
-        self.out = root / "serve.out"
+    def __init__(
+        self,
+        root: Path,
+        smtp_port: int,
+        gunicorn: bool = False,
+        *,
+        name: str = "serve",
+        env: dict[str, str] | None = None,
+        scheduler: bool = False,
+    ) -> None:
+        self.log = root / f"{name}.log"
+        self.out = root / f"{name}.out"
         self.gunicorn = gunicorn
         pamir = Path(sys.executable).parent / "pamir"
         command = [str(pamir), "serve"]
         if not pamir.exists():  # the same command without the console script
             command = [sys.executable, "-m", "adjudicator.web.serve"]
-        arguments = ["--host", HOST, "--port", "0", "--no-scheduler"]
+        arguments = ["--host", HOST, "--port", "0"] + ([] if scheduler else ["--no-scheduler"])
         if gunicorn:
             self.port = free_port()
             command = [str(Path(sys.executable).parent / "gunicorn"), "--bind"]
@@ -178,6 +187,7 @@ class Service:
             "PAMIR_MAIL_FROM": "Pax Pamir <pamir@pamir.example>",
             "PAMIR_REPLY_DOMAIN": "pamir.example",
             "PAMIR_GITHUB_SECRET": WEBHOOK_SECRET,
+            **(env or {}),
         }
         with open(self.out, "wb") as out, open(self.log, "wb") as log:
             self.process = subprocess.Popen(
@@ -186,6 +196,7 @@ class Service:
                 env=env,
                 stdout=out,
                 stderr=log,
+                start_new_session=True,  # a process group of its own, for `kill`
             )
         self.url = self._address()
 
@@ -224,6 +235,13 @@ class Service:
     def tail(self, lines: int = 20) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
+
+    def kill(self) -> None:
+        """SIGKILL to the service and the git processes it runs, as when its machine is
+        lost: no cleanup of any kind."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -290,8 +308,9 @@ def host_game(
     return Game(game_id, origin, players_clone, emails, state, rng)
 
 
-def post_webhook(url: str, game: Game) -> dict[str, Any]:
-    """The push event GitHub would send for the game's repository, signed."""
+def post_webhook(url: str, game: Game, delivery: str | None = None) -> dict[str, Any]:
+    """The push event GitHub would send for the game's repository, signed (`delivery`: its
+    id, when the forge delivers an event again; a new one by default)."""
     after = run_git(game.origin, "rev-parse", "main").strip()
     full_name = f"players/{game.game_id}"
     body = json.dumps(
@@ -316,7 +335,7 @@ def post_webhook(url: str, game: Game) -> dict[str, Any]:
         "Content-Type": "application/json",
         "User-Agent": "GitHub-Hookshot/benchmark",
         "X-GitHub-Event": "push",
-        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
         "X-Hub-Signature-256": "sha256=" + signature(WEBHOOK_SECRET, body),
     }
     request = urllib.request.Request(f"{url}/webhooks/github", body, headers, method="POST")
@@ -335,7 +354,9 @@ def play_move(game: Game, url: str, mailbox: Mailbox) -> Sample | None:
         return None
 
 
-def _play_move(game: Game, url: str, mailbox: Mailbox) -> Sample | None:
+def commit_move(game: Game) -> tuple[int, engine.Action, int]:
+    """A player commits the next move (a random legal action) in the players' clone, not
+    yet pushed: its seat, action and number."""
     seat, action = game.rng.choice(legal_seat_actions(game.state))
     player = game.state.name(seat)
     number = game.number + 1
@@ -347,7 +368,11 @@ def _play_move(game: Game, url: str, mailbox: Mailbox) -> Sample | None:
     run_git(game.clone, "add", name)
     author = f"{player} <{game.emails[player]}>"
     run_git(game.clone, "commit", "-q", "--author", author, "-m", f"{player}: move {number}")
+    return seat, action, number
 
+
+def _play_move(game: Game, url: str, mailbox: Mailbox) -> Sample | None:
+    seat, action, number = commit_move(game)
     started = time.perf_counter()
     run_git(game.clone, "push", "-q", "origin", "main")
     pushed = time.perf_counter()
@@ -427,6 +452,25 @@ def sequential(
     return samples
 
 
+def isolate_git(root: Path) -> None:
+    """No user or system Git configuration for this process and its children (HOME is a
+    new folder in `root`), the players' identity, and no stray Git or fault variables."""
+    user = root / "user"
+    user.mkdir()
+    os.environ.update(
+        {
+            "HOME": str(user),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "Benchmark Player",
+            "GIT_AUTHOR_EMAIL": f"player@{MAIL_DOMAIN}",
+            "GIT_COMMITTER_NAME": "Benchmark Player",
+            "GIT_COMMITTER_EMAIL": f"player@{MAIL_DOMAIN}",
+        }
+    )
+    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PAMIR_FAULT"):
+        os.environ.pop(key, None)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=50, help="games under load (default 50)")
@@ -444,21 +488,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="pamir-service-bench-") as folder:
         root = Path(folder)
-        user = root / "user"
-        user.mkdir()
-        os.environ.update(
-            {
-                "PAMIR_HOME": str(root / "home"),
-                "HOME": str(user),  # no user or system Git configuration
-                "GIT_CONFIG_NOSYSTEM": "1",
-                "GIT_AUTHOR_NAME": "Benchmark Player",
-                "GIT_AUTHOR_EMAIL": f"player@{MAIL_DOMAIN}",
-                "GIT_COMMITTER_NAME": "Benchmark Player",
-                "GIT_COMMITTER_EMAIL": f"player@{MAIL_DOMAIN}",
-            }
-        )
-        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "PAMIR_FAULT"):
-            os.environ.pop(key, None)
+        isolate_git(root)
+        os.environ["PAMIR_HOME"] = str(root / "home")
         settings = load_settings()
         mailbox = Mailbox()
         solo: list[Game] = []

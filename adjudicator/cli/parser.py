@@ -21,6 +21,8 @@ The service:
     pamir require-signatures GAME_DIR on|off
     pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
     pamir games                             every game, and those that need their host
+    pamir db upgrade                        create or migrate the PostgreSQL schema
+    pamir nodes                             nodes, scheduler leader, outbox (PostgreSQL)
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
     pamir outbox [--send]                   messages waiting, sent; send now
@@ -189,7 +191,8 @@ def register_mail(commands: Subcommands) -> None:
 
 
 def register_service(commands: Subcommands) -> None:
-    """`pamir serve`, `pamir scheduler`, `pamir pause` and `pamir games`."""
+    """`pamir serve`, `pamir scheduler`, `pamir pause`, `pamir games`, and in PostgreSQL
+    mode `pamir db upgrade` and `pamir nodes`."""
     serve_cmd = commands.add_parser(
         "serve", help="run the web service (pages, webhooks, inbound email) and the scheduler"
     )
@@ -221,6 +224,16 @@ def register_service(commands: Subcommands) -> None:
         "games", help="list the service's games, and those that need their host"
     )
     games.set_defaults(func=handler("service:cmd_games"))
+
+    db = commands.add_parser("db", help="the PostgreSQL database of several nodes (cluster.md)")
+    db_sub = db.add_subparsers(dest="db_command", required=True)
+    db_sub.add_parser("upgrade", help="create or migrate the schema (PAMIR_DATABASE_URL)")
+    db.set_defaults(func=handler("cluster:cmd_db"))
+
+    nodes = commands.add_parser(
+        "nodes", help="the nodes, the scheduler's leader and the outbox (PostgreSQL mode)"
+    )
+    nodes.set_defaults(func=handler("cluster:cmd_nodes"))
 
 
 def register_host(commands: Subcommands) -> None:

@@ -15,6 +15,8 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home import database, nodes
+from adjudicator.home.database import DatabaseError
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import push_to_forge
 from adjudicator.schedule.clock import record_pause
@@ -29,7 +31,11 @@ def cmd_serve(args: argparse.Namespace) -> None:
         print(f"pamir serve: {error}", file=sys.stderr)
         raise SystemExit(EXIT_REFUSED) from None
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    serve(args.host, args.port, scheduler=not args.no_scheduler)
+    try:
+        serve(args.host, args.port, scheduler=not args.no_scheduler)
+    except DatabaseError as error:
+        print(f"pamir serve: {error}", file=sys.stderr)
+        raise SystemExit(EXIT_REFUSED) from None
 
 
 def cmd_scheduler(args: argparse.Namespace) -> None:
@@ -53,9 +59,17 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
             print(f"{game_id}: reminded {', '.join(players)}")
         return
     try:
+        database.require_schema(settings)
+        heartbeat = nodes.start_heartbeat(settings)
+    except DatabaseError as error:
+        raise Refused(str(error)) from None
+    try:
         run_forever(settings)
     except SchedulerRunning as error:
         raise Refused(str(error)) from None
+    finally:
+        if heartbeat is not None:
+            nodes.stop_heartbeat(settings)
 
 
 def cmd_pause(args: argparse.Namespace) -> None:

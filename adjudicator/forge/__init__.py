@@ -1,6 +1,7 @@
 """Games hosted on a forge (GitHub, Gitea): the service's clone of each, kept in step.
 
 `remote` fetches what players pushed, adjudicates it, pushes the adjudicator's commits and
-refuses rewritten history. Imports `games` and `home`; telling the players what an update
+refuses rewritten history; `contact` remembers whether the last fetch reached the forge,
+for `/healthz`. Imports `games` and `home`; telling the players what an update
 did is the caller's part (`adjudicator.mail.ledger.announce`).
 """

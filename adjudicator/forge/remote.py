@@ -30,6 +30,7 @@ from urllib.parse import unquote, urlsplit
 
 import git
 
+from adjudicator.forge import contact
 from adjudicator.games import pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
@@ -217,7 +218,9 @@ def _fetch(repo: GameRepo) -> str:
         _git(repo, "fetch", "--quiet", "--no-tags", ORIGIN, f"+{REF}:{TRACKING}")
     except git.GitCommandError as error:
         log.warning("fetch failed in %s: %s", repo.path, error.stderr)
+        contact.record(repo.path.name, f"cannot fetch ({str(error.stderr).strip()[:200]})")
         raise RemoteError(f"cannot fetch the game from its forge ({repo.path.name})") from None
+    contact.record(repo.path.name)
     after = _rev(repo, TRACKING)
     if after is None:
         raise RemoteError(f"the forge repository of {repo.path.name} has no {BRANCH} branch")

@@ -12,7 +12,6 @@ processes while different games proceed in parallel.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import threading
 from collections import OrderedDict
@@ -24,6 +23,7 @@ from pathlib import Path
 from adjudicator.games import needs_host
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, Snapshot, snapshot
+from adjudicator.home import locks
 from adjudicator.home.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -146,12 +146,8 @@ def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
 
 @contextmanager
 def game_lock(settings: Settings, game_id: str) -> Iterator[None]:
-    """Hold the game's lock (an flock on PAMIR_HOME/locks/<id>.lock) while changing it."""
-    folder = settings.home / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f"{game_id}.lock", "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """Hold the game's lock while changing it: an flock on PAMIR_HOME/locks/<id>.lock, or
+    with a database the game's advisory lock, which excludes every node
+    (adjudicator/home/locks.py)."""
+    with locks.exclusive(settings, f"game:{game_id}", settings.home / "locks" / f"{game_id}.lock"):
+        yield

@@ -68,6 +68,11 @@ class Settings(BaseModel):
     outbox_retry_seconds: int = Field(default=60, ge=1)
     # The hour (0-23, on each player's own clock) of the daily digest of reports held back.
     digest_hour: int = Field(default=8, ge=0, le=23)
+    # PostgreSQL mode (docs/cluster.md): several nodes coordinate through this database.
+    # Unset: everything is kept under PAMIR_HOME, for one machine.
+    database_url: str | None = Field(default=None, pattern=r"^postgres(ql)?://")
+    # This node's name in `pamir nodes` (default: the host name and process id).
+    node_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
 
     @field_validator("mail_authserv_id")
     @classmethod

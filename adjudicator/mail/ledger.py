@@ -19,7 +19,9 @@ Inbound messages have a record of their own, `PAMIR_HOME/mail/inbound/GAME/HASH`
 `inbound_key`): written as `pending` before the move is submitted, then `accepted` (with
 the move's number and commit) or `refused` (with the reason). A message delivered again
 gets the outcome recorded for it; one still `pending` is looked for in the game's history
-by its trailer, so a move committed just before a crash is answered as accepted.
+by its trailer, so a move committed just before a crash is answered as accepted. In
+PostgreSQL mode (docs/cluster.md) the record is a row of `pamir_inbound_messages`, whose
+primary key is the game and HASH, so a message is one record whichever node takes it.
 
 `reconcile` is run by every path that adjudicates for the service (email, webhooks, the
 scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler` and
@@ -28,7 +30,6 @@ scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler`
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -46,6 +47,7 @@ from adjudicator.games.pipeline import position
 from adjudicator.games.registry import game_lock, list_games
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, snapshot
+from adjudicator.home import database, locks
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.paths import private_dir
@@ -83,13 +85,8 @@ def _ledger_lock(settings: Settings, game_id: str) -> Iterator[None]:
     """One reconciler per game at a time. Not the game's lock: the paths that adjudicate
     hold that one already when they reconcile."""
     path = _ledger_path(settings, game_id).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locks.exclusive(settings, f"ledger:{game_id}", path):
+        yield
 
 
 def _trailers(message: str) -> dict[str, str]:
@@ -232,7 +229,15 @@ def inbound_path(settings: Settings, game_id: str, key: str) -> Path:
 
 def inbound_record(settings: Settings, game_id: str, key: str) -> Record | None:
     """What became of an inbound message: {"status": "pending" | "accepted" | "refused",
-    ...}, {} for one handled before records were kept, or None when it is new."""
+    ...}, {} for one handled before records were kept, or None when it is new. In
+    PostgreSQL mode, a row of `pamir_inbound_messages` (the game and key its primary key)."""
+    if settings.database_url is not None:
+        with database.connection(settings) as connection:
+            row = connection.execute(
+                "SELECT record FROM pamir_inbound_messages WHERE game_id = %s AND message_key = %s",
+                (game_id, key),
+            ).fetchone()
+        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
     path = inbound_path(settings, game_id, key)
     if not path.exists():
         return None
@@ -242,6 +247,17 @@ def inbound_record(settings: Settings, game_id: str, key: str) -> Record | None:
 
 
 def write_inbound(settings: Settings, game_id: str, key: str, record: Record) -> None:
+    if settings.database_url is not None:
+        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
+
+        with database.connection(settings) as connection:
+            connection.execute(
+                "INSERT INTO pamir_inbound_messages (game_id, message_key, record)"
+                " VALUES (%s, %s, %s) ON CONFLICT (game_id, message_key)"
+                " DO UPDATE SET record = excluded.record, updated_at = now()",
+                (game_id, key, Jsonb(record)),
+            )
+        return
     data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     write_atomically(inbound_path(settings, game_id, key), data.encode())
 

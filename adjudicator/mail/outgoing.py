@@ -19,7 +19,6 @@ PREVIOUS` and `In-Reply-To: PREVIOUS`, and keeps the subject. The thread state i
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
@@ -51,6 +50,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
+from adjudicator.home import locks
 from adjudicator.home.faults import fault
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.paths import private_dir
@@ -256,13 +256,10 @@ def queued(settings: Settings, key: str) -> Path | None:
 
 @contextmanager
 def _queue_lock(settings: Settings) -> Iterator[None]:
-    """Looking for a key and writing its file are one step, across processes."""
-    with open(outbox(settings, PENDING).parent / ".queue.lock", "w", encoding="ascii") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """Looking for a key and writing its file are one step, across processes and nodes."""
+    path = outbox(settings, PENDING).parent / ".queue.lock"
+    with locks.exclusive(settings, "outbox:queue", path):
+        yield
 
 
 def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
@@ -300,16 +297,12 @@ def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, s
     """The game's thread state ({player: {"root": ID, "last": ID}}), locked; saved after."""
     folder = _threads_dir(settings)
     path = folder / f"{game_id}.json"
-    with open(folder / f"{game_id}.lock", "w", encoding="ascii") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            state: dict[str, dict[str, str]] = {}
-            if path.exists():
-                state = json.loads(path.read_text(encoding="utf-8"))
-            yield state
-            write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with locks.exclusive(settings, f"threads:{game_id}", folder / f"{game_id}.lock"):
+        state: dict[str, dict[str, str]] = {}
+        if path.exists():
+            state = json.loads(path.read_text(encoding="utf-8"))
+        yield state
+        write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
 
 
 def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
@@ -1135,14 +1128,10 @@ def _crlf(data: bytes) -> bytes:
 
 @contextmanager
 def _delivery_lock(settings: Settings) -> Iterator[None]:
-    """One delivery run at a time (across processes), so nothing is sent twice."""
-    folder = outbox(settings, PENDING).parent
-    with open(folder / ".deliver.lock", "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """One delivery run at a time (across processes and nodes), so nothing is sent twice."""
+    path = outbox(settings, PENDING).parent / ".deliver.lock"
+    with locks.exclusive(settings, "outbox:deliver", path):
+        yield
 
 
 def deliver(

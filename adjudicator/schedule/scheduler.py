@@ -19,7 +19,6 @@ reads again, while every other game's jobs, the polls and the outbox go on.
 
 from __future__ import annotations
 
-import fcntl
 import logging
 import signal
 import threading
@@ -57,6 +56,8 @@ from adjudicator.games.registry import (
 )
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home import locks
+from adjudicator.home.locks import Leadership
 from adjudicator.home.settings import Settings
 from adjudicator.mail import digests, ledger, outgoing
 from adjudicator.mail.operator import alert_operator
@@ -666,43 +667,58 @@ class SchedulerRunning(RuntimeError):
     """Another scheduler process holds this PAMIR_HOME."""
 
 
+LEADER_LOCK = "scheduler"  # the advisory lock of the one active scheduler (PostgreSQL mode)
+LEADER_CHECK_SECONDS = 2.0  # how often a leader checks that it still holds the lock
+
+
 @contextmanager
-def _only_scheduler(settings: Settings) -> Iterator[None]:
-    folder = settings.home / "locks"
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK_FILE, "w", encoding="ascii") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SchedulerRunning(
-                f"a scheduler is already running on {settings.home} (it holds {folder / LOCK_FILE})"
-            ) from None
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+def _only_scheduler(settings: Settings, stop: threading.Event) -> Iterator[Leadership | None]:
+    """Be the only active scheduler: of this PAMIR_HOME (a file lock, refused while another
+    holds it), or with a database of every node (elected; others stand by and take over
+    when the leader's node dies). Yields None if `stop` came before the election."""
+    path = settings.home / "locks" / LOCK_FILE
+    try:
+        with locks.leadership(settings, LEADER_LOCK, path, stop) as held:
+            yield held
+    except locks.LeaderRunning:
+        raise SchedulerRunning(
+            f"a scheduler is already running on {settings.home} (it holds {path})"
+        ) from None
 
 
 def run_forever(settings: Settings, stop: threading.Event | None = None) -> None:
-    """Run the scheduler until SIGTERM or SIGINT (or until `stop` is set)."""
+    """Run the scheduler until SIGTERM or SIGINT (or until `stop` is set). With a database,
+    stand by until elected, and stand by again if the leadership is lost."""
     stop = stop or threading.Event()
-    with _only_scheduler(settings):
-        ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
-        scheduler = build_scheduler(settings)
-        scheduler.start()
-        log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))
-        previous: dict[signal.Signals, Any] = {}
-        if threading.current_thread() is threading.main_thread():
+    previous: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():
 
-            def on_signal(number: int, frame: FrameType | None) -> None:
-                stop.set()
+        def on_signal(number: int, frame: FrameType | None) -> None:
+            stop.set()
 
-            for which in (signal.SIGTERM, signal.SIGINT):
-                previous[which] = signal.signal(which, on_signal)
-        try:
-            stop.wait()
-        finally:
-            for signum, handler in previous.items():
-                signal.signal(signum, handler)
-            scheduler.shutdown(wait=True)
-            log.info("scheduler stopped")
+        for which in (signal.SIGTERM, signal.SIGINT):
+            previous[which] = signal.signal(which, on_signal)
+    try:
+        while not stop.is_set():
+            with _only_scheduler(settings, stop) as held:
+                if held is not None:
+                    _lead(settings, stop, held)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _lead(settings: Settings, stop: threading.Event, held: Leadership) -> None:
+    ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
+    scheduler = build_scheduler(settings)
+    scheduler.start()
+    log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))
+    try:
+        while not stop.wait(LEADER_CHECK_SECONDS):
+            if not held.holds():
+                # Another node may be elected by now: never two active schedulers.
+                log.warning("the scheduler lost its leadership (the database went away)")
+                break
+    finally:
+        scheduler.shutdown(wait=True)
+        log.info("scheduler stopped")

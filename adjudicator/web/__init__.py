@@ -43,6 +43,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     upper-case keys go to Flask's own config (e.g. `TESTING`)."""
     from flask import Flask, Response, jsonify
 
+    from adjudicator.forge import contact
+    from adjudicator.home import database, nodes
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.pages import bp as pages
     from adjudicator.web.play import bp as play
@@ -52,6 +54,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Everything the application does with its data folder goes through these settings
     # (settings.home), so two applications with different homes can share a process.
     settings = load_settings(overrides)
+    # PostgreSQL mode: a node whose database lacks the schema it needs does not start.
+    database.require_schema(settings)
+    nodes.start_heartbeat(settings)
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config["MAX_CONTENT_LENGTH"] = DEFAULT_BODY_BYTES
@@ -74,7 +79,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> Any:
-        return jsonify(status="ok", games=settings.games_dir.is_dir())
+        if settings.database_url is None:
+            return jsonify(status="ok", games=settings.games_dir.is_dir())
+        # In PostgreSQL mode a node that cannot reach the database cannot take a move: the
+        # load balancer is told so (503) and sends players to the other nodes.
+        problem = database.problem(settings)
+        # The forge as this node last fetched from it: reported, not a reason to take the
+        # node out of the load balancer (every node shares the forge).
+        return jsonify(
+            status="ok" if problem is None else "unavailable",
+            games=settings.games_dir.is_dir(),
+            node=database.node_name(settings),
+            database="ok" if problem is None else problem,
+            forge=contact.reachability(),
+        ), (200 if problem is None else 503)
 
     return app
 

@@ -14,6 +14,7 @@ import signal
 import threading
 from types import FrameType
 
+from adjudicator.home import nodes
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
 from adjudicator.schedule.scheduler import run_forever
@@ -33,7 +34,8 @@ class Background:
     """The scheduler in a thread of this process.
 
     It runs through `run_forever`, which refuses to start while another scheduler holds
-    this PAMIR_HOME (a `pamir scheduler` process, another `pamir serve`).
+    this PAMIR_HOME (a `pamir scheduler` process, another `pamir serve`); in PostgreSQL
+    mode it stands by until this node is elected to run the one active scheduler.
     """
 
     STARTUP_SECONDS = 0.5
@@ -59,6 +61,8 @@ class Background:
         self.thread.join(self.STARTUP_SECONDS)
         if self.problem is not None:
             return f"without a scheduler: {self.problem}"
+        if self.settings.database_url is not None:
+            return "with the scheduler when this node is elected to run it"
         return "with the scheduler"
 
     def stop(self) -> None:
@@ -95,4 +99,5 @@ def serve(host: str, port: int, *, scheduler: bool = True) -> None:
         signal.signal(signal.SIGTERM, previous)
         server.server_close()
         background.stop()
+        nodes.stop_heartbeat(settings)
     print("pamir: stopped", flush=True)

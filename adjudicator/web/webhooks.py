@@ -40,6 +40,7 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
+from adjudicator.home import database
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
@@ -151,7 +152,40 @@ class DeliveryLog:
             self._outcome_path(dropped).unlink(missing_ok=True)
 
 
-def deliveries(settings: Settings) -> DeliveryLog:
+class DatabaseDeliveryLog:
+    """The deliveries handled, in PostgreSQL mode: one row per delivery id (its primary
+    key), with the answer given, so that a redelivery to any node gets the same answer."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def seen(self, key: str) -> bool:
+        return self._row(key) is not None
+
+    def outcome(self, key: str) -> dict[str, Any] | None:
+        row = self._row(key)
+        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
+
+    def _row(self, key: str) -> tuple[Any, ...] | None:
+        with database.connection(self.settings) as connection:
+            return connection.execute(
+                "SELECT outcome FROM pamir_webhook_deliveries WHERE delivery = %s", (key,)
+            ).fetchone()
+
+    def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:
+        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
+
+        with database.connection(self.settings) as connection:
+            connection.execute(
+                "INSERT INTO pamir_webhook_deliveries (delivery, outcome) VALUES (%s, %s)"
+                " ON CONFLICT (delivery) DO NOTHING",
+                (key, Jsonb(outcome) if outcome is not None else None),
+            )
+
+
+def deliveries(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
+    if settings.database_url is not None:
+        return DatabaseDeliveryLog(settings)
     return DeliveryLog(settings.home / "webhooks" / "deliveries.txt")
 
 

@@ -1,0 +1,54 @@
+"""`pamir db upgrade` and `pamir nodes`: PostgreSQL mode's commands (docs/cluster.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+from adjudicator.cli.refusal import Refused
+from adjudicator.home import advisory, database
+from adjudicator.home.nodes import list_nodes
+from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail import outgoing
+from adjudicator.schedule.scheduler import LEADER_LOCK
+
+
+def _clustered() -> Settings:
+    try:
+        settings = load_settings()
+    except SettingsError as error:
+        raise Refused(str(error)) from None
+    if settings.database_url is None:
+        raise Refused("no database is configured: set PAMIR_DATABASE_URL (docs/cluster.md)")
+    return settings
+
+
+def cmd_db(args: argparse.Namespace) -> None:
+    settings = _clustered()
+    try:
+        applied = database.upgrade(settings)
+    except database.DatabaseError as error:
+        raise Refused(str(error)) from None
+    for step in applied:
+        print(f"applied schema version {step.version}: {step.description}")
+    print(f"the database's schema is at version {database.SCHEMA_VERSION}")
+
+
+def cmd_nodes(args: argparse.Namespace) -> None:
+    settings = _clustered()
+    try:
+        database.require_schema(settings)
+        found = list_nodes(settings)
+        leader = advisory.leader_of(settings, LEADER_LOCK)
+    except database.DatabaseError as error:
+        raise Refused(str(error)) from None
+    leader_node = leader.split(" ", 2)[-1] if leader else None
+    print(f"{'NODE':<32} {'HOST':<20} {'PID':>7}  {'LAST SEEN':<12} SCHEDULER")
+    for node in found:
+        seen = f"{node.silent_seconds:.0f}s ago" if node.is_alive else "silent"
+        role = "leader" if node.name == leader_node else "standing by"
+        print(f"{node.name:<32} {node.host:<20} {node.pid:>7}  {seen:<12} {role}")
+    if leader_node is None:
+        print("scheduler leader: none (no node runs the scheduler)")
+    else:
+        print(f"scheduler leader: {leader_node}")
+    print(f"outbox: {len(outgoing.messages_in(settings, outgoing.PENDING))} messages pending")

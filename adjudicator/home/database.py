@@ -1,0 +1,278 @@
+"""PostgreSQL mode (docs/cluster.md): the connections, the schema and its migrations.
+
+With `database_url` set (PAMIR_DATABASE_URL), several service nodes coordinate through
+one PostgreSQL database: the locks (adjudicator/home/locks.py), the election of the one
+active scheduler, the webhook deliveries handled, the inbound messages handled (by
+Message-ID) and the nodes' heartbeats. With it
+unset nothing here is used and the service runs from PAMIR_HOME alone.
+
+The schema is versioned: `MIGRATIONS` lists every step in order, `pamir db upgrade`
+applies those a database lacks (each in its own transaction, under an advisory lock so
+that two nodes upgrading at once apply each step once), and a node refuses to start on a
+database whose schema is not the one its code expects (`require_schema`), rather than
+failing later in the middle of a move.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from adjudicator.home.settings import Settings
+
+if TYPE_CHECKING:  # the client is imported where it is used: only PostgreSQL mode loads it
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be reached, or its schema is not the one this code expects."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    description: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "nodes and webhook deliveries",
+        """
+        CREATE TABLE pamir_nodes (
+            name text PRIMARY KEY,
+            host text NOT NULL,
+            pid integer NOT NULL,
+            started_at timestamptz NOT NULL,
+            seen_at timestamptz NOT NULL
+        );
+        CREATE TABLE pamir_webhook_deliveries (
+            delivery text PRIMARY KEY,
+            outcome jsonb,
+            received_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
+    Migration(
+        2,
+        "inbound messages",
+        """
+        CREATE TABLE pamir_inbound_messages (
+            game_id text NOT NULL,
+            message_key text NOT NULL,
+            record jsonb NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now(),
+            PRIMARY KEY (game_id, message_key)
+        );
+        """,
+    ),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+_VERSION_TABLE = """
+    CREATE TABLE IF NOT EXISTS pamir_schema (
+        version integer PRIMARY KEY,
+        description text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+    )
+"""
+# A node whose machine is lost sends no FIN: the server finds its sessions dead (and
+# releases their advisory locks, the scheduler's among them) by TCP keepalive, which these
+# per-session settings bring from the system's two hours down to about 25 seconds.
+SESSION_OPTIONS = (
+    "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3"
+    " -c tcp_user_timeout=25000"
+)
+POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
+POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
+
+
+def advisory_key(name: str) -> int:
+    """The 64-bit advisory lock key of a lock's name (stable across nodes and versions)."""
+    digest = hashlib.sha256(b"pamir-lock:" + name.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def node_name(settings: Settings) -> str:
+    """This node's name: the `node_name` setting, else the host name and process id."""
+    return settings.node_name or f"{socket.gethostname()}-{os.getpid()}"
+
+
+def _application_name(settings: Settings, role: str) -> str:
+    # What pg_stat_activity shows; `pamir nodes` finds the scheduler's leader by it.
+    return f"pamir {role} {node_name(settings)}"[:63]
+
+
+_pools: dict[str, ConnectionPool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool(settings: Settings) -> ConnectionPool:
+    """This process's pool of connections to the settings' database (autocommit)."""
+    from psycopg_pool import ConnectionPool
+
+    url = _url(settings)
+    with _pools_lock:
+        found = _pools.get(url)
+        if found is None:
+            # One connection first: a database that refuses it fails at once with the
+            # server's reason, where the pool would retry until its timeout.
+            connect(settings, "node").close()
+            found = ConnectionPool(
+                url,
+                min_size=1,
+                max_size=POOL_SIZE,
+                timeout=POOL_TIMEOUT,
+                kwargs={
+                    "autocommit": True,
+                    "application_name": _application_name(settings, "node"),
+                    "options": SESSION_OPTIONS,
+                },
+                open=False,
+            )
+            try:
+                found.open(wait=True, timeout=POOL_TIMEOUT)
+            except Exception as error:  # the pool's own timeout, with the reason logged
+                found.close()
+                raise DatabaseError(f"cannot connect to the database: {error}") from None
+            _pools[url] = found
+    return found
+
+
+class _Lent(threading.local):
+    """The connection this thread has from each pool (by URL), and how many blocks use it."""
+
+    def __init__(self) -> None:
+        self.connections: dict[str, tuple[psycopg.Connection[tuple[object, ...]], int]] = {}
+
+
+_lent = _Lent()
+
+
+@contextmanager
+def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    """This thread's connection to the database: the one it already has (it holds its
+    advisory locks on it, or an outer block uses it), else one from the pool, given back
+    when the outermost block ends.
+
+    A thread never holds two connections of the pool, so a thread waiting for one holds
+    none, and a full pool makes threads wait for each other's work, never deadlock.
+    """
+    url = _url(settings)
+    lent, uses = _lent.connections.get(url, (None, 0))
+    if lent is None:
+        lent = pool(settings).getconn()
+    _lent.connections[url] = (lent, uses + 1)
+    try:
+        yield lent
+    finally:
+        lent, uses = _lent.connections.pop(url)
+        if uses > 1:
+            _lent.connections[url] = (lent, uses - 1)
+        else:
+            pool(settings).putconn(lent)
+
+
+@atexit.register
+def close_pools() -> None:
+    with _pools_lock:
+        for opened in _pools.values():
+            opened.close()
+        _pools.clear()
+
+
+def connect(settings: Settings, role: str) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection of its own (not from the pool), for a lock held a long time."""
+    import psycopg
+
+    try:
+        return psycopg.connect(
+            _url(settings),
+            autocommit=True,
+            application_name=_application_name(settings, role),
+            options=SESSION_OPTIONS,
+        )
+    except psycopg.Error as error:
+        raise DatabaseError(f"cannot connect to the database: {error}") from None
+
+
+def _url(settings: Settings) -> str:
+    if settings.database_url is None:
+        raise DatabaseError("no database is configured (PAMIR_DATABASE_URL)")
+    return settings.database_url
+
+
+def schema_version(connection: psycopg.Connection[tuple[object, ...]]) -> int:
+    """The version of the schema in the database (0: none yet)."""
+    found = connection.execute("SELECT to_regclass('pamir_schema') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return 0
+    row = connection.execute("SELECT coalesce(max(version), 0) FROM pamir_schema").fetchone()
+    return int(str(row[0])) if row else 0
+
+
+def upgrade(settings: Settings) -> list[Migration]:
+    """Apply the migrations the database lacks; return them (none: it was up to date)."""
+    applied: list[Migration] = []
+    with connect(settings, "upgrade") as connection:
+        connection.execute("SELECT pg_advisory_lock(%s)", (advisory_key("schema"),))
+        connection.execute(_VERSION_TABLE)
+        current = schema_version(connection)
+        if current > SCHEMA_VERSION:
+            raise DatabaseError(
+                f"the database's schema is version {current}, newer than this pamir's "
+                f"{SCHEMA_VERSION}: upgrade pamir on this node"
+            )
+        for step in MIGRATIONS:
+            if step.version <= current:
+                continue
+            with connection.transaction():
+                connection.execute(step.sql.encode())
+                connection.execute(
+                    "INSERT INTO pamir_schema (version, description) VALUES (%s, %s)",
+                    (step.version, step.description),
+                )
+            applied.append(step)
+    return applied
+
+
+def require_schema(settings: Settings) -> None:
+    """Refuse to run on a database whose schema is not this code's (no silent fallback to
+    the files of PAMIR_HOME): nothing when no database is configured."""
+    if settings.database_url is None:
+        return
+    with connection(settings) as lent:
+        version = schema_version(lent)
+    if version < SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database's schema is version {version}, this pamir needs {SCHEMA_VERSION}: "
+            "run `pamir db upgrade`"
+        )
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"the database's schema is version {version}, newer than this pamir's "
+            f"{SCHEMA_VERSION}: upgrade pamir on this node"
+        )
+
+
+HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says unavailable
+
+
+def problem(settings: Settings) -> str | None:
+    """Why the database cannot be used right now, or None when it answers (within
+    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout)."""
+    try:
+        with pool(settings).connection(timeout=HEALTH_SECONDS) as lent:
+            lent.execute("SELECT 1")
+    except Exception as error:  # refused, timed out, broken: each says why
+        text = str(error).strip().splitlines()
+        return text[0] if text else type(error).__name__
+    return None

@@ -1,0 +1,94 @@
+"""The service's locks: a file lock under PAMIR_HOME, or a PostgreSQL advisory lock.
+
+Every lock of the service has a name (`game:kabul`, `outbox:deliver`, ...) and a file
+under PAMIR_HOME. With no database configured the file is `flock`ed, as on one machine.
+With one (docs/cluster.md) the lock is a session-level advisory lock on the name's key
+(adjudicator/home/advisory.py), so that it excludes the threads and processes of every
+node; the file is not used. A database that cannot be reached is an error, never a
+reason to fall back to the file (two nodes would then lock different things).
+
+The database client is imported only in PostgreSQL mode: the embedded mode's short-lived
+commands (the Git hooks, `pamir inbound-email`) do not pay for loading it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from adjudicator.home.settings import Settings
+
+ELECTION_SECONDS = 2.0  # how often a standing-by node tries to become the leader
+
+
+@contextmanager
+def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
+    """Hold the lock `name` (with no database: an flock on `path`) while the block runs."""
+    if settings.database_url is None:
+        with file_lock(path):
+            yield
+    else:
+        from adjudicator.home.advisory import advisory_lock
+
+        with advisory_lock(settings, name):
+            yield
+
+
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="ascii") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class Leadership(Protocol):
+    """The right to run something on one node only (the scheduler), while `holds()`."""
+
+    def holds(self) -> bool: ...
+
+
+class FileLeadership:
+    """A leadership held as an flock, which holds for as long as the process lives."""
+
+    def holds(self) -> bool:
+        return True
+
+
+class LeaderRunning(RuntimeError):
+    """Another process holds the leader's file lock (no database configured)."""
+
+
+@contextmanager
+def leadership(
+    settings: Settings, name: str, path: Path, stop: threading.Event
+) -> Iterator[Leadership | None]:
+    """Lead for `name`: yield a Leadership, or None if `stop` was set first.
+
+    With no database, an flock on `path` that must be free (else `LeaderRunning`). With
+    one, the node stands by, trying the advisory lock every ELECTION_SECONDS until it is
+    elected (the leader's node died or stepped down) or `stop` is set.
+    """
+    if settings.database_url is not None:
+        from adjudicator.home.advisory import elected
+
+        with elected(settings, name, stop, ELECTION_SECONDS) as held:
+            yield held
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="ascii") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LeaderRunning(str(path)) from None
+        try:
+            yield FileLeadership()
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

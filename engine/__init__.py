@@ -19,8 +19,9 @@ from engine.errors import (
 )
 from engine.game import apply, default_action, legal_actions, pending
 from engine.notation import parse_action, parse_line, read_action
+from engine.phrases import Phrase, Term
 from engine.rules.setup import new_game
-from engine.rules.words import describe_action
+from engine.rules.words import describe_action, phrase_action
 from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
 from engine.view import view
@@ -33,8 +34,10 @@ __all__ = [
     "IllegalActionError",
     "MoveError",
     "NotationError",
+    "Phrase",
     "State",
     "StateError",
+    "Term",
     "__version__",
     "apply",
     "default_action",
@@ -48,6 +51,7 @@ __all__ = [
     "parse_action",
     "parse_line",
     "pending",
+    "phrase_action",
     "read_action",
     "standin",
     "to_dict",

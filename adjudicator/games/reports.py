@@ -6,39 +6,84 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import jinja2
 
-from engine.cards import card_name
+from adjudicator.home.translations import N_, SOURCE, Words
+from engine.cards import BORDERS, card_name
 
 
 def _card(number: int | None) -> str:
     return "—" if number is None else f"{number} {card_name(number)}"
 
 
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{who} {n}" for who, n in counts.items()) or "—"
+# The ids a report shows in its tables, in words. English shows the ids themselves (the
+# reports' canonical text); another language shows these, translated.
+ID_WORDS = {
+    "afghan": N_("afghan"),
+    "british": N_("british"),
+    "russian": N_("russian"),
+    "economic": N_("economic"),
+    "military": N_("military"),
+    "political": N_("political"),
+    "intelligence": N_("intelligence"),
+    "kabul": N_("Kabul"),
+    "herat": N_("Herat"),
+    "kandahar": N_("Kandahar"),
+    "persia": N_("Persia"),
+    "punjab": N_("Punjab"),
+    "transcaspia": N_("Transcaspia"),
+}
+ROWS = (N_("top"), N_("bottom"))
 
 
-def _row_name(index: int) -> str:
-    return ("top", "bottom")[index]
+class _Filters:
+    """The report's filters in one language."""
+
+    def __init__(self, words: Words) -> None:
+        self.words = words
+
+    def id_word(self, value: str | None) -> str | None:
+        if value is None or self.words.language == SOURCE or value not in ID_WORDS:
+            return value
+        return self.words(ID_WORDS[value])
+
+    def border(self, border: str) -> str:
+        if self.words.language == SOURCE or border not in BORDERS:
+            return border
+        first, second = BORDERS[border].regions
+        return f"{self.id_word(first)}–{self.id_word(second)}"
+
+    def counts(self, counts: dict[str, int]) -> str:
+        return ", ".join(f"{self.id_word(who)} {n}" for who, n in counts.items()) or "—"
+
+    def row_name(self, index: int) -> str:
+        return self.words(ROWS[index])
 
 
-def environment() -> jinja2.Environment:
+@cache
+def environment(language: str = SOURCE) -> jinja2.Environment:
+    """The templates' environment in one language (`{% trans %}` through its catalogue)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pamir_templates", ""),
         autoescape=False,  # Markdown, not HTML; the HTML is rendered from it later
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    words = Words(language)
+    env.install_gettext_translations(words.translations, newstyle=True)  # type: ignore[attr-defined]
+    filters = _Filters(words)
     env.filters["card"] = _card
-    env.filters["counts"] = _counts
-    env.filters["row_name"] = _row_name
+    env.filters["counts"] = filters.counts
+    env.filters["row_name"] = filters.row_name
+    env.filters["region"] = filters.id_word
+    env.filters["coalition"] = filters.id_word
+    env.filters["suit"] = filters.id_word
+    env.filters["border"] = filters.border
     return env
-
-
-ENV = environment()
 
 
 def public_report(
@@ -47,20 +92,27 @@ def public_report(
     view: dict[str, Any],
     happened: list[str],
     deadline: str | None,
+    language: str = SOURCE,
 ) -> str:
-    """The report every player (and the repository) sees."""
-    text = ENV.get_template("report.md.j2").render(
-        game_id=game_id, title=title, view=view, happened=happened, deadline=deadline
+    """The report every player (and the repository, in the game's language) sees."""
+    text = (
+        environment(language)
+        .get_template("report.md.j2")
+        .render(game_id=game_id, title=title, view=view, happened=happened, deadline=deadline)
     )
     return _tidy(text)
 
 
-def private_section(view: dict[str, Any], next_number: int, plays_by: str = "both") -> str:
+def private_section(
+    view: dict[str, Any], next_number: int, plays_by: str = "both", language: str = SOURCE
+) -> str:
     """One player's own section: rendered from their view (`view["viewer"]`). How to push
     a move is said only to a player who plays by Git (`plays_by` of game.toml)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
-    text = ENV.get_template("private.md.j2").render(
-        view=view, seat=seat, next_number=next_number, by_git=plays_by != "email"
+    text = (
+        environment(language)
+        .get_template("private.md.j2")
+        .render(view=view, seat=seat, next_number=next_number, by_git=plays_by != "email")
     )
     return _tidy(text)
 

@@ -23,6 +23,7 @@ from adjudicator.games.outputs import (
     state_document,
     trailers,
     write_private_sections,
+    write_translated_reports,
 )
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import (
@@ -89,6 +90,7 @@ def _files(
     state_text = state_document(snap.game.id, number, {"rollback": happened}, state)
     report = report_for(after, number, title, state, happened, when)
     write_private_sections(home, after, number, state)
+    write_translated_reports(home, after, number, title, state, happened, when)
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),

@@ -6,6 +6,7 @@ move (docs/email.md#commands-by-mail):
     pause 72h holiday        pause the game's clock, as `pamir pause` does
     resign                   the stand-in takes the seat for the rest of the game
     settings notify turns    which reports to mail: all, turns or digest
+    settings language pl     the language of the player's mail: en or pl
     my games                 the service's games this address plays in
 
 It runs after the same checks as a move (the reply token, the sender, `mail_auth`), holding
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Literal
 
 from adjudicator.games.deadlines import PauseRefused, local_text, zone
+from adjudicator.games.languages import UnknownLanguage, record_language
 from adjudicator.games.outputs import INBOUND_TRAILER
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo
@@ -29,12 +31,14 @@ from adjudicator.games.resign import ResignRefused, play_resigned, record_resign
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import LANGUAGES, words_for
 from adjudicator.mail import outgoing
 from adjudicator.mail.preferences import PREFERENCES, set_notify_preference
 
 PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*)$", re.I)
 RESIGN = re.compile(r"^resign$", re.I)
 NOTIFY = re.compile(r"^settings\s+notify\s+(?P<value>\S+)$", re.I)
+LANGUAGE = re.compile(r"^settings\s+(language|język|jezyk)\s+(?P<value>\S+)$", re.I)
 MY_GAMES = re.compile(r"^my\s+games$", re.I)
 
 
@@ -42,9 +46,9 @@ MY_GAMES = re.compile(r"^my\s+games$", re.I)
 class Command:
     """One command line, read."""
 
-    name: Literal["pause", "resign", "notify", "games"]
+    name: Literal["pause", "resign", "notify", "language", "games"]
     hours: int = 0
-    text: str = ""  # the pause's reason, or the notify preference
+    text: str = ""  # the pause's reason, the notify preference, the language
 
 
 @dataclass
@@ -68,6 +72,8 @@ def parse(lines: list[str]) -> Command | None:
         return Command("resign")
     if match := NOTIFY.match(line):
         return Command("notify", text=match.group("value").lower())
+    if match := LANGUAGE.match(line):
+        return Command("language", text=match.group("value").lower())
     if MY_GAMES.match(line):
         return Command("games")
     return None
@@ -97,6 +103,8 @@ def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> O
         return _resign(settings, repo, asked)
     if command.name == "notify":
         return _notify(settings, repo, command, asked)
+    if command.name == "language":
+        return _language(settings, repo, command, asked)
     return _games(settings, repo, asked)
 
 
@@ -206,6 +214,35 @@ def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) 
         f"Your mail setting for this game is now `notify {command.text}`.\n"
     )
     return _answered(settings, repo, asked, "accepted", f"notify {command.text}", text)
+
+
+def _language(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    """`settings language pl`: a commit of game.toml; answered in the new language."""
+    game_id = snapshot(repo).game.id
+    try:
+        made = record_language(
+            repo, asked.player, command.text, datetime.now(UTC), inbound=asked.key
+        )
+    except UnknownLanguage:
+        words = words_for(snapshot(repo).game.player(asked.player).language)
+        choices = ", ".join(LANGUAGES)
+        reason = f"unknown-language: language is one of {choices}, not {command.text!r}"
+        said = words(
+            "Nothing was changed: the languages are %(choices)s, not %(asked)s.",
+            choices=choices,
+            asked=repr(command.text),
+        )
+        text = f"# {game_id}: " + words("setting refused") + f"\n\n{said}\n"
+        return _answered(settings, repo, asked, "refused", reason, text)
+    words = words_for(command.text)
+    said = words(
+        "From now on your reports, your private section and your mail in this game are in "
+        "%(language)s.",
+        language=LANGUAGES[command.text],
+    )
+    text = f"# {game_id}: " + words("language %(code)s", code=command.text) + f"\n\n{said}\n"
+    done = "unchanged" if made is None else made[:10]
+    return _answered(settings, repo, asked, "accepted", f"language {command.text} ({done})", text)
 
 
 def _games(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:

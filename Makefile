@@ -39,7 +39,7 @@ messages: $(STAMP)
 	$(BIN)/pybabel -q extract -F babel.cfg --no-default-keywords $(KEYWORDS) \
 	  --sort-by-file --no-wrap --project pamir --copyright-holder "pamir" \
 	  -o $(LOCALES)/messages.pot .
-	$(BIN)/pybabel -q update -i $(LOCALES)/messages.pot -d $(LOCALES) --no-wrap --no-fuzzy-matching
+	$(BIN)/pybabel -q update -i $(LOCALES)/messages.pot -d $(LOCALES) --no-wrap --no-fuzzy-matching --ignore-obsolete
 
 catalogues: $(STAMP)
 	$(BIN)/pybabel -q compile --statistics -d $(LOCALES) || \

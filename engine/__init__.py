@@ -17,7 +17,7 @@ from engine.errors import (
     NotationError,
     StateError,
 )
-from engine.game import apply, default_action, legal_actions, pending
+from engine.game import apply, default_action, legal_actions, pending, pending_phrase
 from engine.notation import parse_action, parse_line, read_action
 from engine.phrases import Phrase, Term
 from engine.rules.setup import new_game
@@ -51,6 +51,7 @@ __all__ = [
     "parse_action",
     "parse_line",
     "pending",
+    "pending_phrase",
     "phrase_action",
     "read_action",
     "standin",

@@ -104,6 +104,8 @@ def report_for(
         else:
             deadline = words.datetime(due, _zone(snap))
     lines = [_said(words, line) for line in happened]
+    if words.language != SOURCE:
+        view = reports.translated_view(view, engine.pending_phrase(state), words)
     return reports.public_report(
         snap.game.id, _said(words, title), view, lines, deadline, words.language
     )

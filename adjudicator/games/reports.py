@@ -13,6 +13,7 @@ import jinja2
 
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
+from engine.phrases import Phrase
 
 
 def _card(number: int | None) -> str:
@@ -37,6 +38,46 @@ ID_WORDS = {
     "transcaspia": N_("Transcaspia"),
 }
 ROWS = (N_("top"), N_("bottom"))
+# The rulebook sections that decisions and refusals cite (engine/rules/*.py `section`),
+# as the Polish rulebook names them; the engine's words are the message ids.
+SECTIONS = (
+    N_("Battle, p. 14"),
+    N_("Betray, p. 14"),
+    N_("Build, p. 13"),
+    N_("Card Precedence and Special Abilities, p. 8"),
+    N_("Cleanup, p. 9"),
+    N_("Component Limits, p. 8"),
+    N_("Discarding a Card in Your Court, p. 8"),
+    N_("Hostage Actions, p. 12"),
+    N_("Move, p. 14"),
+    N_("Play, p. 11"),
+    N_("Playing with Wakhan, p. 16"),
+    N_("Purchase, p. 10"),
+    N_("Sequence of Play, p. 9"),
+    N_("Setup, p. 4"),
+    N_("Tax, p. 13"),
+)
+UNTIL_NEXT_CHECK = N_("the next Dominance Check has resolved")
+
+
+def _effect(effect: dict[str, Any], words: Words) -> dict[str, Any]:
+    until = str(effect["until"])
+    return {**effect, "until": words(until)} if until == UNTIL_NEXT_CHECK else effect
+
+
+def translated_view(view: dict[str, Any], prompt: Phrase | None, words: Words) -> dict[str, Any]:
+    """The view with its pending decision's prompt and section, and its events' duration,
+    in `words`' language (the view itself keeps the engine's English: state.json)."""
+    pending = view["pending"]
+    if pending is not None:
+        section = pending["section"]
+        pending = {
+            **pending,
+            "prompt": pending["prompt"] if prompt is None else words.phrase(prompt),
+            "section": words(section) if section in SECTIONS else section,
+        }
+    effects = [_effect(e, words) for e in view["effects"]]
+    return {**view, "pending": pending, "effects": effects}
 
 
 class _Filters:

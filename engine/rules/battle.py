@@ -23,6 +23,7 @@ from engine.cards import (
     as_region,
 )
 from engine.frames import BattleFrame, SafeHouseFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, RepeatedDecision, decision, push
@@ -177,11 +178,12 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
         pieces.add_spy(state, seat, card)
         state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
 
-    def prompt(self, state: State, frame: SafeHouseFrame) -> str:
-        who, card = state.name(frame["player"]), words.card(frame["lost_from"])
-        return (
-            f"{who}'s spy was removed from {card}: {who} may save it onto a Safe House card "
-            "(`spy CARD`) or let it go (`decline`)"
+    def phrase(self, state: State, frame: SafeHouseFrame) -> Phrase:
+        return P(
+            "%(who)s's spy was removed from %(card)s: %(who)s may save it onto a Safe House "
+            "card (`spy CARD`) or let it go (`decline`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["lost_from"]),
         )
 
 
@@ -201,12 +203,13 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
     def take_step(self, state: State, frame: BattleFrame, seat: int, action: Action) -> None:
         remove(state, seat, frame["site"], action)
 
-    def prompt(self, state: State, frame: BattleFrame) -> str:
-        who, pieces_left = (
-            state.name(frame["player"]),
-            words.count(frame["remaining"], "piece", more=bool(frame["taken"])),
-        )
-        return (
-            f"{who} battles {words.site(frame['site'])} with {words.card(frame['card'])}: "
-            f"up to {pieces_left} to remove (`remove ...`){words.or_stop(frame['taken'])}"
+    def phrase(self, state: State, frame: BattleFrame) -> Phrase:
+        return P(
+            "%(who)s battles %(site)s with %(card)s: up to %(pieces)s to remove "
+            "(`remove ...`)%(stop)s",
+            who=words.who(state, frame["player"]),
+            site=words.site_phrase(frame["site"]),
+            card=words.card_term(frame["card"]),
+            pieces=words.counted(frame["remaining"], "piece", more=bool(frame["taken"])),
+            stop=words.stop_term(frame["taken"]),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS
 from engine.frames import PrizeFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
@@ -82,12 +83,11 @@ class PrizeDecision(Decision[PrizeFrame]):
     def default(self, state: State, frame: PrizeFrame, seat: int) -> Action:
         return Action("decline")
 
-    def prompt(self, state: State, frame: PrizeFrame) -> str:
-        who, prize = (
-            state.name(frame["player"]),
-            words.coalition(str(COURT_CARDS[frame["card"]].prize)),
-        )
-        return (
-            f"{who} may take the betrayed {words.card(frame['card'])} as {article(prize)} "
-            "prize (`accept`) or not (`decline`)"
+    def phrase(self, state: State, frame: PrizeFrame) -> Phrase:
+        return P(
+            "%(who)s may take the betrayed %(card)s as %(prize)s prize (`accept`) or not "
+            "(`decline`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["card"]),
+            prize=words.article_coalition_term(str(COURT_CARDS[frame["card"]].prize)),
         )

@@ -16,6 +16,7 @@ from typing import Literal
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
+from engine.phrases import P, Phrase
 from engine.rules import pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.state import State
@@ -133,10 +134,11 @@ def discard_choices(state: State, seat: int, place: str) -> list[int]:
 
 # Why a discard is asked, as the end of a sentence.
 DISCARD_REASONS = {
-    "court limit": "to keep within the court limit",
-    "hand limit": "to keep within the hand limit",
-    "leverage": "to repay leverage",
+    "court limit": P("to keep within the court limit"),
+    "hand limit": P("to keep within the hand limit"),
+    "leverage": P("to repay leverage"),
 }
+DISCARD_PLACES = {"hand": P("hand"), "court": P("court"), "any": P("hand or court")}
 
 
 @decision
@@ -174,8 +176,11 @@ class DiscardDecision(Decision[DiscardFrame]):
             return Action("discard", (player.hand[-1],))
         return Action("discard", (player.court[-1],))
 
-    def prompt(self, state: State, frame: DiscardFrame) -> str:
-        where = {"hand": "hand", "court": "court", "any": "hand or court"}[frame["place"]]
-        who, cards = state.name(frame["player"]), words.count(frame["count"], "card")
-        why = DISCARD_REASONS.get(frame["reason"], frame["reason"])
-        return f"{who} discards {cards} from {where} {why} (`discard CARD`)"
+    def phrase(self, state: State, frame: DiscardFrame) -> Phrase:
+        return P(
+            "%(who)s discards %(cards)s from %(where)s %(why)s (`discard CARD`)",
+            who=words.who(state, frame["player"]),
+            cards=words.counted(frame["count"], "card"),
+            where=DISCARD_PLACES[frame["place"]],
+            why=DISCARD_REASONS.get(frame["reason"], words.name_term(frame["reason"])),
+        )

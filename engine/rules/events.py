@@ -24,6 +24,7 @@ from engine.cards import (
     as_suit,
 )
 from engine.frames import ChooseFrame, DiscardEachFrame, Effect
+from engine.phrases import P, Phrase
 from engine.rules import court, dominance, market, pieces, words
 from engine.rules.flow import BaseDecision, Decision, decision, push
 from engine.state import State
@@ -161,11 +162,11 @@ CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
 
 
 # What each event's purchaser chooses, in words and in the notation's form.
-CHOICE_WORDS: dict[EffectId, tuple[str, str]] = {
-    "rumor": ("a player", "PLAYER"),
-    "other_persuasive_methods": ("a player to swap hands with", "PLAYER"),
-    "pashtunwali_values": ("a suit to favor", "SUIT"),
-    "rebuke": ("a region", "REGION"),
+CHOICE_WORDS: dict[EffectId, tuple[Phrase, str]] = {
+    "rumor": (P("a player"), "PLAYER"),
+    "other_persuasive_methods": (P("a player to swap hands with"), "PLAYER"),
+    "pashtunwali_values": (P("a suit to favor"), "SUIT"),
+    "rebuke": (P("a region"), "REGION"),
 }
 
 
@@ -204,10 +205,15 @@ class ChooseDecision(Decision[ChooseFrame]):
             state.discard.append(card)
             clear_region(state, as_region(choice))
 
-    def prompt(self, state: State, frame: ChooseFrame) -> str:
+    def phrase(self, state: State, frame: ChooseFrame) -> Phrase:
         what, form = CHOICE_WORDS[frame["effect"]]
-        who, event = state.name(frame["player"]), event_half(frame["card"], "if_purchased")
-        return f"{who} chooses {what} for {event} (`choose {form}`)"
+        return P(
+            "%(who)s chooses %(what)s for %(event)s (`choose %(form)s`)",
+            who=words.who(state, frame["player"]),
+            what=what,
+            event=words.name_term(event_half(frame["card"], "if_purchased")),
+            form=words.name_term(form),
+        )
 
 
 @decision
@@ -234,8 +240,8 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
     def default(self, state: State, frame: DiscardEachFrame, seat: int) -> Action:
         return Action("discard", (state.players[seat].hand[-1],))
 
-    def prompt(self, state: State, frame: DiscardEachFrame) -> str:
-        who = words.listing([state.name(s) for s in self.deciders(state, frame)])
+    def phrase(self, state: State, frame: DiscardEachFrame) -> Phrase:
+        who = words.listing_phrase([state.name(s) for s in self.deciders(state, frame)])
         event = next(
             (
                 event_half(n, "if_discarded")
@@ -244,4 +250,8 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             ),
             frame["reason"],
         )
-        return f"{who} each discard a card from hand for {event} (`discard CARD`)"
+        return P(
+            "%(who)s each discard a card from hand for %(event)s (`discard CARD`)",
+            who=who,
+            event=words.name_term(event),
+        )

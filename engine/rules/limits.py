@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.cards import COURT_CARDS, Coalition, as_region
 from engine.frames import TakeFrame
+from engine.phrases import P, Phrase
 from engine.rules import court, pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.rules.words import article
@@ -157,12 +158,20 @@ class TakeDecision(Decision[TakeFrame]):
         else:
             _put_cylinder(state, seat, frame["piece"], frame["location"])
 
-    def prompt(self, state: State, frame: TakeFrame) -> str:
-        who, piece, location = state.name(frame["player"]), frame["piece"], frame["location"]
-        where = words.piece_at(piece, location).removeprefix(f"the {piece} ")
-        coalition = frame["coalition"]
-        missing = "cylinder" if coalition is None else f"{words.coalition(coalition)} {piece}"
-        return (
-            f"{who} has no {missing} left in supply to place {article(piece)} {where}: "
-            f"{who} takes one from the board instead (`take PIECE LOCATION`)"
+    def phrase(self, state: State, frame: TakeFrame) -> Phrase:
+        piece, coalition = frame["piece"], frame["coalition"]
+        missing: Phrase = P("cylinder")
+        if coalition is not None:
+            missing = P(
+                "%(coalition)s %(piece)s",
+                coalition=words.coalition_term(coalition),
+                piece=words.PIECE_TERMS[piece],
+            )
+        return P(
+            "%(who)s has no %(missing)s left in supply to place %(piece)s %(where)s: "
+            "%(who)s takes one from the board instead (`take PIECE LOCATION`)",
+            who=words.who(state, frame["player"]),
+            missing=missing,
+            piece=words.ARTICLE_PIECE_TERMS[piece],
+            where=words.place_phrase(piece, frame["location"]),
         )

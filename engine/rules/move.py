@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
@@ -150,11 +151,15 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
                 f"to {COURT_CARDS[int(destination)].name}"
             )
 
-    def prompt(self, state: State, frame: MoveFrame) -> str:
+    def phrase(self, state: State, frame: MoveFrame) -> Phrase:
         seat = frame["player"]
-        moves = words.count(frame["remaining"], "move", more=bool(frame["taken"]))
         tribes = ", `march tribe FROM TO`" if has_effect(state, "nationalism", seat) else ""
-        return (
-            f"{state.name(seat)} moves with {words.card(frame['card'])}: up to {moves} "
-            f"(`march army FROM TO`, `march spy FROM TO`{tribes}){words.or_stop(frame['taken'])}"
+        return P(
+            "%(who)s moves with %(card)s: up to %(moves)s (`march army FROM TO`, "
+            "`march spy FROM TO`%(tribes)s)%(stop)s",
+            who=words.who(state, seat),
+            card=words.card_term(frame["card"]),
+            moves=words.counted(frame["remaining"], "move", more=bool(frame["taken"])),
+            tribes=words.name_term(tribes),
+            stop=words.stop_term(frame["taken"]),
         )

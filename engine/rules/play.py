@@ -16,6 +16,7 @@ from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
 from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, card_based, limits, loyalty, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
@@ -157,12 +158,14 @@ class BribeDecision(BribeStep[BribeFrame]):
             return None
         return seat, Action("demand", (min(most, frame["amount"]),))
 
-    def prompt(self, state: State, frame: BribeFrame) -> str:
-        payer, ruler_name = state.name(frame["payer"]), state.name(frame["player"])
-        wanted = words.describe_action(state, bribed_action(frame))
-        return (
-            f"{payer} wants to {wanted}: {ruler_name} may demand a bribe of up to "
-            f"{words.count(frame['amount'], 'rupee')} (`demand N`, `demand 0` waives it)"
+    def phrase(self, state: State, frame: BribeFrame) -> Phrase:
+        return P(
+            "%(payer)s wants to %(wanted)s: %(ruler)s may demand a bribe of up to %(rupees)s "
+            "(`demand N`, `demand 0` waives it)",
+            payer=words.who(state, frame["payer"]),
+            wanted=words.phrase_action(state, bribed_action(frame)),
+            ruler=words.who(state, frame["player"]),
+            rupees=words.counted(frame["amount"], "rupee"),
         )
 
 
@@ -197,12 +200,14 @@ class PayDecision(BribeStep[PayFrame]):
             return None
         return seat, Action("pay" if frame["demand"] <= most else "refuse")
 
-    def prompt(self, state: State, frame: PayFrame) -> str:
-        payer, ruler_name = state.name(frame["player"]), state.name(frame["ruler"])
-        wanted = words.describe_action(state, bribed_action(frame))
-        return (
-            f"{ruler_name} demands {words.count(frame['demand'], 'rupee')} before {payer} may "
-            f"{wanted}: {payer} pays or refuses (`pay`, `refuse`)"
+    def phrase(self, state: State, frame: PayFrame) -> Phrase:
+        return P(
+            "%(ruler)s demands %(rupees)s before %(payer)s may %(wanted)s: %(payer)s pays or "
+            "refuses (`pay`, `refuse`)",
+            ruler=words.who(state, frame["ruler"]),
+            rupees=words.counted(frame["demand"], "rupee"),
+            payer=words.who(state, frame["player"]),
+            wanted=words.phrase_action(state, bribed_action(frame)),
         )
 
 
@@ -299,9 +304,12 @@ class RoadDecision(Decision[RoadFrame]):
         assert border in BORDERS
         limits.place_block(state, seat, "road", border)
 
-    def prompt(self, state: State, frame: RoadFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return f"{who} places a road on a border of {where} (`road BORDER`)"
+    def phrase(self, state: State, frame: RoadFrame) -> Phrase:
+        return P(
+            "%(who)s places a road on a border of %(region)s (`road BORDER`)",
+            who=words.who(state, frame["player"]),
+            region=words.region_term(frame["region"]),
+        )
 
 
 @decision
@@ -318,6 +326,9 @@ class SpyDecision(Decision[SpyFrame]):
         state.stack.pop()
         limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
-    def prompt(self, state: State, frame: SpyFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return f"{who} places a spy on a {where} court card (`spy CARD`)"
+    def phrase(self, state: State, frame: SpyFrame) -> Phrase:
+        return P(
+            "%(who)s places a spy on a %(region)s court card (`spy CARD`)",
+            who=words.who(state, frame["player"]),
+            region=words.region_term(frame["region"]),
+        )

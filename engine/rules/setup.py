@@ -31,7 +31,9 @@ from engine.cards import (
     as_coalition,
 )
 from engine.frames import LoyaltyFrame, StartFrame
+from engine.phrases import P, Phrase
 from engine.rng import below, seed_state, shuffle
+from engine.rules import words
 from engine.rules.flow import Decision, decision, procedure, push, run
 from engine.rules.turn import begin_turn
 from engine.rules.verbs import PIECES, VERBS
@@ -244,9 +246,11 @@ class LoyaltyDecision(Decision[LoyaltyFrame]):
         state.players[seat].loyalty = as_coalition(str(action.args[0]))
         state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
 
-    def prompt(self, state: State, frame: LoyaltyFrame) -> str:
-        who = state.name(frame["player"])
-        return f"{who} chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)"
+    def phrase(self, state: State, frame: LoyaltyFrame) -> Phrase:
+        return P(
+            "%(who)s chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)",
+            who=words.who(state, frame["player"]),
+        )
 
 
 @procedure("start")

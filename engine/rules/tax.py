@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
@@ -96,12 +97,12 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             state.players[state.seat(source)].rupees -= 1
             state.note(f"{state.name(seat)} took a rupee from {source}")
 
-    def prompt(self, state: State, frame: TaxFrame) -> str:
-        who, rupees = (
-            state.name(frame["player"]),
-            words.count(frame["remaining"], "rupee", more=bool(frame["taken"])),
-        )
-        return (
-            f"{who} taxes with {words.card(frame['card'])}: up to {rupees} from market "
-            f"cards or players (`collect CARD`, `collect PLAYER`){words.or_stop(frame['taken'])}"
+    def phrase(self, state: State, frame: TaxFrame) -> Phrase:
+        return P(
+            "%(who)s taxes with %(card)s: up to %(rupees)s from market cards or players "
+            "(`collect CARD`, `collect PLAYER`)%(stop)s",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["card"]),
+            rupees=words.counted(frame["remaining"], "rupee", more=bool(frame["taken"])),
+            stop=words.stop_term(frame["taken"]),
         )

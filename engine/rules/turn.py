@@ -11,6 +11,7 @@ from __future__ import annotations
 from engine.actions import PASS, Action, Arg
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, limits, play, purchase, words
 from engine.rules.abilities import has_ability
 from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
@@ -132,11 +133,13 @@ class BlackmailDecision(Decision[BlackmailFrame]):
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return DONE
 
-    def prompt(self, state: State, frame: BlackmailFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return (
-            f"{who} may blackmail with {words.card(BLACKMAILERS[frame['region']])}: a spy on "
-            f"a {where} court card with no spies (`spy CARD`), or none (`done`)"
+    def phrase(self, state: State, frame: BlackmailFrame) -> Phrase:
+        return P(
+            "%(who)s may blackmail with %(card)s: a spy on a %(region)s court card with no "
+            "spies (`spy CARD`), or none (`done`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(BLACKMAILERS[frame["region"]]),
+            region=words.region_term(frame["region"]),
         )
 
 
@@ -178,9 +181,14 @@ class TurnDecision(Decision[TurnFrame]):
             return frame["player"], PASS
         return None
 
-    def prompt(self, state: State, frame: TurnFrame) -> str:
+    def phrase(self, state: State, frame: TurnFrame) -> Phrase:
         left = max(0, ACTIONS_PER_TURN - state.actions_used)
-        who = state.name(frame["player"])
+        who = words.who(state, frame["player"])
         if not left:
-            return f"{who} has used both actions and may take a bonus action or pass"
-        return f"{who} takes an action ({left} of {ACTIONS_PER_TURN} left) or passes"
+            return P("%(who)s has used both actions and may take a bonus action or pass", who=who)
+        return P(
+            "%(who)s takes an action (%(left)s of %(total)s left) or passes",
+            who=who,
+            left=left,
+            total=ACTIONS_PER_TURN,
+        )

@@ -9,6 +9,7 @@ them where a player needs it to answer. Cards are named with their number in par
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, REGIONS, SUITS, card_name, is_region
@@ -116,32 +117,123 @@ def listing(words: list[str], last: str = "and") -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The same words in a translatable form (engine/phrases.py): prompts and actions are built
+# from these, and read exactly as the English helpers above.
+# ---------------------------------------------------------------------------------------------
+
+# Counted nouns, by noun and whether they are "more" (`2 more rupees`): templates whose `n`
+# is set by `counted`. Written out so that extraction finds every form.
+COUNTED: dict[tuple[str, bool], Phrase] = {
+    ("rupee", False): PN("%(n)s rupee", "%(n)s rupees", 0),
+    ("rupee", True): PN("%(n)s more rupee", "%(n)s more rupees", 0),
+    ("piece", False): PN("%(n)s piece", "%(n)s pieces", 0),
+    ("piece", True): PN("%(n)s more piece", "%(n)s more pieces", 0),
+    ("block", False): PN("%(n)s block", "%(n)s blocks", 0),
+    ("block", True): PN("%(n)s more block", "%(n)s more blocks", 0),
+    ("move", False): PN("%(n)s move", "%(n)s moves", 0),
+    ("move", True): PN("%(n)s more move", "%(n)s more moves", 0),
+    ("card", False): PN("%(n)s card", "%(n)s cards", 0),
+    ("card", True): PN("%(n)s more card", "%(n)s more cards", 0),
+}
+PIECE_TERMS: dict[str, Term] = {
+    "army": T("army"),
+    "road": T("road"),
+    "tribe": T("tribe"),
+    "spy": T("spy"),
+    "gift": T("gift"),
+}
+ARTICLE_PIECE_TERMS: dict[str, Term] = {
+    "army": T("an army"),
+    "road": T("a road"),
+    "tribe": T("a tribe"),
+    "spy": T("a spy"),
+    "gift": T("a gift"),
+}
+
+
+def counted(number: int, word: str, more: bool = False) -> Phrase:
+    """`count` in a translatable form: '2 rupees', '1 more move'."""
+    return replace(COUNTED[(word, more)], n=number)
+
+
+def name_term(name: str) -> Term:
+    """A player's name (or any text shown as it is)."""
+    return Term(name, translated=False)
+
+
+def who(state: State, seat: int) -> Term:
+    return name_term(state.name(seat))
+
+
+def stop_term(taken: int) -> Value:
+    """`or_stop` in a translatable form."""
+    return P(", or stop (`done`)") if taken else name_term("")
+
+
+def card_term(number: Arg) -> Term:
+    """A card by its printed name and number: the same in every language."""
+    return name_term(card(number))
+
+
+def region_term(region_id: Arg) -> Value:
+    return REGION_TERMS.get(str(region_id), name_term(region(region_id)))
+
+
+def coalition_term(name: Arg) -> Value:
+    return COALITION_TERMS.get(str(name), name_term(str(name)))
+
+
+def border_term(border_id: Arg) -> Value:
+    if str(border_id) not in BORDERS:
+        return name_term(str(border_id))
+    first, second = BORDERS[str(border_id)].regions
+    return P("%(first)s–%(second)s", first=region_term(first), second=region_term(second))
+
+
+def article_coalition_term(name: Arg) -> Value:
+    """'a British', 'an Afghan': a coalition with its article (a word of its own, since
+    other languages have no article, or another one)."""
+    return ARTICLE_COALITION_TERMS.get(str(name), name_term(article(coalition(name))))
+
+
+def site_phrase(where: Arg) -> Phrase:
+    """`site` in a translatable form."""
+    if isinstance(where, int):
+        return P("on %(card)s", card=card_term(where))
+    return P("in %(region)s", region=region_term(where))
+
+
+def place_phrase(piece: str, where: Arg) -> Phrase:
+    """Where a piece stands, as `piece_at` says it after 'the PIECE'."""
+    if piece == "road":
+        return P("on the %(border)s border", border=border_term(where))
+    if piece == "spy":
+        return P("on %(card)s", card=card_term(where))
+    if piece == "gift":
+        return P("on the %(n)s-rupee space", n=str(where))
+    return P("in %(region)s", region=region_term(where))
+
+
+def listing_phrase(names: list[str]) -> Value:
+    """`listing` in a translatable form: 'alice, bob and carol'."""
+    if len(names) <= 1:
+        return name_term("".join(names))
+    return P(
+        "%(names)s and %(last)s", names=name_term(", ".join(names[:-1])), last=name_term(names[-1])
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Actions in words: one phrase per verb of docs/notation.md, to follow "wants to" or stand
 # beside the notation in a history.
 # ---------------------------------------------------------------------------------------------
 
 
-def _card(number: Arg) -> Term:
-    return Term(card(number), translated=False)
-
-
-def _region(region_id: Arg) -> Value:
-    return REGION_TERMS.get(str(region_id), Term(region(region_id), translated=False))
-
-
-def _coalition(name: Arg) -> Value:
-    return COALITION_TERMS.get(str(name), Term(str(name), translated=False))
-
-
-def _border(border_id: Arg) -> Value:
-    if str(border_id) not in BORDERS:
-        return Term(str(border_id), translated=False)
-    first, second = BORDERS[str(border_id)].regions
-    return P("%(first)s–%(second)s", first=_region(first), second=_region(second))
+_card, _region, _coalition, _border = card_term, region_term, coalition_term, border_term
 
 
 def _rupees(n: int) -> Phrase:
-    return PN("%(n)s rupee", "%(n)s rupees", n)
+    return counted(n, "rupee")
 
 
 def _purchase(state: State, args: tuple[Arg, ...]) -> Phrase:
@@ -175,7 +267,7 @@ def _build(state: State, args: tuple[Arg, ...]) -> Phrase:
 
 def _move(state: State, args: tuple[Arg, ...]) -> Phrase:
     rank = COURT_CARDS[int(args[0])].rank
-    moves = PN("%(n)s move", "%(n)s moves", rank)
+    moves = counted(rank, "move")
     return P(
         "move armies and spies with %(card)s, up to %(moves)s", card=_card(args[0]), moves=moves
     )
@@ -289,10 +381,7 @@ def _remove(state: State, args: tuple[Arg, ...]) -> Phrase:
     return P("remove one of %(player)s's tribes", player=owner)
 
 
-def _article_coalition(name: Arg) -> Value:
-    """'a British', 'an Afghan': a coalition with its article (a word of its own, since
-    other languages have no article, or another one)."""
-    return ARTICLE_COALITION_TERMS.get(str(name), Term(article(coalition(name)), False))
+_article_coalition = article_coalition_term
 
 
 def _accept(state: State, args: tuple[Arg, ...]) -> Phrase:

@@ -144,7 +144,8 @@ def polish_vocabulary() -> set[str]:
     return found
 
 
-ALLOWED = polish_vocabulary() | set(NAMES) | {"pamir", "svg", "png", "http", "https"}
+# Time zones keep their abbreviations (UTC, CET) in every language.
+ALLOWED = polish_vocabulary() | set(NAMES) | {"pamir", "svg", "png", "utc", "cet", "cest"}
 
 
 def _bare(text: str) -> str:

@@ -63,6 +63,12 @@ def read_catalogue(path: Path) -> Catalog:
         return read_po(handle, locale=POLISH if path.suffix == ".po" else None)
 
 
+def forms(message: Any) -> list[str]:
+    """A message's translations: one, or one per plural form."""
+    string = message.string
+    return [string] if isinstance(string, str) else list(string or [])
+
+
 def ids(catalog: Catalog) -> set[str]:
     return {m.id if isinstance(m.id, str) else m.id[0] for m in catalog if m.id}
 
@@ -90,14 +96,10 @@ def test_the_template_catalogue_holds_every_marked_message(tmp_path: Path) -> No
 def test_every_message_has_a_polish_translation() -> None:
     template, polish = read_catalogue(POT), read_catalogue(PO)
     assert ids(polish) == ids(template), "run `make messages` and translate"
-    untranslated = [
-        m.id
-        for m in polish
-        if m.id and (m.fuzzy or not (m.string if isinstance(m.string, str) else all(m.string)))
-    ]
+    untranslated = [m.id for m in polish if m.id and (m.fuzzy or not forms(m) or not all(forms(m)))]
     assert untranslated == []
     plural = [m for m in polish if m.id and m.pluralizable]
-    assert plural and all(len(m.string) == 3 for m in plural), "Polish has three plural forms"
+    assert plural and all(len(forms(m)) == 3 for m in plural), "Polish has three plural forms"
     assert polish.num_plurals == 3
     problems = [(m.id, [str(e) for e in errors]) for m, errors in polish.check()]
     assert problems == []  # python-format placeholders agree with the English
@@ -139,8 +141,8 @@ WORD = re.compile(r"[A-Za-z]{3,}")
 def polish_vocabulary() -> set[str]:
     found: set[str] = set()
     for message in read_catalogue(PO):
-        for text in [message.string] if isinstance(message.string, str) else message.string:
-            found |= {w.lower() for w in WORD.findall(QUOTED.sub(" ", text or ""))}
+        for text in forms(message):
+            found |= {w.lower() for w in WORD.findall(QUOTED.sub(" ", text))}
     return found
 
 
@@ -282,7 +284,7 @@ def test_every_subject_is_in_polish(kind: str) -> None:
         document["last"]["refused"] = "not-in-hand: ..."
     if kind == "moved":
         document["last"]["actions"] = ["loyalty afghan", "purchase 14", "gift 14 2", "pass"]
-    flags = {"decides": kind == "turn", "over": kind == "over"}
-    polish = outgoing.report_subject("g1", number, document, words=PL, **flags)
-    english = outgoing.report_subject("g1", number, document, **flags)
+    decides, over = kind == "turn", kind == "over"
+    polish = outgoing.report_subject("g1", number, document, decides=decides, over=over, words=PL)
+    english = outgoing.report_subject("g1", number, document, decides=decides, over=over)
     assert english_left(polish, english) == [], polish

@@ -12,12 +12,12 @@ a card name such as Safe House). What is rendered here is what the catalogue cov
 - every action in words (`engine.phrase_action`), as history lines and subjects use it;
 - every refusal code's explanation;
 - the report mail's own parts: subjects, how to reply, the web links, the game over;
-- the refusal mail and the answer to `settings language` (tests/test_i18n_mail.py sends
-  them through a real SMTP server, in a whole game).
+- the refusal mail, the answers to commands by mail and their notices, reminders and the
+  notice of a refused forgery (tests/test_i18n_mail.py, through a real SMTP server);
+- the web pages but for /help and the private page (tests/test_i18n_pages.py).
 
 Not covered yet, and so not checked: the engine's log lines (a report's "What happened"),
-Wakhan's notes, card texts, the web pages, and the mail kinds other than reports,
-refusals and the language setting (docs/i18n.md lists them).
+Wakhan's notes, rollback lines, card texts, and the few mails docs/i18n.md lists.
 """
 
 from __future__ import annotations
@@ -134,7 +134,12 @@ CARD_NAMES = sorted(
     key=len,
     reverse=True,
 )
-QUOTED = re.compile(r"`[^`]*`|https?://\S+|[\w.+-]+@[\w.-]+|moves/\S+")
+# Quoted, so not words of a language: the notation in backticks, a Markdown code line
+# (indented by four spaces: a refusal as the engine words it, a mail server's reason),
+# links, addresses, paths and commit ids.
+QUOTED = re.compile(
+    r"`[^`]*`|^    .*$|https?://\S+|[\w.+-]+@[\w.-]+|moves/\S+|\b[0-9a-f]{10,40}\b", re.M
+)
 WORD = re.compile(r"[A-Za-z]{3,}")
 
 

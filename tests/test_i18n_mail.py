@@ -5,6 +5,7 @@ the Polish player plays in Polish notation and the record stays in English."""
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -17,9 +18,11 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
+from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
+from adjudicator.schedule.reminders import compose_reminder
 
 PLAYERS = ("ala", "bob", "cyd")
 DECIDES = {"pl": "Teraz twoja decyzja.", "en": "It is your decision."}
@@ -158,4 +161,57 @@ def test_a_player_changes_their_language_by_mail(
         _, report = deciding(server, {"ala": "pl", "bob": "en", "cyd": "en"})
         assert handle_message(settings, reply_to(report, "loyalty russian\n")).status == "accepted"
         assert "## Teraz" in plain(reports_to(server, "bob")[-1])
+        repo.repo.close()
+
+
+def mails_to(server: MailServer, player: str) -> list[EmailMessage]:
+    return [m for m in server.messages if str(m["X-Pamir-Player"]) == player]
+
+
+def same_in_both(polish: EmailMessage, english: EmailMessage) -> None:
+    """The same message in Polish and in English: nothing of the English left."""
+    assert plain(polish) != plain(english)
+    assert english_left(plain(polish), plain(english)) == [], plain(polish)
+    assert english_left(str(polish["Subject"]), str(english["Subject"])) == []
+
+
+def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands by mail and their notices, reminders and the notice of a refused forgery:
+    ala reads Polish, cyd English, and each gets the same message."""
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        outgoing.notify(settings, repo, [created])
+
+        # (A pause's reason is the player's own text: digits, which no language owns.)
+        for line in ("my games", "settings notify turns", "pause 24h 123", "settings notify x"):
+            answers = []
+            for player in ("ala", "cyd"):
+                raw = reply_to(reports_to(server, player)[-1], line + "\n")
+                handle_message(settings, raw)
+                answers.append(mails_to(server, player)[-1])
+            same_in_both(*answers)
+        # bob's pause is told to the others, each in their language.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "pause 1h 456\n"))
+        same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        pending = waiting(repo)
+        assert pending is not None
+        now = pending.clock.deadline - timedelta(hours=3)
+        polish = compose_reminder(settings, repo, pending, "ala", now)
+        english = compose_reminder(settings, repo, pending, "cyd", now)
+        same_in_both(polish, english)
+        assert "za około 3 godziny" in plain(polish)
+
+        for player in ("ala", "cyd"):
+            outgoing.notify_unauthenticated(settings, repo, player, "dkim=fail", day="2026-01-01")
+        outgoing.deliver(settings)
+        same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # bob resigns: everyone is told, ala in Polish.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "resign\n"))
+        told = [m for m in server.messages if "bob" in str(m["Subject"])]
+        by = {str(m["X-Pamir-Player"]): m for m in told}
+        same_in_both(by["ala"], by["cyd"])
         repo.repo.close()

@@ -841,16 +841,23 @@ def notify_unauthenticated(
     key = message_key(snap.game.id, 0, entry.name, "unauthenticated", day.replace("-", ""))
     if (done := queued(settings, key)) is not None:
         return done
-    text = (
-        f"# {snap.game.id}: a message in your name was refused\n\n"
+    words = words_for(entry.language)
+    refused = words("a message in your name was refused")
+    why = words(
         "A message to your reply address, with your address as its sender, was not "
         "played: it could not be proven to come from your mail provider "
-        f"(mail_auth = {settings.mail_auth}). The reason:\n\n"
-        f"    {(one_line(reason) or '')[:500]}\n\n"
+        "(`mail_auth = %(mode)s`). The reason:",
+        mode=settings.mail_auth,
+    )
+    advice = words(
         "Nothing was changed in the game. If you sent it, your mail provider may not sign "
         "its mail (DKIM): tell the game's host. If you did not, someone knows your reply "
-        "address and wrote in your name: tell the game's host.\n\n"
-        "You get at most one such notice a day.\n"
+        "address and wrote in your name: tell the game's host."
+    )
+    once = words("You get at most one such notice a day.")
+    text = (
+        f"# {snap.game.id}: {refused}\n\n{why}\n\n"
+        f"    {(one_line(reason) or '')[:500]}\n\n{advice}\n\n{once}\n"
     )
     thread = thread_of(settings, snap.game.id, entry.name)
     own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
@@ -858,7 +865,7 @@ def notify_unauthenticated(
         settings,
         snap.game.id,
         entry.name,
-        f"[{snap.game.id}] A message in your name was refused",
+        f"[{snap.game.id}] " + words("A message in your name was refused"),
         text,
         thread_root=thread.get("root") or own,
         in_reply_to=thread.get("last"),

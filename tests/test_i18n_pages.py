@@ -23,7 +23,15 @@ from test_i18n import NAMES, english_left
 from adjudicator.web import create_app
 
 GAME = "herat"
-PAGES = ["/", f"/games/{GAME}", f"/games/{GAME}/turns/5", "/cards", "/cards/43", "/nowhere"]
+PAGES = [
+    "/",
+    "/help",
+    f"/games/{GAME}",
+    f"/games/{GAME}/turns/5",
+    "/cards",
+    "/cards/43",
+    "/nowhere",
+]
 
 
 @pytest.fixture(scope="module")

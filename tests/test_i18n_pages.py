@@ -3,9 +3,9 @@ picks Polish, the switch (`?lang=`) overrides it and is remembered, and no page 
 leaves a Polish visitor a word of English outside what it quotes from the record, which it
 marks with its own `lang` (a committed report, the engine's prompt and log, card texts).
 
-Covered: the list of games, a game's page, a move's page, the cards, a card, the error
-pages. Not covered yet (docs/i18n.md): the notation help (/help) and a player's private
-page; the board drawing's labels.
+Covered: the list of games, a game's page, a move's page, the notation help, the cards, a
+card, the error pages and a player's private page (in the player's language unless the
+switch says otherwise). Not covered yet (docs/i18n.md): the board drawing's labels.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from gitgame import create, isolate, play
 from liveserver import fetch, serving
 from test_i18n import NAMES, english_left
 
+from adjudicator.home.settings import load_settings
+from adjudicator.mail.tokens import page_token
 from adjudicator.web import create_app
 
 GAME = "herat"
@@ -35,13 +37,35 @@ PAGES = [
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         root = isolate(tmp_path_factory.mktemp("i18n-pages"), patch)
         create(root / "games" / GAME, NAMES)
         play(root / "games" / GAME, 12, seed=4, whole_turn=True)
-        with serving(create_app({"home": root})) as url:
-            yield url
+        yield root
+
+
+@pytest.fixture(scope="module")
+def site(home: Path) -> Iterator[str]:
+    with serving(create_app({"home": home})) as url:
+        yield url
+
+
+def private(home: Path, player: str) -> str:
+    settings = load_settings({"home": home})
+    return f"/play/{GAME}/{player}/{page_token(settings, GAME, player)}"
+
+
+@pytest.mark.parametrize("player", NAMES)
+def test_a_players_private_page_is_in_polish(site: str, home: Path, player: str) -> None:
+    """An English player's page speaks English to any browser; the switch makes it Polish."""
+    path = private(home, player)
+    english = fetch(site + path, headers={"Accept-Language": "pl"})
+    assert visible(english.body, "en")[1] == "en"
+    polish = fetch(site + path + "?lang=pl")
+    assert polish.status == english.status == 200
+    text, english_text = visible(polish.body, "pl")[0], visible(english.body, "en")[0]
+    assert english_left(text, english_text) == [], text
 
 
 class Visible(HTMLParser):

@@ -141,6 +141,14 @@ FILTERS = {
 }
 
 
+def use_language(language: str) -> Words:
+    """Speak `language` on this page unless the visitor chose one with the switch (a
+    player's private page speaks the player's language, whatever the browser prefers)."""
+    words = Words(chosen() or (language if language in LANGUAGES else SOURCE))
+    g.words = words
+    return words
+
+
 def install(app: Flask) -> None:
     """Give the app's templates `{% trans %}` and `_()` in the visitor's language, the
     language switch's links, and remember a choice made with the switch."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from adjudicator.games.gamefile import GAME_FILE, dump_game_file
-from adjudicator.games.outputs import INBOUND_TRAILER
-from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.players import commit_player_change
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.translations import UnknownLanguage, check_language
 
@@ -28,18 +27,9 @@ def record_language(
     entry = snap.game.player(player)
     if entry.language == language:
         return None
-    changed = entry.model_copy(update={"language": language})
-    players = tuple(changed if p is entry else p for p in snap.game.players)
-    game = snap.game.model_copy(update={"players": players})
     message = f"{entry.name} reads {language} from now on\n\nPamir-Language: {language}\n"
-    if inbound is not None:
-        message += f"{INBOUND_TRAILER}: {inbound}\n"
-    return repo.commit(
-        {GAME_FILE: dump_game_file(game).encode()},
-        message,
-        parent=snap.commit,
-        author=Person(entry.name, entry.email),
-        when=when,
+    return commit_player_change(
+        repo, snap, entry, {"language": language}, message, when, inbound=inbound
     )
 
 

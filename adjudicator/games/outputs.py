@@ -31,7 +31,7 @@ from adjudicator.games.deadlines import (
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_dir
 from adjudicator.home.translations import SOURCE, Words
-from engine.phrases import Phrase
+from engine.phrases import P, Phrase
 
 # Words of a report that the adjudicator (not the engine's log) writes: a title, a line.
 Said = str | Phrase
@@ -109,6 +109,14 @@ def report_for(
     return reports.public_report(
         snap.game.id, _said(words, title), view, lines, deadline, words.language
     )
+
+
+NEW_GAME_TITLE = P("a new game")
+
+
+def move_title(number: int, player: str) -> Phrase:
+    """The title of the report of an adjudicated move, in every language."""
+    return P("move %(number)s by %(player)s", number=number, player=player)
 
 
 def _said(words: Words, said: Said) -> str:

@@ -31,10 +31,12 @@ from adjudicator.games.moves import (
 )
 from adjudicator.games.outputs import (
     BOARD_FILE,
+    NEW_GAME_TITLE,
     Adjudication,
     Refusal,
     Said,
     board_document,
+    move_title,
     now,
     report_for,
     state_document,
@@ -85,7 +87,7 @@ def _adjudicated_files(
         "log": outcome.log,
     }
     state_text = state_document(snap.game.id, move.number, last, outcome.state)
-    title = P("move %(number)s by %(player)s", number=move.number, player=move.player)
+    title = move_title(move.number, move.player)
     report = report_for(snap, move.number, title, outcome.state, outcome.log, when)
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
@@ -105,7 +107,7 @@ def _write_for_readers(
     """What each player reads besides the commit: their private section (in their
     language) and the report in the languages other than the game's."""
     write_private_sections(home, snap, move.number, outcome.state)
-    title = P("move %(number)s by %(player)s", number=move.number, player=move.player)
+    title = move_title(move.number, move.player)
     write_translated_reports(home, snap, move.number, title, outcome.state, outcome.log, when)
 
 
@@ -368,7 +370,7 @@ def _first_commit(
         state_text = state_document(game.id, 0, None, state)
         when = now()
         snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
-        title = P("a new game")
+        title = NEW_GAME_TITLE
         report = report_for(snap, 0, title, state, state.log, when)
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),

@@ -1,0 +1,45 @@
+"""A game whose public record is in Polish (`language = "pl"` in game.toml): its committed
+reports are in Polish, and `pamir verify` renders them again the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gitgame import SECRET, current_home, isolate, opened, play
+
+from adjudicator.games.gamefile import parse_game_file
+from adjudicator.games.pipeline import create_game
+from adjudicator.games.verify import verify
+
+PLAYERS = ("ala", "bob", "cyd")
+
+
+def test_a_polish_game_is_recorded_in_polish_and_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    path = tmp_path / "games" / "kabul"
+    repo = create_game(
+        path,
+        [(n, f"{n}@example.org") for n in PLAYERS],
+        home=current_home(),
+        secret=SECRET,
+        language="pl",
+        languages={"bob": "en"},
+    )
+    repo.repo.close()
+    played = play(path, 30, seed=7, whole_turn=True)
+    with opened(path) as repo:
+        game = parse_game_file(repo.read("game.toml") or "")
+        assert (game.language, game.player("bob").language) == ("pl", "en")
+        assert 'language = "pl"' in (repo.read("game.toml") or "")
+        report = repo.read(f"reports/{played:04d}.md") or ""
+        assert f"# kabul: ruch {played}, gracz " in report
+        assert "## Rynek" in report and "## Market" not in report
+        # bob reads English: the service keeps his copy of each report, never committed.
+        english = current_home() / "private" / "kabul" / "reports" / f"{played:04d}.en.md"
+        assert "## Market" in english.read_text(encoding="utf-8")
+        result = verify(repo, current_home())
+        assert result.divergence is None, result.divergence
+        assert result.moves == played

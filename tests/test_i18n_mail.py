@@ -107,6 +107,11 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         for number in (1, 2, 3):
             player, report = deciding(server, languages)
             line = "lojalność afgański" if player == "ala" else "loyalty british"
+            if player == "ala":  # her turn, at a glance, in her words
+                subject = str(report["Subject"])
+                assert (
+                    subject == f"[g1] Twoja kolej (ruch {number}): ala wybiera początkową lojalność"
+                )
             result = handle_message(settings, reply_to(report, line + "\n"))
             assert result.status == "accepted", result.reason
             check_languages(server, number)

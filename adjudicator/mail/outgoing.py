@@ -56,7 +56,7 @@ from adjudicator.home.faults import fault
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
-from adjudicator.home.translations import N_, Words, words_for
+from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
@@ -366,11 +366,13 @@ def report_subject(
     decides: bool,
     over: bool,
     words: Words | None = None,
+    prompt: str | None = None,
 ) -> str:
     """What a report mail is, and whether its reader must act, at a glance in the inbox:
     `[kabul] Your turn (move 44): alice takes an action (2 of 2 left) or passes`, or
     `[kabul] Move 43 by alice: Tax with Baluchi Chiefs (12), taking up to 2 rupees.`
-    In the reader's `words` (by default English)."""
+    In the reader's `words` (by default English); `prompt` is the pending decision's prompt
+    in them (by default the English of the view)."""
     words = words or Words()
     view: dict[str, Any] = document.get("view") or {}
     last: dict[str, Any] = document.get("last") or {}
@@ -378,8 +380,9 @@ def report_subject(
     if over:
         said = words("The game is over (move %(number)s)", number=number)
     elif decides:
-        prompt = str((view.get("pending") or {}).get("prompt", words("your decision")))
-        what = prompt.split(": ")[0] if words.language == "en" else words("your decision")
+        if prompt is None and words.language == SOURCE:
+            prompt = str((view.get("pending") or {}).get("prompt", words("your decision")))
+        what = prompt.split(": ")[0] if prompt else words("your decision")
         said = words("Your turn (move %(number)s): %(what)s", number=number + 1, what=what)
     elif number == 0:
         said = words("A new game")
@@ -576,6 +579,12 @@ class _Illustrations:
         heading = escape(words("Your hand"))
         return f"<h3>{heading}</h3>\n" + "\n".join([*faces, credit])
 
+    def prompt(self, words: Words) -> str | None:
+        """The pending decision's prompt in `words` (None: not to be had)."""
+        state = self._position()
+        phrase = None if state is None else engine.pending_phrase(state)
+        return None if phrase is None else words.phrase(phrase)
+
     def _position(self) -> engine.State | None:
         if self._state is None and not self._failed:
             try:
@@ -690,6 +699,9 @@ def notify(
                         decides=key in waiting,
                         over=over,
                         words=words,
+                        prompt=None
+                        if words.language == SOURCE or key not in waiting
+                        else illustrations.prompt(words),
                     ),
                     decides=key in waiting,
                     over=over,

@@ -93,6 +93,7 @@ def default_action(state: State, seat: int) -> Action | None:
 def step(state: State, seat: int, action: Action) -> None:
     """Apply a legal action in place. The caller guarantees legality (random playouts)."""
     state.log = []
+    state.said = []
     if action.verb == "policy":
         set_policy(state, seat, action)
     else:

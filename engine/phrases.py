@@ -27,6 +27,7 @@ class Term:
 
     text: str
     translated: bool = True
+    message: str | None = None  # the message to translate, when not `text` (an id's name)
 
     def __str__(self) -> str:
         return self.text

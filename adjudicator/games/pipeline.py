@@ -108,7 +108,8 @@ def _write_for_readers(
     language) and the report in the languages other than the game's."""
     write_private_sections(home, snap, move.number, outcome.state)
     title = move_title(move.number, move.player)
-    write_translated_reports(home, snap, move.number, title, outcome.state, outcome.log, when)
+    happened = outcome.happened()
+    write_translated_reports(home, snap, move.number, title, outcome.state, happened, when)
 
 
 def position(snap: Snapshot, home: Path) -> engine.State:
@@ -382,7 +383,8 @@ def _first_commit(
         message = f"New game {game.id}" + trailers(0, state_text)
         commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
-        write_translated_reports(home, snap, 0, title, state, state.log, when)
+        said = state.said if len(state.said) == len(state.log) else state.log
+        write_translated_reports(home, snap, 0, title, state, said, when)
         _remember(repo, home, commit, state)
     finally:
         repo.repo.close()  # its git processes must not outlive the folder's move or removal

@@ -105,7 +105,7 @@ class Words:
         if isinstance(value, Phrase):
             return self.phrase(value)
         if isinstance(value, Term):
-            return self(value.text) if value.translated else value.text
+            return self(value.message or value.text) if value.translated else value.text
         return value
 
     def datetime(self, when: datetime, timezone: ZoneInfo | str) -> str:

@@ -48,7 +48,14 @@ def start(state: State, seat: int, card: int, target: int) -> None:
     owner = card_actions.owner_of(state, target)
     assert owner is not None
     info = COURT_CARDS[target]
-    state.note(f"{state.name(seat)} betrayed {info.name} in {state.name(owner)}'s court")
+    state.note(
+        P(
+            "%(who)s betrayed %(card)s in %(owner)s's court",
+            who=words.who(state, seat),
+            card=words.name_term(info.name),
+            owner=words.who(state, owner),
+        )
+    )
     if info.prize is not None:
         push(state, PrizeFrame(kind="prize", player=seat, card=target))
     court.discard_from_court(state, owner, target)
@@ -69,7 +76,7 @@ class PrizeDecision(Decision[PrizeFrame]):
         state.stack.pop()
         card = int(frame["card"])
         if action.verb == "decline":
-            state.note(f"{state.name(seat)} declined the prize")
+            state.note(P("%(who)s declined the prize", who=words.who(state, seat)))
             return
         prize = COURT_CARDS[card].prize
         assert prize is not None

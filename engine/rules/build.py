@@ -60,7 +60,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 def start(state: State, seat: int, card: int) -> None:
     most = MOST_BLOCKS * (2 if is_doubled(state, seat) else 1)
-    state.note(f"{state.name(seat)} builds with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s builds with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     if has_ability(state, seat, "infrastructure"):
         push(
             state, InfrastructureFrame(kind="infrastructure", player=seat)

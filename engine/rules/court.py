@@ -163,7 +163,13 @@ class DiscardDecision(Decision[DiscardFrame]):
         if frame["count"] <= 0 or len(choices) <= 1:
             state.stack.pop()
         player = state.players[seat]
-        state.note(f"{player.name} discarded {COURT_CARDS[card].name}")
+        state.note(
+            P(
+                "%(who)s discarded %(card)s",
+                who=words.name_term(player.name),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
         if card in player.hand:
             discard_from_hand(state, seat, card)
         else:

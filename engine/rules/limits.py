@@ -95,24 +95,56 @@ def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> N
 def _put_block(state: State, seat: int, kind: str, location: str, coalition: Coalition) -> None:
     if kind == "army":
         pieces.add_army(state, as_region(location), coalition)
-        state.note(f"{state.name(seat)} placed {article(coalition)} army in {location}")
+        state.note(
+            P(
+                "%(who)s placed %(coalition)s army in %(location)s",
+                who=words.who(state, seat),
+                coalition=words.article_id_term(coalition),
+                location=words.id_term(location),
+            )
+        )
     else:
         pieces.add_road(state, location, coalition)
-        state.note(f"{state.name(seat)} placed {article(coalition)} road on {location}")
+        state.note(
+            P(
+                "%(who)s placed %(coalition)s road on %(location)s",
+                who=words.who(state, seat),
+                coalition=words.article_id_term(coalition),
+                location=words.name_term(location),
+            )
+        )
 
 
 def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
     if kind == "tribe":
         pieces.add_tribe(state, seat, as_region(str(location)))
-        state.note(f"{state.name(seat)} placed a tribe in {location}")
+        state.note(
+            P(
+                "%(who)s placed a tribe in %(location)s",
+                who=words.who(state, seat),
+                location=words.id_term(location),
+            )
+        )
     elif kind == "gift":
         state.players[seat].cylinders -= 1
         state.players[seat].gifts[GIFT_COSTS.index(int(location))] = True
         state.placed[pieces.placed_key("gift", location, seat)] = 1
-        state.note(f"{state.name(seat)} placed a gift worth {location} on their loyalty dial")
+        state.note(
+            P(
+                "%(who)s placed a gift worth %(n)s on their loyalty dial",
+                who=words.who(state, seat),
+                n=location,
+            )
+        )
     elif any(int(location) in p.court for p in state.players):
         pieces.add_spy(state, seat, int(location))
-        state.note(f"{state.name(seat)} placed a spy on {COURT_CARDS[int(location)].name}")
+        state.note(
+            P(
+                "%(who)s placed a spy on %(card)s",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[int(location)].name),
+            )
+        )
     else:  # the card left play while the piece was being taken (Overthrow Rule)
         state.note(f"{state.name(seat)} could not place a spy: {location} left play")
 

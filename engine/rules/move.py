@@ -21,7 +21,6 @@ from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
-from engine.rules.words import article
 from engine.state import State
 
 # The region on the other side of a border, by (border, region): asked for every army
@@ -112,7 +111,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 
 def start(state: State, seat: int, card: int) -> None:
-    state.note(f"{state.name(seat)} moves with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s moves with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     push(
         state,
         MoveFrame(kind="move", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
@@ -136,19 +141,36 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
         piece, origin, destination = action.args
         if piece == "tribe":
             court.move_tribe(state, seat, as_region(str(origin)), as_region(str(destination)))
-            state.note(f"{state.name(seat)} moved a tribe from {origin} to {destination}")
+            state.note(
+                P(
+                    "%(who)s moved a tribe from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    origin=words.id_term(origin),
+                    destination=words.id_term(destination),
+                )
+            )
         elif piece == "army":
             coalition = state.players[seat].loyalty
             assert coalition is not None
             pieces.move_army(state, as_region(str(origin)), as_region(str(destination)), coalition)
             state.note(
-                f"{state.name(seat)} moved {article(coalition)} army from {origin} to {destination}"
+                P(
+                    "%(who)s moved %(coalition)s army from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    coalition=words.article_id_term(coalition),
+                    origin=words.id_term(origin),
+                    destination=words.id_term(destination),
+                )
             )
         else:
             pieces.move_spy(state, seat, int(origin), int(destination))
             state.note(
-                f"{state.name(seat)} moved a spy from {COURT_CARDS[int(origin)].name} "
-                f"to {COURT_CARDS[int(destination)].name}"
+                P(
+                    "%(who)s moved a spy from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    origin=words.name_term(COURT_CARDS[int(origin)].name),
+                    destination=words.name_term(COURT_CARDS[int(destination)].name),
+                )
             )
 
     def phrase(self, state: State, frame: MoveFrame) -> Phrase:

@@ -107,7 +107,15 @@ def complete_play(state: State, seat: int, card: int, side: str) -> None:
     else:
         player.court.append(card)
     state.actions_used += 1
-    state.note(f"{player.name} played {info.name} ({info.region}) to the {side} of their court")
+    said = {
+        "who": words.name_term(player.name),
+        "card": words.name_term(info.name),
+        "region": words.id_term(info.region),
+    }
+    if side == "left":
+        state.note(P("%(who)s played %(card)s (%(region)s) to the left of their court", **said))
+    else:
+        state.note(P("%(who)s played %(card)s (%(region)s) to the right of their court", **said))
     push(state, IconsFrame(kind="icons", player=seat, card=card, index=0))
     if info.patriot is not None and info.patriot != player.loyalty:
         loyalty.change_loyalty(state, seat, info.patriot)
@@ -137,7 +145,14 @@ class BribeDecision(BribeStep[BribeFrame]):
         state.stack.pop()
         demand = int(action.args[0])
         payer, wanted = frame["payer"], bribed_action(frame)
-        state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
+        state.note(
+            P(
+                "%(who)s demanded a bribe of %(n)s from %(payer)s",
+                who=words.who(state, seat),
+                n=demand,
+                payer=words.who(state, payer),
+            )
+        )
         if demand == 0:
             carry_out(state, payer, wanted)
         elif state.players[payer].rupees < demand + card_based.least_cost(wanted):
@@ -182,12 +197,25 @@ class PayDecision(BribeStep[PayFrame]):
         state.stack.pop()
         wanted = bribed_action(frame)
         if action.verb == "refuse":
-            state.note(f"{state.name(seat)} refused the bribe: {wanted} did not happen")
+            state.note(
+                P(
+                    "%(who)s refused the bribe: %(action)s did not happen",
+                    who=words.who(state, seat),
+                    action=words.name_term(str(wanted)),
+                )
+            )
             return
         demand, owner = frame["demand"], frame["ruler"]
         state.players[seat].rupees -= demand
         state.players[owner].rupees += demand
-        state.note(f"{state.name(seat)} paid {state.name(owner)} a bribe of {demand}")
+        state.note(
+            P(
+                "%(who)s paid %(ruler)s a bribe of %(n)s",
+                who=words.who(state, seat),
+                ruler=words.who(state, owner),
+                n=demand,
+            )
+        )
         carry_out(state, seat, wanted)
 
     def default(self, state: State, frame: PayFrame, seat: int) -> Action:
@@ -259,7 +287,13 @@ def impact_leverage(state: State, seat: int, region: RegionId, impact: Impact) -
     player = state.players[seat]
     player.rupees += LEVERAGE
     state.bank -= LEVERAGE
-    state.note(f"{player.name} took {LEVERAGE} rupees of leverage from the bank")
+    state.note(
+        P(
+            "%(who)s took %(n)s rupees of leverage from the bank",
+            who=words.name_term(player.name),
+            n=LEVERAGE,
+        )
+    )
 
 
 def impact_favor(state: State, seat: int, region: RegionId, impact: Impact) -> None:
@@ -285,7 +319,7 @@ def change_favored_suit(state: State, suit: Suit) -> None:
         return
     if state.favored != suit:
         state.favored = suit
-        state.note(f"the favored suit is now {suit}")
+        state.note(P("the favored suit is now %(suit)s", suit=words.id_term(suit)))
 
 
 @decision

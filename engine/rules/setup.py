@@ -192,7 +192,13 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
     push(state, StartFrame(kind="start", player=order[-1]))
     for seat in reversed(order):
         push(state, LoyaltyFrame(kind="loyalty", player=seat))
-    state.note(f"{players[first]} chooses loyalty first; {players[order[-1]]} will play first")
+    state.note(
+        P(
+            "%(first)s chooses loyalty first; %(last)s will play first",
+            first=words.name_term(players[first]),
+            last=words.name_term(players[order[-1]]),
+        )
+    )
     run(state)
     return state
 
@@ -244,7 +250,13 @@ class LoyaltyDecision(Decision[LoyaltyFrame]):
     def apply(self, state: State, frame: LoyaltyFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         state.players[seat].loyalty = as_coalition(str(action.args[0]))
-        state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
+        state.note(
+            P(
+                "%(who)s chose %(coalition)s loyalty",
+                who=words.who(state, seat),
+                coalition=words.id_term(action.args[0]),
+            )
+        )
 
     def phrase(self, state: State, frame: LoyaltyFrame) -> Phrase:
         return P(

@@ -65,7 +65,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 
 def start(state: State, seat: int, card: int) -> None:
-    state.note(f"{state.name(seat)} taxes with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s taxes with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     push(
         state,
         TaxFrame(kind="tax", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
@@ -92,10 +98,14 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             for row in range(MARKET_ROWS):
                 if source in state.market[row]:
                     state.market_rupees[row][state.market[row].index(source)] -= 1
-            state.note(f"{state.name(seat)} took a rupee from {card_name(source)}")
+            taken_from = words.name_term(card_name(source))
+            who = words.who(state, seat)
+            state.note(P("%(who)s took a rupee from %(source)s", who=who, source=taken_from))
         else:
             state.players[state.seat(source)].rupees -= 1
-            state.note(f"{state.name(seat)} took a rupee from {source}")
+            taken_from = words.name_term(str(source))
+            who = words.who(state, seat)
+            state.note(P("%(who)s took a rupee from %(source)s", who=who, source=taken_from))
 
     def phrase(self, state: State, frame: TaxFrame) -> Phrase:
         return P(

@@ -159,7 +159,7 @@ class TurnDecision(Decision[TurnFrame]):
         if verb == "pass":
             state.stack.pop()
             if has_core_actions_left(state):
-                state.note(f"{state.name(seat)} ended their turn")
+                state.note(P("%(who)s ended their turn", who=words.who(state, seat)))
             push(state, CleanupFrame(kind="cleanup", step="court"))
         elif verb == "purchase":
             purchase.purchase(state, seat, int(action.args[0]))

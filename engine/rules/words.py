@@ -151,6 +151,21 @@ ARTICLE_PIECE_TERMS: dict[str, Term] = {
 }
 
 
+def id_term(value: Arg) -> Term:
+    """A region, coalition or suit by its id, as the log writes it (`kabul`, `afghan`),
+    translated as its name."""
+    text = str(value)
+    named = REGION_TERMS.get(text) or COALITION_TERMS.get(text) or SUIT_TERMS.get(text)
+    return Term(text, message=named.text) if named is not None else name_term(text)
+
+
+def article_id_term(coalition: Arg) -> Term:
+    """'an afghan' as the log writes it, translated as the coalition with its article."""
+    named = ARTICLE_COALITION_TERMS.get(str(coalition))
+    text = article(str(coalition))
+    return Term(text, message=named.text) if named is not None else name_term(text)
+
+
 def counted(number: int, word: str, more: bool = False) -> Phrase:
     """`count` in a translatable form: '2 rupees', '1 more move'."""
     return replace(COUNTED[(word, more)], n=number)

@@ -21,7 +21,7 @@ from typing import Union
 Value = Union[str, int, "Phrase", "Term"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Term:
     """A word with a translation of its own (`Kabul`, `British`), or a name kept as is."""
 
@@ -33,7 +33,7 @@ class Term:
         return self.text
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Phrase:
     """An English message with named parameters; `plural` and `n` when it counts."""
 
@@ -43,19 +43,21 @@ class Phrase:
     n: int = 0
 
     def __str__(self) -> str:
-        text = self.message if self.plural is None or self.n == 1 else self.plural
-        values = {name: str(value) for name, value in self.params.items()}
-        return text % {"n": self.n, **values} if "%(" in text else text
+        # `%s` calls str() on a Term or a Phrase itself; this is on the engine's hot path
+        # (every log line), so no copy of the parameters is made for a plain message.
+        if self.plural is None:
+            return self.message % self.params
+        return (self.message if self.n == 1 else self.plural) % {"n": self.n, **self.params}
 
 
 def P(message: str, **params: Value) -> Phrase:
     """A phrase: `P("buy %(card)s", card=...)`."""
-    return Phrase(message, dict(params))
+    return Phrase(message, params)  # the keywords' dict is the call's own
 
 
 def PN(singular: str, plural: str, n: int, **params: Value) -> Phrase:
     """A counted phrase: `PN("%(n)s rupee", "%(n)s rupees", 3)`."""
-    return Phrase(singular, dict(params), plural, n)
+    return Phrase(singular, params, plural, n)
 
 
 def T(text: str) -> Term:

@@ -208,11 +208,17 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
     def apply(self, state: State, frame: SafeHouseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action.verb == "decline":
-            state.note(f"{state.name(seat)} let the spy go")
+            state.note(P("%(who)s let the spy go", who=words.who(state, seat)))
             return
         card = int(action.args[0])
         pieces.add_spy(state, seat, card)
-        state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
+        state.note(
+            P(
+                "%(who)s's spy escaped to %(card)s (Safe House)",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
 
     def phrase(self, state: State, frame: SafeHouseFrame) -> Phrase:
         return P(

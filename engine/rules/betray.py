@@ -16,7 +16,6 @@ from engine.rules import card_actions, court, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
-from engine.rules.words import article
 from engine.state import State
 
 BETRAY_COST = 2
@@ -85,7 +84,14 @@ class PrizeDecision(Decision[PrizeFrame]):
         if prize != player.loyalty:
             change_loyalty(state, seat, prize)
         player.prizes.append(card)
-        state.note(f"{player.name} took {COURT_CARDS[card].name} as {article(prize)} prize")
+        state.note(
+            P(
+                "%(who)s took %(card)s as %(prize)s prize",
+                who=words.name_term(player.name),
+                card=words.name_term(COURT_CARDS[card].name),
+                prize=words.article_id_term(prize),
+            )
+        )
 
     def default(self, state: State, frame: PrizeFrame, seat: int) -> Action:
         return Action("decline")

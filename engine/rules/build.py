@@ -127,7 +127,9 @@ class InfrastructureDecision(Decision[InfrastructureFrame]):
         state.stack.pop()
         if action != DONE:
             kind = "army" if action.verb == "army" else "road"
-            state.note(f"{state.name(seat)} places a free block (Infrastructure)")
+            state.note(
+                P("%(who)s places a free block (Infrastructure)", who=words.who(state, seat))
+            )
             limits.place_block(state, seat, kind, str(action.args[0]))
 
     def default(self, state: State, frame: InfrastructureFrame, seat: int) -> Action:

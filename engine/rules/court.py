@@ -16,7 +16,7 @@ from typing import Literal
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
-from engine.phrases import P, Phrase
+from engine.phrases import PN, P, Phrase
 from engine.rules import pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.state import State
@@ -60,7 +60,15 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
     player.rupees -= paid
     state.bank += paid
     missing = LEVERAGE_REPAYMENT - paid
-    state.note(f"{player.name} repaid {paid} rupee(s) of leverage on {COURT_CARDS[card].name}")
+    state.note(
+        PN(
+            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
+            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
+            paid,
+            who=words.name_term(player.name),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     if missing and state.is_wakhan(seat):
         # Wakhan discards nothing for leverage she cannot repay [Playing with Wakhan, p. 16].
         state.note(f"{player.name} discards no card for the {missing} rupee(s) she is short")

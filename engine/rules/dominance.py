@@ -127,7 +127,8 @@ def expire_effects(state: State) -> None:
     for effect in state.effects:
         if effect["until"] == "check":
             state.discard.append(effect["card"])
-            state.note(f"{EVENT_CARDS[effect['card']].name}: its effect has ended")
+            ended = words.name_term(EVENT_CARDS[effect["card"]].name)
+            state.note(P("%(card)s: its effect has ended", card=ended))
     state.effects = [e for e in state.effects if e["until"] != "check"]
 
 

@@ -91,7 +91,7 @@ def _favor(state: State, card: int, seat: int | None) -> None:
     state.discard.append(card)
     suit = FAVOR[EVENT_CARDS[card].if_discarded.id]
     state.favored = suit
-    state.note(f"the favored suit is now {suit}")
+    state.note(P("the favored suit is now %(suit)s", suit=words.id_term(suit)))
 
 
 def _riots(state: State, card: int, seat: int | None) -> None:
@@ -189,7 +189,14 @@ class ChooseDecision(Decision[ChooseFrame]):
     def apply(self, state: State, frame: ChooseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         effect, card, choice = frame["effect"], frame["card"], str(action.args[0])
-        state.note(f"{state.name(seat)} chose {choice} for {EVENT_CARDS[card].name}")
+        state.note(
+            P(
+                "%(who)s chose %(choice)s for %(card)s",
+                who=words.who(state, seat),
+                choice=words.id_term(choice),
+                card=words.name_term(EVENT_CARDS[card].name),
+            )
+        )
         if effect == "rumor":
             target = state.seat(choice)
             state.effects.append(Effect(id=effect, card=card, player=target, until="check"))
@@ -235,7 +242,13 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             state.stack.pop()
         card = int(action.args[0])
         court.discard_from_hand(state, seat, card)
-        state.note(f"{state.name(seat)} discarded {COURT_CARDS[card].name} from hand")
+        state.note(
+            P(
+                "%(who)s discarded %(card)s from hand",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
 
     def default(self, state: State, frame: DiscardEachFrame, seat: int) -> Action:
         return Action("discard", (state.players[seat].hand[-1],))

@@ -76,7 +76,13 @@ def place_block(
             TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=coalition),
         )
     else:
-        state.note(f"{state.name(seat)} had no {coalition} block to place (component limits)")
+        state.note(
+            P(
+                "%(who)s had no %(coalition)s block to place (component limits)",
+                who=words.who(state, seat),
+                coalition=words.id_term(coalition),
+            )
+        )
 
 
 def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
@@ -89,7 +95,9 @@ def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> N
             TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=None),
         )
     else:
-        state.note(f"{state.name(seat)} had no cylinder to place (component limits)")
+        state.note(
+            P("%(who)s had no cylinder to place (component limits)", who=words.who(state, seat))
+        )
 
 
 def _put_block(state: State, seat: int, kind: str, location: str, coalition: Coalition) -> None:

@@ -52,7 +52,12 @@ def change_loyalty(state: State, seat: int, coalition: Coalition) -> None:
     """
     player = state.players[seat]
     if state.is_wakhan(seat):
-        state.note(f"{player.name} is loyal to every coalition: her loyalty does not change")
+        state.note(
+            P(
+                "%(who)s is loyal to every coalition: her loyalty does not change",
+                who=words.name_term(player.name),
+            )
+        )
         return
     old = player.loyalty
     state.note(

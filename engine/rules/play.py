@@ -257,7 +257,12 @@ def resolve_next_icon(state: State, frame: IconsFrame) -> None:
         # The card itself was discarded (leverage repaid during a loyalty change): its
         # remaining icons are no longer there to resolve.
         state.stack.pop()
-        state.note(f"{COURT_CARDS[card].name} left the court: its other icons do nothing")
+        state.note(
+            P(
+                "%(card)s left the court: its other icons do nothing",
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
         return
     frame["index"] = index + 1
     impact = impacts[index]
@@ -315,7 +320,7 @@ IMPACTS: dict[ImpactKind, Callable[[State, int, RegionId, Impact], None]] = {
 def change_favored_suit(state: State, suit: Suit) -> None:
     """Move the favored suit marker, unless Pashtunwali Values holds it [p. 11]."""
     if loyalty.has_effect(state, "pashtunwali_values"):
-        state.note("Pashtunwali Values: the favored suit does not change")
+        state.note(P("Pashtunwali Values: the favored suit does not change"))
         return
     if state.favored != suit:
         state.favored = suit

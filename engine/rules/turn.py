@@ -127,7 +127,10 @@ class BlackmailDecision(Decision[BlackmailFrame]):
     def apply(self, state: State, frame: BlackmailFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action != DONE:
-            state.note(f"{state.name(seat)} blackmails ({frame['region']})")
+            region = words.id_term(frame["region"])
+            state.note(
+                P("%(who)s blackmails (%(region)s)", who=words.who(state, seat), region=region)
+            )
             limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:

@@ -9,7 +9,7 @@ import pytest
 from gitgame import SECRET, current_home, isolate, opened, play
 
 from adjudicator.games.gamefile import parse_game_file
-from adjudicator.games.pipeline import create_game
+from adjudicator.games.pipeline import create_game, submit
 from adjudicator.games.verify import verify
 
 PLAYERS = ("ala", "bob", "cyd")
@@ -43,3 +43,10 @@ def test_a_polish_game_is_recorded_in_polish_and_verifies(
         result = verify(repo, current_home())
         assert result.divergence is None, result.divergence
         assert result.moves == played
+        # A rollback's report, too, is in Polish (state.json keeps the English lines).
+        done = submit(repo, "ala", "rollback 2 literówka\n", home=current_home())
+        report = repo.read(f"reports/{done.number:04d}.md") or ""
+        assert f"ruch {done.number}: propozycja cofnięcia" in report
+        assert "ala proponuje cofnięcie gry do ruchu 2: literówka" in report
+        assert "proposes to roll back" in (repo.read("state.json") or "")
+        assert verify(repo, current_home()).divergence is None

@@ -3,6 +3,8 @@ reports are in Polish, and `pamir verify` renders them again the same way."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -50,3 +52,52 @@ def test_a_polish_game_is_recorded_in_polish_and_verifies(
         assert "ala proponuje cofnięcie gry do ruchu 2: literówka" in report
         assert "proposes to roll back" in (repo.read("state.json") or "")
         assert verify(repo, current_home()).divergence is None
+
+
+PAMIR = Path(sys.executable).parent / "pamir"
+
+
+def pamir_new(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    players = [f"--player={n}:{n}@example.org" for n in PLAYERS]
+    return subprocess.run(
+        [str(PAMIR), "new", str(folder), *players, *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_pamir_new_records_each_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    done = pamir_new(tmp_path / "herat", "--language", "ala=pl", "--language", "CYD=en")
+    assert done.returncode == 0, done.stderr
+    game = parse_game_file((tmp_path / "herat" / "game.toml").read_text(encoding="utf-8"))
+    languages = [(p.name, p.language) for p in game.players]
+    assert languages == [("ala", "pl"), ("bob", "en"), ("cyd", "en")]
+    assert game.language == "en"
+    # ala's private section of move 0 is in Polish, bob's in English.
+    private = current_home() / "private" / "herat"
+    assert "## Tylko dla: ala" in (private / "0000-ala.md").read_text(encoding="utf-8")
+    assert "## For bob only" in (private / "0000-bob.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--language", "zed=pl"), "no --player is called 'zed'"),
+        (("--language", "ala=de"), "the languages are en, pl"),
+        (("--language", "ala"), "write NAME=LANG"),
+        (("--language", "ala=pl", "--language", "ala=en"), "two languages for ala"),
+        (("--game-language", "fr"), "unknown language 'fr'"),
+    ],
+)
+def test_pamir_new_refuses_a_bad_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], said: str
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    done = pamir_new(tmp_path / "herat", *options)
+    assert done.returncode != 0 and said in done.stderr, done.stderr
+    assert not (tmp_path / "herat" / "game.toml").exists()

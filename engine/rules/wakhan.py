@@ -33,7 +33,8 @@ from engine.frames import (
     WakhanDrawFrame,
     WakhanTurnFrame,
 )
-from engine.rules import card_actions, wakhan_actions, wakhan_radicalize
+from engine.phrases import P
+from engine.rules import card_actions, wakhan_actions, wakhan_radicalize, words
 from engine.rules.card_actions import ACTIONS_PER_TURN
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
@@ -72,7 +73,7 @@ def wakhan_turn(state: State, frame: WakhanDrawFrame | WakhanTurnFrame) -> None:
         take_next_bonus_action(state, frame, seat)
     else:
         state.stack.pop()
-        state.note("Wakhan ended her turn")
+        state.note(P("Wakhan ended her turn"))
         push(state, CleanupFrame(kind="cleanup", step="court"))
 
 
@@ -83,12 +84,12 @@ def take_next_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     listed = card.actions
     if frame["used"] >= ACTIONS_PER_TURN or frame["skipped"] >= len(listed):
         if frame["used"] < ACTIONS_PER_TURN:
-            state.note("Wakhan has no valid action left on her AI card")
+            state.note(P("Wakhan has no valid action left on her AI card"))
         frame["step"] = "bonus"
         return
     check = wakhan_radicalize.ambition(state, seat)
     if check is not None:
-        state.note("Wakhan's Ambition: she buys the Dominance Check")
+        state.note(P("Wakhan's Ambition: she buys the Dominance Check"))
         wakhan_radicalize.radicalize(
             state, seat, check, "she would score the most from it, or win the game"
         )
@@ -142,12 +143,12 @@ Chooser = Callable[[State, Any, int, list[Action]], Action]
 
 
 def _demand_full(state: State, frame: BribeFrame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan demands the full bribe")
+    state.note(P("Wakhan demands the full bribe"))
     return Action("demand", (frame["amount"],))
 
 
 def _pay(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan pays the bribe: she pays all costs, like any player")
+    state.note(P("Wakhan pays the bribe: she pays all costs, like any player"))
     return Action("pay")
 
 
@@ -210,7 +211,8 @@ def _take(state: State, frame: Frame, seat: int, options: list[Action]) -> Actio
 
 def _discard(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
     card = card_to_discard(state, seat, [int(a.args[0]) for a in options])
-    state.note(f"Wakhan discards {card_name(card)}, first in her discard order")
+    discarded = words.name_term(card_name(card))
+    state.note(P("Wakhan discards %(card)s, first in her discard order", card=discarded))
     return Action("discard", (card,))
 
 
@@ -243,7 +245,7 @@ def rebuke_region(state: State, seat: int) -> str:
 
 
 def _accept(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan always takes the loyalty prize")
+    state.note(P("Wakhan always takes the loyalty prize"))
     return Action("accept")
 
 
@@ -254,8 +256,11 @@ def _best_spy_card(state: State, frame: Frame, seat: int, options: list[Action])
     if card is None:
         return options[0]
     state.note(
-        f"Wakhan always uses what she may do: a spy on {card_name(card)}, "
-        "the highest-priority card offered"
+        P(
+            "Wakhan always uses what she may do: a spy on %(card)s, the highest-priority card "
+            "offered",
+            card=words.name_term(card_name(card)),
+        )
     )
     return Action("spy", (card,))
 

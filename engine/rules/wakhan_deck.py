@@ -25,7 +25,9 @@ from engine.cards import (
     WakhanBack,
     WakhanFront,
 )
+from engine.phrases import P
 from engine.rng import shuffle
+from engine.rules import words
 from engine.state import State, WakhanState
 
 
@@ -97,8 +99,11 @@ def sync_pragmatic_loyalty(state: State) -> None:
     if coalition is not None and coalition != player.loyalty:
         player.loyalty = coalition
         state.note(
-            f"Wakhan's pragmatic loyalty is now {coalition}: the leftmost loyalty on her AI "
-            "card that no human player holds"
+            P(
+                "Wakhan's pragmatic loyalty is now %(coalition)s: the leftmost loyalty on her AI "
+                "card that no human player holds",
+                coalition=words.id_term(coalition),
+            )
         )
 
 

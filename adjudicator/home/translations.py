@@ -1,8 +1,9 @@
 """The languages players read: gettext catalogues managed with Babel (docs/i18n.md).
 
 English is the source language: every message is written in English in the code and the
-templates, marked for extraction (`_()` / `N_()` in Python, `{% trans %}` in templates),
-and translated in `adjudicator/locale/LANG/LC_MESSAGES/messages.po`. The compiled
+templates, marked for extraction (`words(...)` and `N_()` here and in the adjudicator, the
+engine's `P()`, `PN()` and `T()`, `{% trans %}` and `_()` in templates; `make messages`
+names them to Babel), and translated in `adjudicator/locale/LANG/LC_MESSAGES/messages.po`. The compiled
 `messages.mo` is built by `make catalogues` (part of `make test`) and by the wheel's build;
 a checkout whose `.mo` is missing or older than its `.po` reads the `.po` itself, so a
 fresh clone speaks every language before anything is compiled.

@@ -71,7 +71,14 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
     )
     if missing and state.is_wakhan(seat):
         # Wakhan discards nothing for leverage she cannot repay [Playing with Wakhan, p. 16].
-        state.note(f"{player.name} discards no card for the {missing} rupee(s) she is short")
+        state.note(
+            PN(
+                "%(who)s discards no card for the %(n)s rupee(s) she is short",
+                "%(who)s discards no card for the %(n)s rupee(s) she is short",
+                missing,
+                who=words.name_term(player.name),
+            )
+        )
         return
     if missing and (player.hand or player.court):
         push(
@@ -109,8 +116,12 @@ def overthrow(
         doomed = [] if state.tribes[region][seat] else political_cards(state, seat, region)
         if doomed and announce:
             state.note(
-                f"{state.name(seat)} lost their last tribe in {region}: political cards "
-                "of that region are discarded (Overthrow Rule)"
+                P(
+                    "%(who)s lost their last tribe in %(region)s: political cards of that region "
+                    "are discarded (Overthrow Rule)",
+                    who=words.who(state, seat),
+                    region=words.id_term(region),
+                )
             )
         for card in doomed:
             discard_from_court(state, seat, card)
@@ -119,8 +130,15 @@ def overthrow(
     if tribes:
         if announce:
             state.note(
-                f"{state.name(seat)} lost their last political card of {region}: "
-                f"{tribes} tribe(s) removed (Overthrow Rule)"
+                PN(
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "(Overthrow Rule)",
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "(Overthrow Rule)",
+                    tribes,
+                    who=words.who(state, seat),
+                    region=words.id_term(region),
+                )
             )
         pieces.drop_tribes(state, seat, region, tribes)
 

@@ -106,7 +106,13 @@ def insurrection(state: State) -> None:
             for _ in range(from_supply):
                 pieces.add_army(state, "kabul", "afghan")
             if from_supply:
-                state.note(f"Insurrection: {from_supply} Afghan army(ies) placed in kabul")
+                state.note(
+                    PN(
+                        "Insurrection: %(n)s Afghan army(ies) placed in kabul",
+                        "Insurrection: %(n)s Afghan army(ies) placed in kabul",
+                        from_supply,
+                    )
+                )
             for _ in range(INSURRECTION_ARMIES - from_supply):
                 limits.place_block(state, seat, "army", "kabul", "afghan")
 

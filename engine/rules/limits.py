@@ -154,7 +154,13 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
             )
         )
     else:  # the card left play while the piece was being taken (Overthrow Rule)
-        state.note(f"{state.name(seat)} could not place a spy: {location} left play")
+        state.note(
+            P(
+                "%(who)s could not place a spy: %(card)s left play",
+                who=words.who(state, seat),
+                card=words.name_term(str(location)),
+            )
+        )
 
 
 def take_piece(state: State, seat: int, source: Action, coalition: Coalition | None) -> None:

@@ -156,7 +156,14 @@ class BribeDecision(BribeStep[BribeFrame]):
         if demand == 0:
             carry_out(state, payer, wanted)
         elif state.players[payer].rupees < demand + card_based.least_cost(wanted):
-            state.note(f"{state.name(payer)} cannot pay {demand}: {wanted} did not happen")
+            state.note(
+                P(
+                    "%(who)s cannot pay %(n)s: %(action)s did not happen",
+                    who=words.who(state, payer),
+                    n=demand,
+                    action=words.name_term(str(wanted)),
+                )
+            )
         else:
             pay = PayFrame(
                 kind="pay", player=payer, ruler=seat, demand=demand, action=frame["action"]
@@ -285,7 +292,13 @@ def impact_spy(state: State, seat: int, region: RegionId, impact: Impact) -> Non
     if spy_targets(state, region):
         push(state, SpyFrame(kind="spy", player=seat, region=region))
     else:
-        state.note(f"no {region} card in any court: {state.name(seat)}'s spy is not placed")
+        state.note(
+            P(
+                "no %(region)s card in any court: %(who)s's spy is not placed",
+                region=words.id_term(region),
+                who=words.who(state, seat),
+            )
+        )
 
 
 def impact_leverage(state: State, seat: int, region: RegionId, impact: Impact) -> None:

@@ -230,8 +230,12 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     for name in reversed(choosers):
         push(state, LoyaltyFrame(kind="loyalty", player=names.index(name)))
     state.note(
-        f"{choosers[0]} chooses loyalty first; wakhan sits to the right of {choosers[-1]} "
-        "and will play first"
+        P(
+            "%(first)s chooses loyalty first; wakhan sits to the right of %(last)s and will play "
+            "first",
+            first=words.name_term(choosers[0]),
+            last=words.name_term(choosers[-1]),
+        )
     )
     run(state)
     return state

@@ -157,7 +157,13 @@ def _road(state: State, frame: RoadFrame, seat: int, options: list[Action]) -> A
     order = border_order(state, frame["region"])
     placed = roads_placed_before(state, seat)
     wanted = Action("road", (order[placed % len(order)],))
-    state.note(f"Wakhan's road {placed + 1} goes to {wanted.args[0]}, following her AI card")
+    state.note(
+        P(
+            "Wakhan's road %(n)s goes to %(border)s, following her AI card",
+            n=placed + 1,
+            border=words.name_term(str(wanted.args[0])),
+        )
+    )
     return wanted if wanted in options else options[0]
 
 
@@ -177,10 +183,17 @@ def _spy(state: State, frame: Frame, seat: int, options: list[Action]) -> Action
     card = best_card(state, seat, contested or cards)
     if card is None:
         return options[0]
-    state.note(
-        f"Wakhan's spy goes to {card_name(card)}: the highest-priority card there"
-        + (" where she does not have the most spies" if contested else "")
-    )
+    spied = words.name_term(card_name(card))
+    if contested:
+        state.note(
+            P(
+                "Wakhan's spy goes to %(card)s: the highest-priority card there where she does "
+                "not have the most spies",
+                card=spied,
+            )
+        )
+    else:
+        state.note(P("Wakhan's spy goes to %(card)s: the highest-priority card there", card=spied))
     return Action("spy", (card,))
 
 

@@ -70,8 +70,11 @@ def draw(state: State) -> int:
         w.deck, w.discard = w.discard, []
         state.rng = shuffle(state.rng, w.deck)
         state.note(
-            f"Wakhan's AI deck ran out: all {len(w.deck)} AI cards, the one just drawn "
-            "included, were reshuffled and she drew again"
+            P(
+                "Wakhan's AI deck ran out: all %(n)s AI cards, the one just drawn included, "
+                "were reshuffled and she drew again",
+                n=len(w.deck),
+            )
         )
         card = w.deck.pop(0)
         w.discard.append(card)

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, Suit, card_name, is_event
-from engine.rules import court, market, play, purchase
+from engine.phrases import P
+from engine.rules import court, market, play, purchase, words
 from engine.rules.cleanup import court_limit
 from engine.rules.dominance import dominant_coalition
 from engine.rules.pieces import count_spies
@@ -300,10 +301,19 @@ def radicalize(state: State, seat: int, card: int, why: str) -> None:
     if owner is not None and bribe > state.players[seat].rupees:
         court.discard_from_hand(state, seat, card)
         state.note(
-            f"Wakhan cannot pay {state.name(owner)}'s bribe of {bribe} for {region}: "
-            f"she discarded {card_name(card)}"
+            P(
+                "Wakhan cannot pay %(owner)s's bribe of %(n)s for %(region)s: she discarded "
+                "%(card)s",
+                owner=words.who(state, owner),
+                n=bribe,
+                region=words.id_term(region),
+                card=words.name_term(card_name(card)),
+            )
         )
         return
     side = court_side(state)
-    state.note(f"the red arrow reads {'top' if side == 'left' else 'bottom'}: she plays it {side}")
+    if side == "left":
+        state.note(P("the red arrow reads top: she plays it left"))
+    else:
+        state.note(P("the red arrow reads bottom: she plays it right"))
     play.start_play(state, seat, card, side)

@@ -91,7 +91,7 @@ def take_next_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     if check is not None:
         state.note(P("Wakhan's Ambition: she buys the Dominance Check"))
         wakhan_radicalize.radicalize(
-            state, seat, check, "she would score the most from it, or win the game"
+            state, seat, check, P("she would score the most from it, or win the game")
         )
         frame["used"] += 1
         frame["skipped"] = 0
@@ -234,16 +234,17 @@ def _choose(state: State, frame: ChooseFrame, seat: int, options: list[Action]) 
     effect = frame["effect"]
     if effect in ("rumor", "other_persuasive_methods"):
         wanted = Action("choose", (state.name(arrow_target(state)),))
-        why = "the player the red arrow points at"
+        why = P("the player the red arrow points at")
     elif effect == "pashtunwali_values":
         wanted = Action("choose", (state.favored,))
-        why = "she always chooses the favored suit"
+        why = P("she always chooses the favored suit")
     else:
         wanted = Action("choose", (rebuke_region(state, seat),))
-        why = "the leftmost region on her AI card where others have tribes and she has none"
+        why = P("the leftmost region on her AI card where others have tribes and she has none")
     assert effect in CHOICES
     chosen = wanted if wanted in options else options[0]
-    state.note(f"Wakhan chooses {chosen.args[0]}: {why}")
+    choice = words.id_term(str(chosen.args[0]))
+    state.note(P("Wakhan chooses %(choice)s: %(why)s", choice=choice, why=why))
     return chosen
 
 

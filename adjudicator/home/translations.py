@@ -3,10 +3,10 @@
 English is the source language: every message is written in English in the code and the
 templates, marked for extraction (`words(...)` and `N_()` here and in the adjudicator, the
 engine's `P()`, `PN()` and `T()`, `{% trans %}` and `_()` in templates; `make messages`
-names them to Babel), and translated in `adjudicator/locale/LANG/LC_MESSAGES/messages.po`. The compiled
-`messages.mo` is built by `make catalogues` (part of `make test`) and by the wheel's build;
-a checkout whose `.mo` is missing or older than its `.po` reads the `.po` itself, so a
-fresh clone speaks every language before anything is compiled.
+names them to Babel), and translated in `adjudicator/locale/LANG/LC_MESSAGES/messages.po`.
+The compiled `messages.mo` is built by `make catalogues` (part of `make test`) and by the
+wheel's build; a checkout whose `.mo` is missing or older than its `.po` reads the `.po`
+itself, so a fresh clone speaks every language before anything is compiled.
 
 Parameters are named (`%(card)s`), so a translation may put them in any order. Words the
 engine produces (`engine.phrases.Phrase`) are rendered here, through the same catalogue.

@@ -151,19 +151,27 @@ ARTICLE_PIECE_TERMS: dict[str, Term] = {
 }
 
 
-def id_term(value: Arg) -> Term:
+# The ids as the log writes them (`kabul`, `an afghan`), each translated as its name: made
+# once, as the log is on the engine's hot path.
+ID_TERMS: dict[str, Term] = {
+    key: Term(key, message=term.text)
+    for table in (REGION_TERMS, COALITION_TERMS, SUIT_TERMS)
+    for key, term in table.items()
+}
+ARTICLE_ID_TERMS: dict[str, Term] = {
+    key: Term(article(key), message=term.text) for key, term in ARTICLE_COALITION_TERMS.items()
+}
+
+
+def id_term(value: Arg) -> Value:
     """A region, coalition or suit by its id, as the log writes it (`kabul`, `afghan`),
-    translated as its name."""
-    text = str(value)
-    named = REGION_TERMS.get(text) or COALITION_TERMS.get(text) or SUIT_TERMS.get(text)
-    return Term(text, message=named.text) if named is not None else name_term(text)
+    translated as its name; any other text as it is."""
+    return ID_TERMS.get(str(value), str(value))
 
 
-def article_id_term(coalition: Arg) -> Term:
+def article_id_term(coalition: Arg) -> Value:
     """'an afghan' as the log writes it, translated as the coalition with its article."""
-    named = ARTICLE_COALITION_TERMS.get(str(coalition))
-    text = article(str(coalition))
-    return Term(text, message=named.text) if named is not None else name_term(text)
+    return ARTICLE_ID_TERMS.get(str(coalition)) or article(str(coalition))
 
 
 def counted(number: int, word: str, more: bool = False) -> Phrase:
@@ -171,13 +179,14 @@ def counted(number: int, word: str, more: bool = False) -> Phrase:
     return replace(COUNTED[(word, more)], n=number)
 
 
-def name_term(name: str) -> Term:
-    """A player's name (or any text shown as it is)."""
-    return Term(name, translated=False)
+def name_term(name: str) -> str:
+    """A player's name, or any text shown as it is in every language: a phrase's plain
+    text parameter is never translated (engine/phrases.py)."""
+    return name
 
 
-def who(state: State, seat: int) -> Term:
-    return name_term(state.name(seat))
+def who(state: State, seat: int) -> str:
+    return state.name(seat)
 
 
 def stop_term(taken: int) -> Value:
@@ -185,7 +194,7 @@ def stop_term(taken: int) -> Value:
     return P(", or stop (`done`)") if taken else name_term("")
 
 
-def card_term(number: Arg) -> Term:
+def card_term(number: Arg) -> str:
     """A card by its printed name and number: the same in every language."""
     return name_term(card(number))
 

@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit chromium cairo postgres bench clean
+.PHONY: demo test lint typecheck unit chromium cairo postgres bench clean catalogues messages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,23 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) chromium cairo postgres
+unit: $(STAMP) chromium cairo postgres catalogues
 	$(BIN)/pytest
+
+# The players' languages (docs/i18n.md). `make messages` extracts every marked message
+# into the template catalogue and merges it into each language's messages.po;
+# `make catalogues` compiles them (an error in a .po fails it, and so `make test`).
+LOCALES := adjudicator/locale
+KEYWORDS := -k _ -k N_ -k P -k PN:1,2 -k T -k words -k plural:1,2 -k gettext -k ngettext:1,2
+messages: $(STAMP)
+	$(BIN)/pybabel -q extract -F babel.cfg --no-default-keywords $(KEYWORDS) \
+	  --sort-by-file --no-wrap --project pamir --copyright-holder "pamir" \
+	  -o $(LOCALES)/messages.pot .
+	$(BIN)/pybabel -q update -i $(LOCALES)/messages.pot -d $(LOCALES) --no-wrap --no-fuzzy-matching --ignore-obsolete
+
+catalogues: $(STAMP)
+	$(BIN)/pybabel -q compile --statistics -d $(LOCALES) || \
+	  { echo "the catalogues do not compile (see above)"; exit 1; }
 
 # The browser tests drive Debian's chromium. As root with apt-get (CI, a fresh machine)
 # it is installed when missing; otherwise those tests skip, but under CI they fail.

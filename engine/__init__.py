@@ -18,11 +18,12 @@ from engine.errors import (
     StateError,
 )
 from engine.followups import FollowUp, follow_ups
-from engine.game import apply, default_action, legal_actions, pending
+from engine.game import apply, default_action, legal_actions, pending, pending_phrase
 from engine.notation import parse_action, parse_line, read_action
+from engine.phrases import Phrase, Term
 from engine.resignation import resign
 from engine.rules.setup import new_game
-from engine.rules.words import describe_action
+from engine.rules.words import describe_action, phrase_action
 from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
 from engine.view import view
@@ -36,8 +37,10 @@ __all__ = [
     "IllegalActionError",
     "MoveError",
     "NotationError",
+    "Phrase",
     "State",
     "StateError",
+    "Term",
     "__version__",
     "apply",
     "default_action",
@@ -52,6 +55,8 @@ __all__ = [
     "parse_action",
     "parse_line",
     "pending",
+    "pending_phrase",
+    "phrase_action",
     "read_action",
     "resign",
     "standin",

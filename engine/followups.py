@@ -16,22 +16,29 @@ from dataclasses import dataclass
 from engine.game import apply, options_for, pending
 from engine.state import State
 
+
+def N_(message: str) -> str:
+    """Mark a message for the catalogues (docs/i18n.md); the reader's language is applied
+    where it is shown."""
+    return message
+
+
 # What a follow-up asks, by the kind of decision, in words after "may then ask".
 ASKS = {
-    "spy": "where to place the card's spy",
-    "road": "where to place the card's road",
-    "take": "which piece to take from the board when the supply is empty",
-    "battle": "which pieces to remove in the battle",
-    "safe_house": "whether spies escape to a safe house",
-    "build": "where to build the next block",
-    "infrastructure": "where to build the free block",
-    "move": "what to move next",
-    "tax": "whom to tax next",
-    "prize": "whether to take the betrayed card as a prize",
-    "discard": "which cards to discard, to keep within your limits or repay leverage",
-    "choose": "which player the event card chooses",
-    "bribe": "how much bribe to pay",
-    "pay": "how to pay",
+    "spy": N_("where to place the card's spy"),
+    "road": N_("where to place the card's road"),
+    "take": N_("which piece to take from the board when the supply is empty"),
+    "battle": N_("which pieces to remove in the battle"),
+    "safe_house": N_("whether spies escape to a safe house"),
+    "build": N_("where to build the next block"),
+    "infrastructure": N_("where to build the free block"),
+    "move": N_("what to move next"),
+    "tax": N_("whom to tax next"),
+    "prize": N_("whether to take the betrayed card as a prize"),
+    "discard": N_("which cards to discard, to keep within your limits or repay leverage"),
+    "choose": N_("which player the event card chooses"),
+    "bribe": N_("how much bribe to pay"),
+    "pay": N_("how to pay"),
 }
 ANSWER = re.compile(r"\((`[^()]*`)\)\s*$")  # a prompt ends with how to answer it
 

@@ -14,6 +14,7 @@ import engine.rules  # noqa: F401  (registers every decision and procedure)
 from engine.actions import Action, format_action
 from engine.errors import IllegalActionError
 from engine.explain import explain_illegal
+from engine.phrases import Phrase
 from engine.rules.flow import DECISIONS, PROCEDURES, run
 from engine.state import State
 
@@ -41,6 +42,15 @@ def pending(state: State) -> Pending | None:
         spec.prompt(state, frame),
         spec.cite(state, frame),
     )
+
+
+def pending_phrase(state: State) -> Phrase | None:
+    """The pending decision's prompt in a translatable form (what `pending` says in
+    English), or None when nothing is pending."""
+    if state.phase == "over" or not state.stack:
+        return None
+    frame = state.stack[-1]
+    return DECISIONS[frame["kind"]].phrase(state, frame)
 
 
 def options_for(state: State, seat: int) -> list[Action]:
@@ -83,6 +93,7 @@ def default_action(state: State, seat: int) -> Action | None:
 def step(state: State, seat: int, action: Action) -> None:
     """Apply a legal action in place. The caller guarantees legality (random playouts)."""
     state.log = []
+    state.said = []
     if action.verb == "policy":
         set_policy(state, seat, action)
     else:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from engine.actions import Action, Arg
 from engine.actions import format_action as format_action  # the canonical text, on Action
+from engine.aliases import canonical_verb, canonical_word
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
 from engine.errors import AmbiguousActionError, MoveError, NotationError
 from engine.explain import explain_illegal
@@ -302,6 +303,9 @@ def read_action(text: str) -> list[Action]:
     words = _words(text)
     if not words:
         raise NotationError("empty", "the line has no action")
+    verb = canonical_verb(words[0])
+    if verb is not None:  # a line in another language (engine/aliases.py)
+        return candidates(verb, [canonical_word(word) for word in words[1:]])
     return candidates(words[0].lower(), words[1:])
 
 

@@ -16,6 +16,7 @@ from typing import Any, cast
 from engine.cards import BORDERS, COALITIONS, REGION_IDS, Coalition, RegionId, Suit
 from engine.frames import Effect
 from engine.frames import Frame as Frame  # re-exported: rules modules import it from here
+from engine.phrases import P, Phrase, Term
 
 BLOCKS_PER_COALITION = 12
 CYLINDERS_PER_PLAYER = 11  # one of them is the victory point marker
@@ -110,6 +111,10 @@ class State:
     stack: list[Frame] = field(default_factory=list)  # pending steps, top last
     log: list[str] = field(default_factory=list)  # what the last action did
     wakhan: WakhanState | None = None  # the automated opponent, when she plays
+    # The log's lines in a translatable form, one per line of `log` (engine/phrases.py).
+    # Not part of the position: never serialized, compared or shown; a state read from
+    # JSON has none, and its readers fall back on `log`.
+    said: list[Phrase] = field(default_factory=list, compare=False, repr=False)
 
     def copy(self) -> State:
         return State(
@@ -142,6 +147,7 @@ class State:
             stack=[copy_frame(frame) for frame in self.stack],
             log=self.log[:],
             wakhan=self.wakhan.copy() if self.wakhan is not None else None,
+            said=self.said[:],
         )
 
     @property
@@ -163,9 +169,16 @@ class State:
     def name(self, seat: int) -> str:
         return self.players[seat].name
 
-    def note(self, text: str) -> None:
-        """Record a line of what happened, for views and reports."""
-        self.log.append(text)
+    def note(self, text: str | Phrase) -> None:
+        """Record a line of what happened, for views and reports: in English in `log`, and
+        as a phrase in `said` (a plain text is a phrase kept as it is)."""
+        self.log.append(str(text))
+        self.said.append(text if isinstance(text, Phrase) else as_said(text))
+
+
+def as_said(text: str) -> Phrase:
+    """A line with no translation, as a phrase that shows it as it is."""
+    return P("%(line)s", line=Term(text, translated=False))
 
 
 def empty_board(num_players: int) -> dict[str, Any]:

@@ -58,8 +58,9 @@ def test_the_engine_imports_nothing_from_the_adjudicator() -> None:
     assert wrong == []
 
 
-# The engine's layers, bottom first: values and data, the rules, the game (legal actions,
-# apply, and why an action is refused, which apply needs), the notation, then what uses
+# The engine's layers, bottom first: values and data (words for players in a translatable
+# form among them), the rules, the game (legal actions, apply, and why an action is
+# refused, which apply needs), the notation and its words in other languages, then what uses
 # the game (state files, views, the stand-in, random play, follow-ups) and the package's API.
 # `engine.explain` sits with the game, not above it: `apply` must say why it refuses.
 ENGINE_LAYERS: list[tuple[str, ...]] = [
@@ -69,12 +70,13 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
         "engine.cards",
         "engine.errors",
         "engine.frames",
+        "engine.phrases",
         "engine.rng",
         "engine.state",
     ),
     ("engine.invariants", "engine.rules"),
     ("engine.game", "engine.explain"),
-    ("engine.notation",),
+    ("engine.notation", "engine.aliases"),
     (
         "engine.state_checks",
         "engine.serialize",

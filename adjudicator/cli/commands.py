@@ -226,6 +226,26 @@ def _signing_keys(specs: list[str]) -> dict[str, str]:
     return keys
 
 
+def _languages(specs: list[str], players: list[tuple[str, str]]) -> dict[str, str]:
+    """The --language NAME=LANG options: each named player's language."""
+    from adjudicator.home.translations import LANGUAGES
+
+    names = {name.lower(): name for name, _ in players}
+    found: dict[str, str] = {}
+    for spec in specs:
+        name, sep, code = spec.partition("=")
+        if not sep or not name or not code:
+            raise Refused(f"--language {spec!r}: write NAME=LANG, e.g. alice=pl")
+        if name.lower() not in names:
+            raise Refused(f"--language {spec!r}: no --player is called {name!r}")
+        if code not in LANGUAGES:
+            raise Refused(f"--language {spec!r}: the languages are {', '.join(LANGUAGES)}")
+        if names[name.lower()] in found:
+            raise Refused(f"--language: two languages for {name}")
+        found[names[name.lower()]] = code
+    return found
+
+
 def cmd_new(args: argparse.Namespace) -> None:
     from adjudicator.games.gamefile import GameFileError
     from adjudicator.games.outputs import Adjudication
@@ -235,6 +255,7 @@ def cmd_new(args: argparse.Namespace) -> None:
 
     players = [_player_spec(p) for p in args.player]
     keys = _signing_keys(args.signing_key or [])
+    languages = _languages(args.language or [], players)
     secret = _read(args.seed_file).strip() if args.seed_file else None
     home = _home(args.game_dir)
     try:
@@ -249,6 +270,8 @@ def cmd_new(args: argparse.Namespace) -> None:
             wakhan=args.wakhan,
             signing_keys=keys,
             require_signatures=False if args.no_require_signatures else None,
+            languages=languages,
+            language=args.game_language,
         )
     except (ValueError, RepoError, FileExistsError, GameFileError) as error:
         raise Refused(str(error)) from None

@@ -2,6 +2,7 @@
 
 Game repositories:
     pamir new GAME_DIR --player NAME:EMAIL ... [--signing-key NAME=PUBKEY_FILE ...]
+              [--language NAME=LANG ...] [--game-language LANG]
               [--no-require-signatures] [--seed-file F] [--bare]
     pamir move GAME_DIR --as PLAYER FILE [--expect N]
     pamir legal GAME_DIR [--as PLAYER]
@@ -118,6 +119,18 @@ def register_games(commands: Subcommands) -> None:
         action="append",
         metavar="NAME=PUBKEY_FILE",
         help="a player's SSH public key for signed commits (once per player)",
+    )
+    new_game.add_argument(
+        "--language",
+        action="append",
+        metavar="NAME=LANG",
+        help="the language a player reads, en or pl (once per player; default en)",
+    )
+    new_game.add_argument(
+        "--game-language",
+        default="en",
+        metavar="LANG",
+        help="the language of the reports in the repository: en or pl (default en)",
     )
     new_game.add_argument(
         "--no-require-signatures",

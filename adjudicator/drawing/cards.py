@@ -255,7 +255,7 @@ def card_face(number: int, lying: Lying | None = None, *, link: str | None = CAR
     label = card_label(number) + (f", {lying.where}" if lying.where else "")
     body = [_name_line(number, link if is_card(number) else None), *lines, *_lying_lines(lying)]
     return (
-        f'<div class="card card-{suit}" role="group" aria-label="{escape(label)}">'
+        f'<div class="card card-{suit}" role="group" lang="en" aria-label="{escape(label)}">'
         + "".join(body)
         + "</div>"
     )
@@ -266,7 +266,7 @@ def empty_slot(rupees: int = 0, where: str | None = None) -> str:
     lying = _p("card-lying", f"{_rupees(rupees)} on the slot") if rupees else ""
     label = "empty slot" + (f", {where}" if where else "")
     return (
-        f'<div class="card card-empty" role="group" aria-label="{escape(label)}">'
+        f'<div class="card card-empty" role="group" lang="en" aria-label="{escape(label)}">'
         f"{_p('card-name', 'empty')}{lying}</div>"
     )
 

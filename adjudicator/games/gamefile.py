@@ -14,6 +14,7 @@ import tomli_w
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from adjudicator.games.sshkeys import check_key_line, parse_key_line
+from adjudicator.home.translations import SOURCE, check_language
 from engine.errors import describe_validation
 
 GAME_FILE = "game.toml"
@@ -25,12 +26,14 @@ class _Strict(BaseModel):
 
 # An OpenSSH public key line, kept as OpenSSH writes it (docs/signing.md).
 KeyLine = Annotated[str, AfterValidator(check_key_line)]
+# A language the service speaks (docs/i18n.md): `en` or `pl`.
+Language = Annotated[str, AfterValidator(check_language)]
 
 
 class PlayerEntry(_Strict):
     name: str
     email: str = Field(pattern=r"^[^@\s]+@[^@\s]+$")
-    language: str = "en"
+    language: Language = SOURCE  # what the player's mail and private sections are in
     policies: tuple[str, ...] = ()  # standing policies in the notation, e.g. "pay 2"
     signing_key: KeyLine | None = None  # the key the player's pushed commits are signed with
     # How the player sends moves: by replying to the mail, by pushing to the repository, or
@@ -67,6 +70,8 @@ class GameFile(_Strict):
     adjudicator: AdjudicatorEntry | None = None  # None: the game predates signed commits
     # What a player's resignation does: the stand-in takes the seat, or the game ends.
     on_resign: Literal["standin", "end"] = "standin"
+    # The language of the public record: the reports committed to the repository.
+    language: Language = SOURCE
 
     @model_validator(mode="after")
     def _keys_differ(self) -> GameFile:
@@ -131,6 +136,8 @@ def dump_game_file(game: GameFile) -> str:
     # Settings at their defaults are left out, so games read as before they existed.
     if game.on_resign == "standin":
         del data["on_resign"]
+    if game.language == SOURCE:
+        del data["language"]
     for player in data["players"]:
         if not player["resigned"]:
             del player["resigned"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +27,8 @@ from adjudicator.games.gamefile import GameFile
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
+from engine.phrases import Phrase
+from engine.state import as_said
 
 MOVES_DIR = "moves"
 NAME = re.compile(r"^(\d{4,})-([A-Za-z][A-Za-z0-9_.-]{0,31})\.txt$")
@@ -72,6 +75,12 @@ class Outcome:
     state: engine.State
     actions: list[str] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    # `log` in a translatable form, line for line (engine.State.said).
+    said: list[Phrase] = field(default_factory=list)
+
+    def happened(self) -> Sequence[Phrase | str]:
+        """What happened, as phrases where the engine gave them (else its English)."""
+        return self.said if len(self.said) == len(self.log) else self.log
 
 
 def rollback_request(text: str) -> RollbackRequest | None:
@@ -208,6 +217,7 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     if line.strip().lower().startswith(NOTE):
         # A note for the report (the service says why it played this move).
         outcome.log.append(line.strip()[len(NOTE) :].strip())
+        outcome.said.append(as_said(outcome.log[-1]))
         return state
     name, text = split_line(line)
     if not text:
@@ -223,4 +233,5 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     state = engine.apply(state, seat, action)
     outcome.actions.append(engine.format_action(action))
     outcome.log.extend(state.log)
+    outcome.said.extend(state.said)
     return state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +30,11 @@ from adjudicator.games.deadlines import (
 )
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_dir
+from adjudicator.home.translations import SOURCE, Words
+from engine.phrases import P, Phrase
+
+# Words of a report that the adjudicator (not the engine's log) writes: a title, a line.
+Said = str | Phrase
 
 
 class Refusal(Exception):
@@ -76,23 +82,79 @@ def sha256_text(text: str) -> str:
 def report_for(
     snap: Snapshot,
     number: int,
-    title: str,
+    title: Said,
     state: engine.State,
-    happened: list[str],
+    happened: Sequence[Said],
     when: datetime,
     *,
     restarts: bool = True,
     view: dict[str, Any] | None = None,
+    language: str | None = None,
 ) -> str:
-    """The public report of the commit made at `when` on top of `snap`. `restarts` is
-    False for a commit that changes neither the position nor a rollback proposal (a
-    refused pushed move): the clock then keeps running from its earlier start. `view` is
-    the state's public view when the caller has it already."""
+    """The public report of the commit made at `when` on top of `snap`, in `language` (by
+    default the game's: the text committed). `restarts` is False for a commit that changes
+    neither the position nor a rollback proposal (a refused pushed move): the clock then
+    keeps running from its earlier start. `view` is the state's public view when the
+    caller has it already."""
+    words = Words(language or snap.game.language)
     view = engine.view(state) if view is None else view
     deadline = None
     if view["pending"] is not None:
-        deadline = local_text(enforced_deadline(snap, when, restarts=restarts), _zone(snap))
-    return reports.public_report(snap.game.id, title, view, happened, deadline)
+        due = enforced_deadline(snap, when, restarts=restarts)
+        if words.language == SOURCE:
+            deadline = local_text(due, _zone(snap))  # the canonical text of English reports
+        else:
+            deadline = words.datetime(due, _zone(snap))
+    lines = [_said(words, line) for line in happened]
+    if words.language != SOURCE:
+        view = reports.translated_view(view, engine.pending_phrase(state), words)
+    return reports.public_report(
+        snap.game.id, _said(words, title), view, lines, deadline, words.language
+    )
+
+
+NEW_GAME_TITLE = P("a new game")
+
+
+def move_title(number: int, player: str) -> Phrase:
+    """The title of the report of an adjudicated move, in every language."""
+    return P("move %(number)s by %(player)s", number=number, player=player)
+
+
+def _said(words: Words, said: Said) -> str:
+    return said if isinstance(said, str) else words.phrase(said)
+
+
+def reader_languages(snap: Snapshot) -> set[str]:
+    """The languages the players read that are not the game's own (the committed one)."""
+    return {p.language for p in snap.game.players} - {snap.game.language}
+
+
+def translated_report_path(home: Path, game_id: str, number: int, language: str) -> Path:
+    """Where the report of move `number` in another language than the game's is kept."""
+    return private_dir(home, game_id) / "reports" / f"{number:04d}.{language}.md"
+
+
+def write_translated_reports(
+    home: Path,
+    snap: Snapshot,
+    number: int,
+    title: Said,
+    state: engine.State,
+    happened: Sequence[Said],
+    when: datetime,
+    *,
+    restarts: bool = True,
+) -> None:
+    """The public report in each language a player reads besides the game's, kept in the
+    service's data folder for their mail (the repository holds the game's language)."""
+    for language in sorted(reader_languages(snap)):
+        text = report_for(
+            snap, number, title, state, happened, when, restarts=restarts, language=language
+        )
+        path = translated_report_path(home, snap.game.id, number, language)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def _zone(snap: Snapshot) -> ZoneInfo:
@@ -128,7 +190,9 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
         name = entry.name
         view = engine.view(state, name)
         asked = engine.follow_ups(state, name) if view["options"] else []
-        section = reports.private_section(view, upcoming, entry.plays_by, asked)
+        section = reports.private_section(
+            view, upcoming, entry.plays_by, asked, language=entry.language
+        )
         (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
 
 

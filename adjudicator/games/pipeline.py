@@ -33,14 +33,18 @@ from adjudicator.games.moves import (
 )
 from adjudicator.games.outputs import (
     BOARD_FILE,
+    NEW_GAME_TITLE,
     Adjudication,
     Refusal,
+    Said,
     board_document,
+    move_title,
     now,
     report_for,
     state_document,
     trailers,
     write_private_sections,
+    write_translated_reports,
 )
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.rollback import handle_request
@@ -67,6 +71,8 @@ from adjudicator.games.snapshot import (
 from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_dir
+from engine.aliases import english_text
+from engine.phrases import P, Term
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -83,9 +89,8 @@ def _adjudicated_files(
         "log": outcome.log,
     }
     state_text = state_document(snap.game.id, move.number, last, outcome.state)
-    report = report_for(
-        snap, move.number, f"move {move.number} by {move.player}", outcome.state, outcome.log, when
-    )
+    title = move_title(move.number, move.player)
+    report = report_for(snap, move.number, title, outcome.state, outcome.log, when)
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
         BOARD_FILE: board_document(outcome.state).encode(),
@@ -96,6 +101,17 @@ def _adjudicated_files(
         if secret is not None:
             files[REVEAL_FILE] = tomli_w.dumps({"secret": secret}).encode()
     return files, state_text, report
+
+
+def _write_for_readers(
+    home: Path, snap: Snapshot, move: MoveName, outcome: Outcome, when: datetime
+) -> None:
+    """What each player reads besides the commit: their private section (in their
+    language) and the report in the languages other than the game's."""
+    write_private_sections(home, snap, move.number, outcome.state)
+    title = move_title(move.number, move.player)
+    happened = outcome.happened()
+    write_translated_reports(home, snap, move.number, title, outcome.state, happened, when)
 
 
 def position(snap: Snapshot, home: Path) -> engine.State:
@@ -153,6 +169,7 @@ def submit(
         raise Refusal(error.code, error.describe(), text=str(error)) from None
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
         raise Refusal("game-over", "the game is over and its secret revealed")
+    text = english_text(text)  # the record is in the notation's canonical words
     if rollback_request(text) is not None:
         return handle_request(repo, snap, move, text, home=home, inbound=inbound)
     state = position(snap, home)
@@ -179,7 +196,7 @@ def submit(
         author=by,
         when=when,
     )
-    write_private_sections(home, snap, number, outcome.state)
+    _write_for_readers(home, snap, move, outcome, when)
     _remember(repo, home, commit, outcome.state)
     return Adjudication(number, commit, report)
 
@@ -215,7 +232,7 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         commit = repo.commit(
             files, message + trailers(move.number, state_text), parent=snap.commit, when=when
         )
-        write_private_sections(home, snap, move.number, outcome.state)
+        _write_for_readers(home, snap, move, outcome, when)
         _remember(repo, home, commit, outcome.state)
         done.append(Adjudication(move.number, commit, report))
 
@@ -229,11 +246,18 @@ def record_refusal(
         snap.rollbacks.done, snap.rollbacks.proposal, [*snap.rollbacks.refused, move.number]
     )
     state = position(snap, home)
-    happened = [f"move {move.number} by {move.player} was refused: {reason}"]
+    happened: list[Said] = [
+        P(
+            "move %(number)s by %(player)s was refused: %(reason)s",
+            number=move.number,
+            player=move.player,
+            reason=Term(reason, translated=False),
+        )
+    ]
     last = {"number": move.number, "player": move.player, "refused": reason}
     state_text = state_document(snap.game.id, move.number, last, state)
     when = now()
-    title = f"move {move.number} refused"
+    title = P("move %(number)s refused", number=move.number)
     # A refusal changes no position: the clock keeps running (games/clockstart.py).
     report = report_for(snap, move.number, title, state, happened, when, restarts=False)
     files: dict[str, bytes | None] = {
@@ -247,6 +271,7 @@ def record_refusal(
         files, message + trailers(move.number, state_text), parent=snap.commit, when=when
     )
     write_private_sections(home, snap, move.number, state)
+    write_translated_reports(home, snap, move.number, title, state, happened, when, restarts=False)
     _remember(repo, home, commit, state)
     return Adjudication(move.number, commit, report)
 
@@ -265,6 +290,8 @@ def create_game(
     wakhan: bool = False,
     signing_keys: dict[str, str] | None = None,
     require_signatures: bool | None = None,
+    languages: dict[str, str] | None = None,
+    language: str = "en",
 ) -> GameRepo:
     """Create a game repository with its first adjudicator commit; keep the secret in the
     service's data folder `home`.
@@ -272,7 +299,8 @@ def create_game(
     `signing_keys` are players' SSH public key lines, by name. `require_signatures`
     (default: whether every player has a key) makes their pushed moves need a signature.
     The service's own key (made in `home` on first use) is recorded and signs every
-    commit the service makes in the game (docs/signing.md).
+    commit the service makes in the game (docs/signing.md). `languages` are the players'
+    languages by name (default `en`), `language` the language of the committed reports.
 
     All or nothing: should any step fail, neither the repository nor the game's secret
     and private sections in `home` are left behind (an empty folder at `path` stays).
@@ -286,7 +314,13 @@ def create_game(
     if require_signatures is None:
         require_signatures = all(name in keys for name, _ in players)
     entries = [
-        {"name": n, "email": e, "policies": (policies or {}).get(n, []), "signing_key": keys.get(n)}
+        {
+            "name": n,
+            "email": e,
+            "language": (languages or {}).get(n, "en"),
+            "policies": (policies or {}).get(n, []),
+            "signing_key": keys.get(n),
+        }
         for n, e in players
     ]
     signing_key = adjudicator_key(home)
@@ -300,6 +334,7 @@ def create_game(
             "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
             "wakhan": wakhan,
             "require_signatures": require_signatures,
+            "language": language,
             "adjudicator": {"signing_key": public_key_line(signing_key)},
         }
     )
@@ -339,7 +374,8 @@ def _first_commit(
         state_text = state_document(game.id, 0, None, state)
         when = now()
         snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
-        report = report_for(snap, 0, "a new game", state, state.log, when)
+        title = NEW_GAME_TITLE
+        report = report_for(snap, 0, title, state, state.log, when)
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),
             STATE_FILE: state_text.encode(),
@@ -350,6 +386,8 @@ def _first_commit(
         message = f"New game {game.id}" + trailers(0, state_text)
         commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
+        said = state.said if len(state.said) == len(state.log) else state.log
+        write_translated_reports(home, snap, 0, title, state, said, when)
         _remember(repo, home, commit, state)
     finally:
         repo.repo.close()  # its git processes must not outlive the folder's move or removal

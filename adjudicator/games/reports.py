@@ -7,41 +7,127 @@ hand and their legal actions) is rendered for them alone and never committed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 import jinja2
 
-from engine.cards import card_name
+from adjudicator.home.translations import N_, SOURCE, Words
+from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
+from engine.phrases import Phrase
 
 
 def _card(number: int | None) -> str:
     return "—" if number is None else f"{number} {card_name(number)}"
 
 
-def _counts(counts: dict[str, int]) -> str:
-    return ", ".join(f"{who} {n}" for who, n in counts.items()) or "—"
+# The ids a report shows in its tables, in words. English shows the ids themselves (the
+# reports' canonical text); another language shows these, translated.
+ID_WORDS = {
+    "afghan": N_("afghan"),
+    "british": N_("british"),
+    "russian": N_("russian"),
+    "economic": N_("economic"),
+    "military": N_("military"),
+    "political": N_("political"),
+    "intelligence": N_("intelligence"),
+    "kabul": N_("Kabul"),
+    "herat": N_("Herat"),
+    "kandahar": N_("Kandahar"),
+    "persia": N_("Persia"),
+    "punjab": N_("Punjab"),
+    "transcaspia": N_("Transcaspia"),
+}
+ROWS = (N_("top"), N_("bottom"))
+# The rulebook sections that decisions and refusals cite (engine/rules/*.py `section`),
+# as the Polish rulebook names them; the engine's words are the message ids.
+SECTIONS = (
+    N_("Battle, p. 14"),
+    N_("Betray, p. 14"),
+    N_("Build, p. 13"),
+    N_("Card Precedence and Special Abilities, p. 8"),
+    N_("Cleanup, p. 9"),
+    N_("Component Limits, p. 8"),
+    N_("Discarding a Card in Your Court, p. 8"),
+    N_("Hostage Actions, p. 12"),
+    N_("Move, p. 14"),
+    N_("Play, p. 11"),
+    N_("Playing with Wakhan, p. 16"),
+    N_("Purchase, p. 10"),
+    N_("Sequence of Play, p. 9"),
+    N_("Setup, p. 4"),
+    N_("Tax, p. 13"),
+)
+UNTIL_NEXT_CHECK = N_("the next Dominance Check has resolved")
 
 
-def _row_name(index: int) -> str:
-    return ("top", "bottom")[index]
+def _effect(effect: dict[str, Any], words: Words) -> dict[str, Any]:
+    until = str(effect["until"])
+    return {**effect, "until": words(until)} if until == UNTIL_NEXT_CHECK else effect
 
 
-def environment() -> jinja2.Environment:
+def translated_view(view: dict[str, Any], prompt: Phrase | None, words: Words) -> dict[str, Any]:
+    """The view with its pending decision's prompt and section, and its events' duration,
+    in `words`' language (the view itself keeps the engine's English: state.json)."""
+    pending = view["pending"]
+    if pending is not None:
+        section = pending["section"]
+        pending = {
+            **pending,
+            "prompt": pending["prompt"] if prompt is None else words.phrase(prompt),
+            "section": words(section) if section in SECTIONS else section,
+        }
+    effects = [_effect(e, words) for e in view["effects"]]
+    return {**view, "pending": pending, "effects": effects}
+
+
+class _Filters:
+    """The report's filters in one language."""
+
+    def __init__(self, words: Words) -> None:
+        self.words = words
+
+    def id_word(self, value: str | None) -> str | None:
+        if value is None or self.words.language == SOURCE or value not in ID_WORDS:
+            return value
+        return self.words(ID_WORDS[value])
+
+    def border(self, border: str) -> str:
+        if self.words.language == SOURCE or border not in BORDERS:
+            return border
+        first, second = BORDERS[border].regions
+        return f"{self.id_word(first)}–{self.id_word(second)}"
+
+    def counts(self, counts: dict[str, int]) -> str:
+        return ", ".join(f"{self.id_word(who)} {n}" for who, n in counts.items()) or "—"
+
+    def row_name(self, index: int) -> str:
+        return self.words(ROWS[index])
+
+
+@cache
+def environment(language: str = SOURCE) -> jinja2.Environment:
+    """The templates' environment in one language (`{% trans %}` through its catalogue)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("pamir_templates", ""),
         autoescape=False,  # Markdown, not HTML; the HTML is rendered from it later
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         auto_reload=False,  # installed templates do not change: no stat at every render
+        extensions=["jinja2.ext.i18n"],
     )
+    words = Words(language)
+    env.install_gettext_translations(words.translations, newstyle=True)  # type: ignore[attr-defined]
+    filters = _Filters(words)
     env.filters["card"] = _card
-    env.filters["counts"] = _counts
-    env.filters["row_name"] = _row_name
+    env.filters["counts"] = filters.counts
+    env.filters["row_name"] = filters.row_name
+    env.filters["region"] = filters.id_word
+    env.filters["coalition"] = filters.id_word
+    env.filters["suit"] = filters.id_word
+    env.filters["border"] = filters.border
     return env
-
-
-ENV = environment()
 
 
 def public_report(
@@ -50,10 +136,13 @@ def public_report(
     view: dict[str, Any],
     happened: list[str],
     deadline: str | None,
+    language: str = SOURCE,
 ) -> str:
-    """The report every player (and the repository) sees."""
-    text = ENV.get_template("report.md.j2").render(
-        game_id=game_id, title=title, view=view, happened=happened, deadline=deadline
+    """The report every player (and the repository, in the game's language) sees."""
+    text = (
+        environment(language)
+        .get_template("report.md.j2")
+        .render(game_id=game_id, title=title, view=view, happened=happened, deadline=deadline)
     )
     return _tidy(text)
 
@@ -63,17 +152,22 @@ def private_section(
     next_number: int,
     plays_by: str = "both",
     follow_ups: Sequence[FollowUp] = (),
+    language: str = SOURCE,
 ) -> str:
-    """One player's own section: rendered from their view (`view["viewer"]`), with the
-    follow-ups their legal actions raise (`engine.follow_ups`). How to push a move is said
-    only to a player who plays by Git (`plays_by` of game.toml)."""
+    """One player's own section, in `language`: rendered from their view (`view["viewer"]`),
+    with the follow-ups their legal actions raise (`engine.follow_ups`). How to push a move
+    is said only to a player who plays by Git (`plays_by` of game.toml)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
-    text = ENV.get_template("private.md.j2").render(
-        view=view,
-        seat=seat,
-        next_number=next_number,
-        by_git=plays_by != "email",
-        follow_ups=follow_ups,
+    text = (
+        environment(language)
+        .get_template("private.md.j2")
+        .render(
+            view=view,
+            seat=seat,
+            next_number=next_number,
+            by_git=plays_by != "email",
+            follow_ups=follow_ups,
+        )
     )
     return _tidy(text)
 

@@ -22,11 +22,11 @@ from datetime import datetime
 from pathlib import Path
 
 import engine
-from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.moves import ON_RESIGNED, RESIGN
-from adjudicator.games.outputs import INBOUND_TRAILER, Adjudication, Refusal
+from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import position, submit
-from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.players import commit_player_change
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import REVEAL_FILE, snapshot
 from adjudicator.games.waiting import standin_lines, waiting
 
@@ -57,19 +57,10 @@ def record_resignation(
         raise ResignRefused("resigned", f"{entry.name} has resigned already")
     if repo.read(REVEAL_FILE, snap.commit) is not None or waiting(repo, snap.commit) is None:
         raise ResignRefused("game-over", "the game is over")
-    changed = entry.model_copy(update={"resigned": True})
-    players = tuple(changed if p is entry else p for p in snap.game.players)
-    game = snap.game.model_copy(update={"players": players})
-    then = "the game ends" if game.on_resign == "end" else "the stand-in plays the seat"
+    then = "the game ends" if snap.game.on_resign == "end" else "the stand-in plays the seat"
     message = f"{entry.name} resigns: {then}\n\nPamir-Resign: {entry.name}\n"
-    if inbound is not None:
-        message += f"{INBOUND_TRAILER}: {inbound}\n"
-    return repo.commit(
-        {GAME_FILE: dump_game_file(game).encode()},
-        message,
-        parent=snap.commit,
-        author=Person(entry.name, entry.email),
-        when=when,
+    return commit_player_change(
+        repo, snap, entry, {"resigned": True}, message, when, inbound=inbound
     )
 
 

@@ -17,12 +17,14 @@ from adjudicator.games.outputs import (
     BOARD_FILE,
     Adjudication,
     Refusal,
+    Said,
     board_document,
     now,
     report_for,
     state_document,
     trailers,
     write_private_sections,
+    write_translated_reports,
 )
 from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import (
@@ -35,6 +37,7 @@ from adjudicator.games.snapshot import (
     replay,
     snapshot,
 )
+from engine.phrases import P, Phrase, Term, Value
 
 
 class RollbackRefused(Exception):
@@ -80,15 +83,17 @@ def _files(
     snap: Snapshot,
     number: int,
     rollbacks: Rollbacks,
-    title: str,
-    happened: list[str],
+    title: Said,
+    happened: list[Said],
     when: datetime,
 ) -> tuple[dict[str, bytes | None], str]:
     after = Snapshot(snap.repo, snap.commit, snap.game, snap.moves, rollbacks, number)
     state, _ = replay(after, home, upto=number)
-    state_text = state_document(snap.game.id, number, {"rollback": happened}, state)
+    lines = [str(line) for line in happened]  # state.json records the English
+    state_text = state_document(snap.game.id, number, {"rollback": lines}, state)
     report = report_for(after, number, title, state, happened, when)
     write_private_sections(home, after, number, state)
+    write_translated_reports(home, after, number, title, state, happened, when)
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
@@ -98,7 +103,7 @@ def _files(
     return files, state_text
 
 
-def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, list[str], str]:
+def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, list[Said], Said]:
     """What a rollback request does: new rollbacks, what happened, the report's title.
 
     Raises Refusal when the request cannot be granted (nothing to agree to, a bad move
@@ -136,33 +141,53 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
                 f"it waits for {', '.join(waiting)} to agree",
             )
         proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
-    about = f"move {proposal['to']}: {proposal['reason'] or 'no reason given'}"
-    agreed = f"agreed so far: {', '.join(proposal['agreed'])}"
+    reason = _reason(str(proposal["reason"]))
+    about = P("move %(to)s: %(reason)s", to=int(proposal["to"]), reason=reason)
+    agreed_names = Term(", ".join(proposal["agreed"]), translated=False)
+    by, player = Term(str(proposal["by"]), False), Term(move.player, False)
     waiting = [n for n in names if n not in proposal["agreed"]]
+    happened: list[Said]
+    title: Said
     if waiting:
         rollbacks = Rollbacks(snap.rollbacks.done, proposal, snap.rollbacks.refused)
         if request.to is not None:
-            happened = [f"{proposal['by']} proposes to roll back to {about}"]
+            happened = [P("%(by)s proposes to roll back to %(about)s", by=by, about=about)]
         else:
             happened = [
-                f"{move.player} agrees to roll back to {about} (proposed by {proposal['by']})",
-                agreed,
+                P(
+                    "%(player)s agrees to roll back to %(about)s (proposed by %(by)s)",
+                    player=player,
+                    about=about,
+                    by=by,
+                ),
+                P("agreed so far: %(names)s", names=agreed_names),
             ]
+        waits = Term(", ".join(waiting), translated=False)
         happened.append(
-            f"waiting for {', '.join(waiting)} to agree (a move file holding 'agree rollback')"
+            P("waiting for %(names)s to agree (a move file holding 'agree rollback')", names=waits)
         )
-        title = f"move {move.number}: rollback proposed"
+        title = P("move %(number)s: rollback proposed", number=move.number)
     else:
         rollbacks = _undo(
             snap, int(proposal["to"]), str(proposal["reason"]), "consent", move.number
         )
         happened = [
-            f"rolled back to the position after move {proposal['to']} by consent: "
-            f"{proposal['reason'] or 'no reason given'}",
-            f"{move.player} agreed last; agreed: {', '.join(proposal['agreed'])}",
+            P(
+                "rolled back to the position after move %(to)s by consent: %(reason)s",
+                to=int(proposal["to"]),
+                reason=reason,
+            ),
+            P("%(player)s agreed last; agreed: %(names)s", player=player, names=agreed_names),
         ]
-        title = f"move {move.number}: rollback to move {proposal['to']}"
+        title = P(
+            "move %(number)s: rollback to move %(to)s", number=move.number, to=int(proposal["to"])
+        )
     return rollbacks, happened, title
+
+
+def _reason(reason: str) -> Value:
+    """A rollback's reason as its proposer wrote it, or that they gave none."""
+    return Term(reason, translated=False) if reason else P("no reason given")
 
 
 def handle_request(
@@ -198,7 +223,16 @@ def handle_request(
 
 def rollback_note(to: int, reason: str) -> str:
     """What a rollback by the service records as having happened (verify checks it)."""
-    return f"rolled back to the position after move {to}: {reason}"
+    return str(rollback_said(to, reason))
+
+
+def rollback_said(to: int, reason: str) -> Phrase:
+    """`rollback_note` in a translatable form."""
+    return P(
+        "rolled back to the position after move %(to)s: %(reason)s",
+        to=to,
+        reason=Term(reason, translated=False),
+    )
 
 
 def rollback(repo: GameRepo, to: int, reason: str, *, home: Path) -> str:
@@ -213,9 +247,10 @@ def rollback(repo: GameRepo, to: int, reason: str, *, home: Path) -> str:
     _check_target(snap, to)
     number = snap.adjudicated
     rollbacks = _undo(snap, to, reason, "adjudicator", number)
-    happened = [rollback_note(to, reason)]
+    happened: list[Said] = [rollback_said(to, reason)]
     when = now()
-    files, _ = _files(home, snap, number, rollbacks, f"rollback to move {to}", happened, when)
+    title = P("rollback to move %(to)s", to=to)
+    files, _ = _files(home, snap, number, rollbacks, title, happened, when)
     del files[f"{REPORTS_DIR}/{number:04d}.md"]  # the report of move N stays as it was
     message = f"Roll back to move {to}: {reason}\n\nPamir-Rollback: {to}\n"
     return repo.commit(files, message, parent=snap.commit, when=when)

@@ -38,7 +38,7 @@ from adjudicator.games.contract import (
     tree_files,
 )
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import BOARD_FILE, report_for
+from adjudicator.games.outputs import BOARD_FILE, NEW_GAME_TITLE, move_title, report_for
 from adjudicator.games.repo import FILE_MODE, CommitInfo, GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
@@ -307,7 +307,7 @@ def _check_commit(
     report = repo.read(path, sha)
     happened = replayer.logs.get(number, state.log if number == 0 else None)
     if happened is not None and report is not None:
-        title = "a new game" if number == 0 else f"move {number} by {_author(snap, number)}"
+        title = NEW_GAME_TITLE if number == 0 else move_title(number, _author(snap, number))
         want = report_for(snap, number, title, state, happened, commit.committed, view=view)
         if report != want:
             return f"commit {sha[:10]}: {path} differs from the replay's report"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import engine
+from adjudicator.home.translations import Words
 
 
 @lru_cache(maxsize=1)
@@ -17,10 +18,10 @@ def _any_position() -> engine.State:
 
 
 @lru_cache(maxsize=4096)
-def in_words(actions: str) -> str:
+def in_words(actions: str, words: Words | None = None) -> str:
     """Actions as recorded (`loyalty afghan; purchase 54`) as a sentence: 'Choose Afghan
     loyalty; buy Herati Bandits (54).' A part that is not an action stays as it is (a
-    refusal's reason, a note)."""
+    refusal's reason, a note). In the reader's `words` (by default English)."""
     phrases: list[str] = []
     for part in actions.split("; "):
         try:
@@ -28,6 +29,11 @@ def in_words(actions: str) -> str:
         except engine.MoveError:
             phrases.append(part)
             continue
-        phrases.append(engine.describe_action(_any_position(), read[0]) if read else part)
+        if not read:
+            phrases.append(part)
+        elif words is None:
+            phrases.append(engine.describe_action(_any_position(), read[0]))
+        else:
+            phrases.append(words.phrase(engine.phrase_action(_any_position(), read[0])))
     sentence = "; ".join(phrases)
     return sentence[:1].upper() + sentence[1:] + ("" if sentence.endswith(".") else ".")

@@ -30,16 +30,17 @@ from typing import Any
 
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import N_
 
 # What each choice means, in the words of the answer to it.
 MEANING = {
-    "every": "every report is mailed to you at once.",
-    "turns": (
-        "you get at once the reports that ask you to decide, those of your own moves, "
+    "every": N_("Every report is mailed to you at once."),
+    "turns": N_(
+        "You get at once the reports that ask you to decide, those of your own moves, "
         "rollbacks and the game's end; the others come in one digest a day."
     ),
-    "digest": (
-        "you get at once only the reports that ask you to decide, your refused moves, "
+    "digest": N_(
+        "You get at once only the reports that ask you to decide, your refused moves, "
         "rollbacks and the game's end; the others come in one digest a day."
     ),
 }

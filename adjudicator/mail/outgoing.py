@@ -42,8 +42,9 @@ from typing import Any
 import engine
 from adjudicator.drawing.board import board_svg, describe
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
+from adjudicator.games.codes import explained_codes
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import Adjudication
+from adjudicator.games.outputs import Adjudication, translated_report_path
 from adjudicator.games.pipeline import position
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
@@ -55,6 +56,7 @@ from adjudicator.home.faults import fault
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
 from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.links import page_links
@@ -77,7 +79,11 @@ PRIVATE_NAME = re.compile(r"^(\d{4})-(.+)\.md$")
 MAIL_BUDGET = 150 * 1024  # the most bytes a report may take, its picture included
 PICTURE_OVERHEAD = 1024  # the picture's MIME headers and its <img> in the HTML
 # Where the report's Markdown puts the board (templates/report.md.j2); in mail, the picture.
-BOARD_PARAGRAPH = "<p><span>The board after this move, drawn in board.svg</span></p>"
+BOARD_ALT = N_("The board after this move, drawn in board.svg")
+
+
+def board_paragraph(words: Words) -> str:
+    return f"<p><span>{escape(words(BOARD_ALT))}</span></p>"
 
 
 # -- composing -----------------------------------------------------------------------------
@@ -348,27 +354,43 @@ SUBJECT_LENGTH = 110  # past this a subject is cut with an ellipsis (mail lists 
 
 
 def report_subject(
-    game_id: str, number: int, document: dict[str, Any], *, decides: bool, over: bool
+    game_id: str,
+    number: int,
+    document: dict[str, Any],
+    *,
+    decides: bool,
+    over: bool,
+    words: Words | None = None,
+    prompt: str | None = None,
 ) -> str:
     """What a report mail is, and whether its reader must act, at a glance in the inbox:
     `[kabul] Your turn (move 44): alice takes an action (2 of 2 left) or passes`, or
-    `[kabul] Move 43 by alice: Tax with Baluchi Chiefs (12), taking up to 2 rupees.`"""
+    `[kabul] Move 43 by alice: Tax with Baluchi Chiefs (12), taking up to 2 rupees.`
+    In the reader's `words` (by default English); `prompt` is the pending decision's prompt
+    in them (by default the English of the view)."""
+    words = words or Words()
     view: dict[str, Any] = document.get("view") or {}
     last: dict[str, Any] = document.get("last") or {}
+    player = str(last.get("player"))
     if over:
-        subject = f"[{game_id}] The game is over (move {number})"
+        said = words("The game is over (move %(number)s)", number=number)
     elif decides:
-        prompt = str((view.get("pending") or {}).get("prompt", "your decision"))
-        subject = f"[{game_id}] Your turn (move {number + 1}): {prompt.split(': ')[0]}"
+        if prompt is None and words.language == SOURCE:
+            prompt = str((view.get("pending") or {}).get("prompt", words("your decision")))
+        what = prompt.split(": ")[0] if prompt else words("your decision")
+        said = words("Your turn (move %(number)s): %(what)s", number=number + 1, what=what)
     elif number == 0:
-        subject = f"[{game_id}] A new game"
+        said = words("A new game")
     elif last.get("refused"):
-        subject = f"[{game_id}] Move {number} by {last.get('player')} was refused"
+        said = words("Move %(number)s by %(player)s was refused", number=number, player=player)
     elif last.get("actions"):
-        what = in_words("; ".join(str(a) for a in last["actions"]))
-        subject = f"[{game_id}] Move {number} by {last.get('player')}: {what}"
+        what = in_words("; ".join(str(a) for a in last["actions"]), words)
+        said = words(
+            "Move %(number)s by %(player)s: %(what)s", number=number, player=player, what=what
+        )
     else:
-        subject = f"[{game_id}] Move {number}"
+        said = words("Move %(number)s", number=number)
+    subject = f"[{game_id}] {said}"
     return subject if len(subject) <= SUBJECT_LENGTH else subject[: SUBJECT_LENGTH - 1] + "…"
 
 
@@ -393,10 +415,9 @@ def is_over(view: dict[str, Any]) -> bool:
     return bool(view.get("phase") == "over")
 
 
-GAME_OVER = (
-    "## The game is over\n\n"
+GAME_OVER = N_(
     "Nothing is left to decide, and no move or rollback can be made any more. The report "
-    "above gives the final standings; thank you for playing.\n"
+    "above gives the final standings; thank you for playing."
 )
 
 
@@ -407,54 +428,71 @@ def how_to_reply(
     decides: bool,
     over: bool = False,
     plays_by: str = "both",
+    words: Words | None = None,
 ) -> str:
     """How to answer this message; once the game is over, that nothing can be answered
     (it invites neither a move nor a rollback). A player who plays by Git alone is told
     nothing of replying by mail (their private section says how to push)."""
+    words = words or Words()
     if over:
-        return GAME_OVER
-    help_page = (
-        f" The notation is explained at {settings.base_url}/help." if settings.base_url else ""
-    )
-    if plays_by == "git":
-        return (
-            "## Playing by Git\n\n"
-            "You play by pushing your move files to the game's repository, as your section "
-            f"above says; this message is for reading.{help_page}\n"
+        heading = words("The game is over")
+        return f"## {heading}\n\n{words(GAME_OVER)}\n"
+    help_page = ""
+    if settings.base_url:
+        help_page = " " + words(
+            "The notation is explained at %(url)s.", url=f"{settings.base_url}/help"
         )
+    if plays_by == "git":
+        reading = words(
+            "You play by pushing your move files to the game's repository, as your section "
+            "above says; this message is for reading."
+        )
+        heading = words("Playing by Git")
+        return f"## {heading}\n\n{reading}{help_page}\n"
     address = tokens.reply_address(settings, game_id, player.lower())
     if decides:
-        first = (
+        first = words(
             "It is your decision. Reply to this message with your actions, one a line, in "
             "the game's notation (for example `purchase 43`, or any of the legal actions "
             "listed above)."
         )
     else:
-        first = (
+        first = words(
             "You have nothing to decide now; you will get a message when you do. You may "
             "still reply with a rollback request (`rollback N REASON`, or `agree rollback`)."
         )
-    return (
-        "## Playing by email\n\n"
-        f"{first}{help_page} Quoted lines (starting with `>`), the line saying who wrote the "
-        "quoted message, and everything from your signature (`-- `) down are ignored.\n\n"
-        f"Your reply address, {address}, carries a token that identifies you in this game: "
-        "keep it to yourself (whoever can write to it from your address plays for you). "
-        "Replies are accepted only from the address the game has for you.\n"
+    ignored = words(
+        "Quoted lines (starting with `>`), the line saying who wrote the quoted message, "
+        "and everything from your signature (`-- `) down are ignored."
     )
+    token = words(
+        "Your reply address, %(address)s, carries a token that identifies you in this game: "
+        "keep it to yourself (whoever can write to it from your address plays for you). "
+        "Replies are accepted only from the address the game has for you.",
+        address=address,
+    )
+    heading = words("Playing by email")
+    return f"## {heading}\n\n{first}{help_page} {ignored}\n\n{token}\n"
 
 
-def web_pages(settings: Settings, game_id: str, player: str, number: int) -> str:
+def web_pages(
+    settings: Settings, game_id: str, player: str, number: int, words: Words | None = None
+) -> str:
     """The pages of the game on the web, for one player: this move's, the game's, and the
     player's own page, whose link is theirs alone (it shows their hand and takes moves)."""
+    words = words or Words()
     links = page_links(settings, game_id, player, number)
-    return (
-        "## On the web\n\n"
-        f"- This move: {links.turn}\n"
-        f"- The game, its board and history: {links.game}\n"
-        f"- Your own page, with your hand, your legal actions and a form to move (the link "
-        f"is yours alone: keep it to yourself): {links.private}"
-    )
+    lines = [
+        words("This move: %(url)s", url=links.turn),
+        words("The game, its board and history: %(url)s", url=links.game),
+        words(
+            "Your own page, with your hand, your legal actions and a form to move (the link "
+            "is yours alone: keep it to yourself): %(url)s",
+            url=links.private,
+        ),
+    ]
+    heading = words("On the web")
+    return f"## {heading}\n\n" + "\n".join(f"- {line}" for line in lines)
 
 
 def player_message(
@@ -465,16 +503,32 @@ def player_message(
     decides: bool,
     over: bool = False,
 ) -> list[str]:
-    """The parts of a player's message: the report (the same for all), the player's own
-    private section (no one else's), the web pages, how to reply."""
-    parts = [result.report.rstrip("\n")]
+    """The parts of a player's message: the report (the same for all who read its
+    language), the player's own private section (no one else's), the web pages, how to
+    reply; all in the player's language."""
+    entry = game.player(player)
+    words = words_for(entry.language)
+    parts = [report_in(settings, game, result, entry.language).rstrip("\n")]
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
-    parts.append(web_pages(settings, game.id, player, result.number))
-    plays_by = game.player(player).plays_by
-    parts.append(how_to_reply(settings, game.id, player, decides, over, plays_by).rstrip("\n"))
+    parts.append(web_pages(settings, game.id, player, result.number, words))
+    how = how_to_reply(settings, game.id, player, decides, over, entry.plays_by, words)
+    parts.append(how.rstrip("\n"))
     return parts
+
+
+def report_in(settings: Settings, game: GameFile, result: Adjudication, language: str) -> str:
+    """The public report of an adjudication in a language: the committed one in the game's
+    language, else the translation the pipeline kept (games/outputs.py); a commit made
+    before its reader chose the language has none, and its mail is in the game's."""
+    if language == game.language:
+        return result.report
+    path = translated_report_path(settings.home, game.id, result.number, language)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return result.report
 
 
 # -- sending out ---------------------------------------------------------------------------
@@ -503,7 +557,7 @@ class _Illustrations:
         self._state: engine.State | None = None
         self._failed = False
 
-    def hand(self, player: str) -> str:
+    def hand(self, player: str, words: Words) -> str:
         """The player's own hand as card faces (HTML), from their own view of the
         position; "" when the hand is empty or the position cannot be had."""
         state = self._position()
@@ -513,8 +567,18 @@ class _Illustrations:
         faces = hand_faces(engine.view(state, player), link=base + "/cards/{}")
         if not faces:
             return ""
-        credit = f'<p><small>{escape(ATTRIBUTION)} <a href="{LICENSE_URL}">Licence</a>.</small></p>'
-        return "<h3>Your hand</h3>\n" + "\n".join([*faces, credit])
+        licence = escape(words("Licence"))
+        credit = (
+            f'<p><small>{escape(ATTRIBUTION)} <a href="{LICENSE_URL}">{licence}</a>.</small></p>'
+        )
+        heading = escape(words("Your hand"))
+        return f"<h3>{heading}</h3>\n" + "\n".join([*faces, credit])
+
+    def prompt(self, words: Words) -> str | None:
+        """The pending decision's prompt in `words` (None: not to be had)."""
+        state = self._position()
+        phrase = None if state is None else engine.pending_phrase(state)
+        return None if phrase is None else words.phrase(phrase)
 
     def _position(self) -> engine.State | None:
         if self._state is None and not self._failed:
@@ -526,11 +590,12 @@ class _Illustrations:
         return self._state
 
 
-def _with_picture(html: str, picture: Picture) -> str:
+def _with_picture(html: str, picture: Picture, words: Words) -> str:
     """The report's HTML with the picture where the report mentions the board (or first)."""
     img = f"<p>{picture.img()}</p>"
-    if BOARD_PARAGRAPH in html:
-        return html.replace(BOARD_PARAGRAPH, img, 1)
+    paragraph = board_paragraph(words)
+    if paragraph in html:
+        return html.replace(paragraph, img, 1)
     return img + "\n" + html
 
 
@@ -543,7 +608,7 @@ def report_message(
     subject: str,
     decides: bool,
     over: bool = False,
-    report_html: str,
+    report_html: str | None,
     illustrations: _Illustrations,
     **headers: Any,
 ) -> EmailMessage:
@@ -551,13 +616,16 @@ def report_message(
     fits in `MAIL_BUDGET`, at the widest width that does) and the player's hand as faces.
     `headers` go to `compose` (thread_root, in_reply_to, number, message_id, to)."""
     report, *own_parts = player_message(settings, game, result, player, decides, over)
+    words = words_for(game.player(player).language)
     # Markdown blocks render alone: the shared report's HTML is reused as is.
     own_html = [markdown_html(p, label_tables=False) for p in own_parts]
-    own_html.insert(len(own_html) - 1, illustrations.hand(player))  # before how to reply
+    own_html.insert(len(own_html) - 1, illustrations.hand(player, words))  # before how to reply
     text = "\n\n".join([report, *own_parts]) + "\n"
+    if report_html is None:
+        report_html = markdown_html(report, label_tables=False)
 
     def message(picture: Picture | None) -> EmailMessage:
-        shown = report_html if picture is None else _with_picture(report_html, picture)
+        shown = report_html if picture is None else _with_picture(report_html, picture, words)
         html = _page("\n".join(part for part in [shown, *own_html] if part))
         made = compose(
             settings,
@@ -605,6 +673,7 @@ def notify(
         with _threads(settings, game.id) as threads:
             for entry in game.players:
                 key = entry.name.lower()
+                words = words_for(entry.language)
                 name = message_key(game.id, result.number, key, "report", result.commit)
                 done = queued(settings, name)
                 if done is not None:
@@ -621,11 +690,19 @@ def notify(
                     result,
                     entry.name,
                     subject=report_subject(
-                        game.id, result.number, document, decides=key in waiting, over=over
+                        game.id,
+                        result.number,
+                        document,
+                        decides=key in waiting,
+                        over=over,
+                        words=words,
+                        prompt=None
+                        if words.language == SOURCE or key not in waiting
+                        else illustrations.prompt(words),
                     ),
                     decides=key in waiting,
                     over=over,
-                    report_html=report_html,
+                    report_html=report_html if entry.language == game.language else None,
                     illustrations=illustrations,
                     thread_root=root,
                     in_reply_to=thread.get("last"),
@@ -762,19 +839,21 @@ def notify_refusal(
     for `queue`."""
     snap = snapshot(repo, at)
     entry = snap.game.player(player)
+    words = words_for(entry.language)
     refusal = "\n".join(f"    {line}" for line in message.splitlines())
     parts = [
-        f"# {snap.game.id}: your move was not accepted",
-        "Nothing was changed in the game. The adjudicator says:",
+        f"# {snap.game.id}: " + words("your move was not accepted"),
+        words("Nothing was changed in the game. The adjudicator says:"),
         refusal,
-        "Your move as it was read from your message (line numbers as counted above):",
+        *explained_codes(message, words),
+        words("Your move as it was read from your message (line numbers as counted above):"),
         "```text\n" + _numbered(_quotable(submitted_text)) + "\n```",
     ]
     over = is_over(public_view(repo, snap.commit)) if snap.commit else False
     parts.append(
-        "The game is over: no move can be made any more."
+        words("The game is over: no move can be made any more.")
         if over
-        else "Reply to this message with the corrected move: your actions, one a line."
+        else words("Reply to this message with the corrected move: your actions, one a line.")
     )
     section = private_section(settings, snap.game.id, snap.adjudicated, entry.name)
     if section:
@@ -798,16 +877,23 @@ def notify_unauthenticated(
     key = message_key(snap.game.id, 0, entry.name, "unauthenticated", day.replace("-", ""))
     if (done := queued(settings, key)) is not None:
         return done
-    text = (
-        f"# {snap.game.id}: a message in your name was refused\n\n"
+    words = words_for(entry.language)
+    refused = words("a message in your name was refused")
+    why = words(
         "A message to your reply address, with your address as its sender, was not "
         "played: it could not be proven to come from your mail provider "
-        f"(mail_auth = {settings.mail_auth}). The reason:\n\n"
-        f"    {(one_line(reason) or '')[:500]}\n\n"
+        "(`mail_auth = %(mode)s`). The reason:",
+        mode=settings.mail_auth,
+    )
+    advice = words(
         "Nothing was changed in the game. If you sent it, your mail provider may not sign "
         "its mail (DKIM): tell the game's host. If you did not, someone knows your reply "
-        "address and wrote in your name: tell the game's host.\n\n"
-        "You get at most one such notice a day.\n"
+        "address and wrote in your name: tell the game's host."
+    )
+    once = words("You get at most one such notice a day.")
+    text = (
+        f"# {snap.game.id}: {refused}\n\n{why}\n\n"
+        f"    {(one_line(reason) or '')[:500]}\n\n{advice}\n\n{once}\n"
     )
     thread = thread_of(settings, snap.game.id, entry.name)
     own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
@@ -815,7 +901,7 @@ def notify_unauthenticated(
         settings,
         snap.game.id,
         entry.name,
-        f"[{snap.game.id}] A message in your name was refused",
+        f"[{snap.game.id}] " + words("A message in your name was refused"),
         text,
         thread_root=thread.get("root") or own,
         in_reply_to=thread.get("last"),

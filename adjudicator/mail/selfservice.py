@@ -7,6 +7,7 @@ move (docs/email.md#commands-by-mail):
     resign                   the stand-in takes the seat for the rest of the game
     settings notify turns    which reports to mail: every, turns or digest
     settings timezone Asia/Kabul   the clock the daily digest keeps
+    settings language pl     the language of the player's mail: en or pl
     my games                 the service's games this address plays in
 
 It runs after the same checks as a move (the reply token, the sender, `mail_auth`), holding
@@ -18,12 +19,15 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from adjudicator.games.deadlines import PauseRefused, local_text, zone
+from adjudicator.games.languages import UnknownLanguage, record_language
 from adjudicator.games.outputs import INBOUND_TRAILER, Refusal
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import list_games
@@ -37,6 +41,7 @@ from adjudicator.games.resign import (
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import LANGUAGES, SOURCE, Words, words_for
 from adjudicator.mail import outgoing
 from adjudicator.mail.delivery import MEANING
 from adjudicator.mail.preferences import (
@@ -52,6 +57,7 @@ PAUSE = re.compile(r"^pause\s+(?P<hours>\d{1,5})\s*(h|hours?)?\s+(?P<reason>\S.*
 RESIGN = re.compile(r"^resign$", re.I)
 NOTIFY = re.compile(r"^settings\s+notify\s+(?P<value>\S+)$", re.I)
 TIMEZONE = re.compile(r"^settings\s+time\s?zone\s+(?P<value>\S+)$", re.I)
+LANGUAGE = re.compile(r"^settings\s+(language|język|jezyk)\s+(?P<value>\S+)$", re.I)
 MY_GAMES = re.compile(r"^my\s+games$", re.I)
 
 
@@ -59,9 +65,9 @@ MY_GAMES = re.compile(r"^my\s+games$", re.I)
 class Command:
     """One command line, read."""
 
-    name: Literal["pause", "resign", "notify", "timezone", "games"]
+    name: Literal["pause", "resign", "notify", "timezone", "language", "games"]
     hours: int = 0
-    text: str = ""  # the pause's reason, the notify preference, or the time zone
+    text: str = ""  # the pause's reason, the notify preference, the time zone, the language
 
 
 @dataclass
@@ -87,6 +93,8 @@ def parse(lines: list[str]) -> Command | None:
         return Command("notify", text=match.group("value").lower())
     if match := TIMEZONE.match(line):
         return Command("timezone", text=match.group("value"))
+    if match := LANGUAGE.match(line):
+        return Command("language", text=match.group("value").lower())
     if MY_GAMES.match(line):
         return Command("games")
     return None
@@ -109,7 +117,9 @@ def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> O
     if (commit := _committed(repo, asked.key)) is not None:
         # Delivered again after its commit: done once, only the answer may be missing.
         reason = f"done before (commit {commit[:10]})"
-        return _answered(settings, repo, asked, "accepted", reason, f"# {game_id}: {reason}\n")
+        words = _words(repo, asked.player)
+        said = words("done before (commit %(commit)s)", commit=commit[:10])
+        return _answered(settings, repo, asked, "accepted", reason, f"# {game_id}: {said}\n")
     if command.name == "pause":
         return _pause(settings, repo, command, asked)
     if command.name == "resign":
@@ -118,7 +128,35 @@ def run(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> O
         return _notify(settings, repo, command, asked)
     if command.name == "timezone":
         return _timezone(settings, repo, command, asked)
+    if command.name == "language":
+        return _language(settings, repo, command, asked)
     return _games(settings, repo, asked)
+
+
+def _words(repo: GameRepo, player: str) -> Words:
+    """The words of a player of the game (their language in game.toml)."""
+    return words_for(snapshot(repo).game.player(player).language)
+
+
+def _tell_others(
+    settings: Settings,
+    repo: GameRepo,
+    players: list[str],
+    said: Callable[[Words], tuple[str, str]],
+    *,
+    kind: str,
+    ref: str,
+) -> list[Path]:
+    """Tell `players`, each in their own language: `said(words)` is (subject, text)."""
+    game = snapshot(repo).game
+    by_language: dict[str, list[str]] = {}
+    for name in players:
+        by_language.setdefault(game.player(name).language, []).append(name)
+    paths: list[Path] = []
+    for language, names in sorted(by_language.items()):
+        subject, text = said(words_for(language))
+        paths += outgoing.notify_players(settings, repo, names, subject, text, kind=kind, ref=ref)
+    return paths
 
 
 def _committed(repo: GameRepo, key: str) -> str | None:
@@ -163,23 +201,38 @@ def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -
             inbound=asked.key,
         )
     except PauseRefused as error:
-        text = f"# {game_id}: pause refused\n\nThe clock was not paused: {error}.\n"
+        words = _words(repo, asked.player)
+        refused = words("pause refused")
+        said = words("The clock was not paused: %(error)s.", error=error)
+        text = f"# {game_id}: {refused}\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
-    said = (
-        f"the clock is paused for {pause.hours} hours from {local_text(pause.start, tz)} "
-        f"({pause.player}: {pause.reason}); the deadline is now {local_text(after.deadline, tz)}"
-    )
+
+    def paused(words: Words) -> str:
+        return words(
+            "the clock is paused for %(hours)s hours from %(start)s (%(player)s: %(reason)s); "
+            "the deadline is now %(deadline)s",
+            hours=pause.hours,
+            start=_when(words, pause.start, tz),
+            player=pause.player,
+            reason=pause.reason,
+            deadline=_when(words, after.deadline, tz),
+        )
+
     others = [p for p in snap.game.names if p.lower() != asked.player.lower()]
-    paths = outgoing.notify_players(
+    paths = _tell_others(
         settings,
         repo,
         others,
-        f"[{game_id}] The clock is paused",
-        f"# {game_id}: {said}\n",
+        lambda words: (
+            f"[{game_id}] " + words("The clock is paused"),
+            f"# {game_id}: {paused(words)}\n",
+        ),
         kind="pause",
         ref=made,
     )
-    text = f"# {game_id}: clock paused\n\nDone (commit {made[:10]}): {said}.\n"
+    words = _words(repo, asked.player)
+    done = words("Done (commit %(commit)s): %(said)s.", commit=made[:10], said=paused(words))
+    text = f"# {game_id}: " + words("clock paused") + f"\n\n{done}\n"
     outcome = _answered(settings, repo, asked, "accepted", f"paused ({made[:10]})", text)
     outcome.paths += paths
     return outcome
@@ -190,28 +243,34 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     try:
         made = record_resignation(repo, asked.player, datetime.now(UTC), inbound=asked.key)
     except ResignRefused as error:
-        text = f"# {game_id}: resignation refused\n\nNothing was changed: {error}.\n"
+        words = _words(repo, asked.player)
+        refused = words("resignation refused")
+        said = words("Nothing was changed: %(error)s.", error=error)
+        text = f"# {game_id}: {refused}\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
     game = snapshot(repo).game
     name = game.player(asked.player).name
     if game.on_resign == "end":
         return _resign_ends(settings, repo, asked, name, made)
-    said = (
-        f"{name} has resigned (commit {made[:10]}). The stand-in (an automated player) "
-        f"plays {name}'s seat for the rest of the game, as soon as it must decide."
-    )
+
+    def resigned(words: Words) -> str:
+        return words(
+            "%(name)s has resigned (commit %(commit)s). The stand-in (an automated player) "
+            "plays %(name)s's seat for the rest of the game, as soon as it must decide.",
+            name=name,
+            commit=made[:10],
+        )
+
+    def told(words: Words) -> tuple[str, str]:
+        resigns = words("%(name)s resigns", name=name)
+        return f"[{game_id}] {resigns}", f"# {game_id}: {resigns}\n\n{resigned(words)}\n"
+
     players = game.names
-    paths = outgoing.notify_players(
-        settings,
-        repo,
-        players,
-        f"[{game_id}] {name} resigns",
-        f"# {game_id}: {name} resigns\n\n{said}\n",
-        kind="resign",
-        ref=made,
-    )
+    paths = _tell_others(settings, repo, players, told, kind="resign", ref=made)
     play_resigned(repo, settings.home)  # its reports are queued by the caller's reconcile
-    text = f"# {game_id}: you have resigned\n\n{said} Thank you for playing.\n"
+    words = _words(repo, asked.player)
+    heading, thanks = words("you have resigned"), words("Thank you for playing.")
+    text = f"# {game_id}: {heading}\n\n{resigned(words)} {thanks}\n"
     outcome = _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
     outcome.paths += paths
     return outcome
@@ -247,41 +306,87 @@ def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) 
     if value is None:
         choices = ", ".join(PREFERENCES)
         reason = f"unknown-setting: notify is one of {choices}, not {command.text!r}"
-        text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
+        words = _words(repo, asked.player)
+        refused = words("setting refused")
+        said = words(
+            "Nothing was changed (unknown-setting): notify is one of %(choices)s, not %(asked)s.",
+            choices=", ".join(f"`{p}`" for p in PREFERENCES),
+            asked=f"`{command.text}`",
+        )
+        if words.language == SOURCE:
+            said = words("Nothing was changed: %(error)s.", error=reason)
+        text = f"# {game_id}: {refused}\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", reason, text)
     set_notify_preference(settings, game_id, asked.player, value)
-    text = (
-        f"# {game_id}: notify {value}\n\n"
-        f"Your mail setting for this game is now `notify {value}`: {MEANING[value]}\n"
-    )
+    words = _words(repo, asked.player)
+    said = words("Your mail setting for this game is now `notify %(value)s`.", value=value)
+    text = f"# {game_id}: `notify {value}`\n\n{said} {words(MEANING[value])}\n"
     return _answered(settings, repo, asked, "accepted", f"notify {value}", text)
 
 
 def _timezone(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
     game_id = snapshot(repo).game.id
+    words = _words(repo, asked.player)
     try:
         set_player_timezone(settings, game_id, asked.player, command.text)
     except ValueError as error:
         reason = f"unknown-setting: {error}"
-        text = f"# {game_id}: setting refused\n\nNothing was changed: {reason}.\n"
+        said = words("Nothing was changed: %(error)s.", error=reason)
+        text = f"# {game_id}: " + words("setting refused") + f"\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", reason, text)
-    hour = settings.digest_hour
-    text = (
-        f"# {game_id}: time zone {command.text}\n\n"
-        f"Your daily digest for this game now comes at {hour:02d}:00 {command.text} time.\n"
+    said = words(
+        "Your daily digest for this game now comes at %(hour)s %(zone)s time.",
+        hour=f"{settings.digest_hour:02d}:00",
+        zone=command.text,
     )
+    text = f"# {game_id}: `timezone {command.text}`\n\n{said}\n"
     return _answered(settings, repo, asked, "accepted", f"timezone {command.text}", text)
 
 
+def _language(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -> Outcome:
+    """`settings language pl`: a commit of game.toml; answered in the new language."""
+    game_id = snapshot(repo).game.id
+    try:
+        made = record_language(
+            repo, asked.player, command.text, datetime.now(UTC), inbound=asked.key
+        )
+    except UnknownLanguage:
+        words = words_for(snapshot(repo).game.player(asked.player).language)
+        choices = ", ".join(LANGUAGES)
+        reason = f"unknown-language: language is one of {choices}, not {command.text!r}"
+        said = words(
+            "Nothing was changed: the languages are %(choices)s, not %(asked)s.",
+            choices=choices,
+            asked=repr(command.text),
+        )
+        text = f"# {game_id}: " + words("setting refused") + f"\n\n{said}\n"
+        return _answered(settings, repo, asked, "refused", reason, text)
+    words = words_for(command.text)
+    said = words(
+        "From now on your reports, your private section and your mail in this game are in "
+        "%(language)s.",
+        language=LANGUAGES[command.text],
+    )
+    text = f"# {game_id}: " + words("language %(code)s", code=command.text) + f"\n\n{said}\n"
+    done = "unchanged" if made is None else made[:10]
+    return _answered(settings, repo, asked, "accepted", f"language {command.text} ({done})", text)
+
+
 def _games(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
-    rows = [_game_row(other_id, other, asked.sender) for other_id, other in list_games(settings)]
+    words = _words(repo, asked.player)
+    rows = [
+        _game_row(other_id, other, asked.sender, words) for other_id, other in list_games(settings)
+    ]
     found = [row for row in rows if row is not None]
-    table = "| Game | Whose turn | You |\n| --- | --- | --- |\n" + "".join(found)
-    text = f"# Your games\n\nThe games {asked.sender} plays in:\n\n{table}"
+    head = " | ".join([words("Game"), words("Whose turn"), words("You")])
+    table = f"| {head} |\n| --- | --- | --- |\n" + "".join(found)
+    heading = words("Your games")
+    plays = words("The games %(address)s plays in:", address=asked.sender)
+    text = f"# {heading}\n\n{plays}\n\n{table}"
     return _answered(settings, repo, asked, "accepted", f"{len(found)} games", text)
 
 
-def _game_row(game_id: str, repo: GameRepo, address: str) -> str | None:
+def _game_row(game_id: str, repo: GameRepo, address: str, words: Words) -> str | None:
     """A row of `my games` when `address` plays in the game, else None."""
     try:
         snap = snapshot(repo)
@@ -293,13 +398,21 @@ def _game_row(game_id: str, repo: GameRepo, address: str) -> str | None:
         return None
     finally:
         repo.repo.close()
-    turn = ", ".join(pending.players) if pending is not None else "nobody: the game is over"
-    return f"| {game_id} | {turn} | {_status(mine[0].name, mine[0].resigned, pending)} |\n"
+    turn = ", ".join(pending.players) if pending is not None else words("nobody: the game is over")
+    status = _status(mine[0].name, mine[0].resigned, pending, words)
+    return f"| {game_id} | {turn} | {status} |\n"
 
 
-def _status(name: str, resigned: bool, pending: Waiting | None) -> str:
+def _status(name: str, resigned: bool, pending: Waiting | None, words: Words) -> str:
     if resigned:
-        return f"{name}, resigned"
+        return words("%(name)s, resigned", name=name)
     if pending is None:
-        return f"{name}, game over"
-    return f"{name}, your decision" if name in pending.players else f"{name}, waiting"
+        return words("%(name)s, game over", name=name)
+    if name in pending.players:
+        return words("%(name)s, your decision", name=name)
+    return words("%(name)s, waiting", name=name)
+
+
+def _when(words: Words, when: datetime, tz: ZoneInfo) -> str:
+    """A time in the game's zone, as the reader's language writes it."""
+    return local_text(when, tz) if words.language == SOURCE else words.datetime(when, tz)

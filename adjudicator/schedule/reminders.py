@@ -15,12 +15,14 @@ from email.message import EmailMessage
 from email.utils import format_datetime, formataddr, make_msgid
 from pathlib import Path
 
+import engine
 from adjudicator.games.deadlines import local_text, zone
 from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import SOURCE, Words, words_for
 from adjudicator.mail import outgoing, tokens
 from adjudicator.schedule.clock import Waiting, default_lines, waiting
 from adjudicator.schedule.turnmail import mail_clock
@@ -43,27 +45,40 @@ def already_reminded(settings: Settings, pending: Waiting) -> bool:
     return path.exists() and path.read_text(encoding="utf-8").strip() == reminder_key(pending)
 
 
-def _defaults_text(home: Path, repo: GameRepo, player: str) -> str | None:
+def _defaults_text(home: Path, repo: GameRepo, player: str, words: Words) -> str | None:
     """What the adjudicator will play for `player` at the deadline, or None if unknown."""
     try:
         state = position(snapshot(repo), home)
         lines = default_lines(state, state.seat(player))
     except (GameError, KeyError):
         return None
+    if words.language != SOURCE:  # the notation, quoted, in a sentence of another language
+        lines = [f"`{line}`" for line in lines]
     return "; ".join(lines) or None
 
 
-def _timeout_text(home: Path, repo: GameRepo, player: str) -> str | None:
+def _timeout_text(home: Path, repo: GameRepo, player: str, words: Words) -> str | None:
     """What really happens at the deadline, as game.toml's `on_timeout` says."""
     if snapshot(repo).game.deadlines.on_timeout == "standin":
         # The stand-in plays the seat with its loyalty (buys, plays, taxes...): naming
         # the default here would promise a pass that never comes.
-        return (
+        return words(
             "a stand-in plays your turn for you: it decides in your place for as long as "
             "you must decide (buying and playing cards, taxing, building...), not just a pass"
         )
-    default = _defaults_text(home, repo, player)
-    return f"the adjudicator plays the default for you: {default}" if default else None
+    default = _defaults_text(home, repo, player, words)
+    if not default:
+        return None
+    return words("the adjudicator plays the default for you: %(default)s", default=default)
+
+
+def _prompt_in(home: Path, repo: GameRepo, words: Words) -> str | None:
+    """The pending decision's prompt in `words`' language (None if it cannot be had)."""
+    try:
+        phrase = engine.pending_phrase(position(snapshot(repo), home))
+    except GameError:
+        return None
+    return None if phrase is None else words.phrase(phrase)
 
 
 def compose_reminder(
@@ -72,39 +87,59 @@ def compose_reminder(
     """A plain-text reminder to one player who must decide."""
     game = snapshot(repo).game
     entry = game.player(player)
+    words = words_for(entry.language)
     tz = zone(pending.timezone)
     due = local_text(pending.clock.deadline, tz)
     utc = pending.clock.deadline.strftime("%Y-%m-%d %H:%M UTC")
+    if words.language != SOURCE:
+        due = words.datetime(pending.clock.deadline, tz)
+        utc = words.datetime(pending.clock.deadline, "UTC")
     both = due if utc == due else f"{due} ({utc})"  # a game on UTC time shows it once
     left = pending.clock.deadline - now
     hours = max(0, round(left.total_seconds() / 3600))
+    prompt = pending.prompt
+    if words.language != SOURCE:
+        prompt = _prompt_in(settings.home, repo, words) or words("your decision")
     lines = [
-        f"Game {game.id}: the game is waiting for you ({pending.prompt}).",
+        words(
+            "Game %(game)s: the game is waiting for you (%(prompt)s).", game=game.id, prompt=prompt
+        ),
         "",
-        f"Your deadline: {both}, about {hours} hour{'' if hours == 1 else 's'} from now.",
+        words.plural(
+            "Your deadline: %(due)s, about %(n)s hour from now.",
+            "Your deadline: %(due)s, about %(n)s hours from now.",
+            hours,
+            due=both,
+        ),
     ]
-    timeout = _timeout_text(settings.home, repo, entry.name)
+    timeout = _timeout_text(settings.home, repo, entry.name, words)
     if timeout:
-        lines.append(f"If no move of yours arrives by then, {timeout}.")
+        lines.append(words("If no move of yours arrives by then, %(timeout)s.", timeout=timeout))
     file = f"moves/{pending.move + 1:04d}-{entry.name}.txt"
     how = {  # each player is told only their own way of playing (game.toml's plays_by)
-        "email": "Reply to this message with your actions, one a line.",
-        "git": f"Push your move file {file} to the game's repository.",
-        "both": f"Reply to this message with your actions, one a line, or push {file} to "
-        "the game's repository.",
+        "email": words("Reply to this message with your actions, one a line."),
+        "git": words("Push your move file %(file)s to the game's repository.", file=file),
+        "both": words(
+            "Reply to this message with your actions, one a line, or push %(file)s to "
+            "the game's repository.",
+            file=file,
+        ),
     }[entry.plays_by]
     away = (
-        "Away? The host of the game can pause your clock."
+        words("Away? The host of the game can pause your clock.")
         if entry.plays_by == "git"
-        else "Away? Reply `pause 48h holiday` to pause your clock, within the hours the host "
-        "allows."
+        else words(
+            "Away? Reply `pause 48h holiday` to pause your clock, within the hours the host allows."
+        )
     )
     lines += ["", how, away]
     message = EmailMessage()
     message["From"] = settings.mail_from
     message["To"] = formataddr((entry.name, entry.email))
     message["Reply-To"] = tokens.reply_address(settings, game.id, entry.name.lower())
-    message["Subject"] = f"[{game.id}] Reminder: your decision is due by {due}"
+    message["Subject"] = f"[{game.id}] " + words(
+        "Reminder: your decision is due by %(due)s", due=due
+    )
     message["Date"] = format_datetime(now.astimezone(UTC), usegmt=True)
     message["Message-ID"] = make_msgid("reminder", domain=settings.reply_domain)
     message["Auto-Submitted"] = "auto-generated"

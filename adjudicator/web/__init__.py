@@ -46,6 +46,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from adjudicator.forge import contact
     from adjudicator.home import database, nodes
     from adjudicator.web.inbound import bp as inbound
+    from adjudicator.web.languages import install as install_languages
     from adjudicator.web.pages import bp as pages
     from adjudicator.web.play import bp as play
     from adjudicator.web.webhooks import bp as webhooks
@@ -67,6 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(play)
     app.register_blueprint(webhooks)
     app.register_blueprint(inbound)
+    install_languages(app)  # after the blueprints: its filters speak the visitor's language
 
     @app.after_request
     def secure(response: Response) -> Response:

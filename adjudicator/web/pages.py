@@ -300,6 +300,7 @@ def game(game_id: str) -> str | tuple[str, int]:
         history=moves,
         pauses=pauses,
         mail_problems=problems,
+        record_language=snap.game.language,
     )
 
 
@@ -335,6 +336,7 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
         previous=earlier[-1] if earlier else None,
         following=later[0] if later else None,
         view=view,
+        record_language=snap.game.language,
     )
 
 

@@ -35,11 +35,14 @@ from adjudicator.games.outputs import Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.registry import game_lock, game_path
 from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.reports import translated_view
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import Words
 from adjudicator.mail import ledger, outgoing, tokens
 from adjudicator.mail.incoming import push_to_forge
 from adjudicator.web import SECURITY_HEADERS, current_settings, read_body
+from adjudicator.web.languages import use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
 
 bp = Blueprint("play", __name__, url_prefix="/play")
@@ -63,6 +66,7 @@ class Notice:
 
     accepted: bool
     text: str
+    language: str = "en"  # of the text: "" for the page's own (the engine's is English)
     number: int | None = None  # the move adjudicated
 
 
@@ -103,15 +107,24 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
         repo.repo.close()
 
 
+def _player_words(repo: GameRepo, player: str) -> Words:
+    """The page's words: the language the visitor chose with the switch, else the player's
+    own (game.toml), before their browser's."""
+    return use_language(snapshot(repo).game.player(player).language)
+
+
 def _page(
     repo: GameRepo, player: str, token: str, notice: Notice | None = None, text: str = ""
 ) -> str:
     """The private page as the game stands now."""
     settings = current_settings()
     snap = snapshot(repo)
+    words = _player_words(repo, player)
     state = position(snap, settings.home)
     view = engine.view(state, player)
     pending = view.get("pending")
+    if pending is not None:
+        view = translated_view(view, engine.pending_phrase(state), words)
     awaited = list(pending["players"]) if pending else []
     head = snap.commit or ""
     return render_template(
@@ -152,7 +165,10 @@ def move(game_id: str, player: str, token: str) -> tuple[str, int]:
         text = _move_text(form.get("move", ""))
         head = form.get("head", "")
         if not tokens.is_form_token(settings, token, head, form.get("token", "")):
-            refused = Notice(False, "This form did not come from this page: reload the page.")
+            words = _player_words(repo, name)
+            refused = Notice(
+                False, words("This form did not come from this page: reload the page."), ""
+            )
             return _page(repo, name, token, refused, text), 403
         expected = int(form["expected"]) if form.get("expected", "").isdigit() else None
         notice, status = _adjudicate(settings, repo, name, text, head, expected)
@@ -188,8 +204,11 @@ def _adjudicate(
         # The mails of commits a process that died left unqueued come first, as for mail.
         ledger.reconcile(settings, repo)
         if repo.head() != head:
-            stale = "The game has moved on since this page was made: read it again, then move."
-            return Notice(False, stale), 409
+            words = _player_words(repo, player)
+            stale = words(
+                "The game has moved on since this page was made: read it again, then move."
+            )
+            return Notice(False, stale, ""), 409
         try:
             done = submit(repo, player, text, home=settings.home, expected=expected)
         except (Refusal, GameError) as error:
@@ -202,7 +221,9 @@ def _adjudicate(
             reason = next((r.reason for r in update.refused if r.text == text), "")
             return Notice(False, reason or "moves pushed to the forge came first"), 409
     log.info("move %d by %s in %s (web) accepted", done.number, player, repo.path.name)
-    return Notice(True, f"Move {done.number} adjudicated.", done.number), 200
+    words = _player_words(repo, player)
+    said = words("Move %(number)s adjudicated.", number=done.number)
+    return Notice(True, said, "", done.number), 200
 
 
 def _deliver(settings: Settings) -> None:

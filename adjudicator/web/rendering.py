@@ -132,11 +132,13 @@ def region_name(region: str) -> str:
     return str(found.name) if found is not None else region
 
 
+def border_regions(border: str) -> tuple[str, ...]:
+    """The two regions of a border (the border's id alone if it is none)."""
+    return tuple(BORDERS[border].regions) if border in BORDERS else (border,)
+
+
 def border_name(border: str) -> str:
-    if border not in BORDERS:
-        return border
-    first, second = BORDERS[border].regions
-    return f"{region_name(first)}–{region_name(second)}"
+    return "–".join(region_name(region) for region in border_regions(border))
 
 
 def join_names(names: list[str] | None) -> str:

@@ -23,11 +23,11 @@ from engine.cards import (
     as_region,
 )
 from engine.frames import BattleFrame, SafeHouseFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
-from engine.rules.words import article
 from engine.state import State
 
 CITADELS: dict[RegionId, AbilityId] = {
@@ -108,8 +108,17 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 def start(state: State, seat: int, card: int, where: str | int) -> None:
     site = where if isinstance(where, int) else as_region(where)
     limit = min(card_actions.rank(card), strength(state, seat, site))
-    where = COURT_CARDS[site].name if isinstance(site, int) else site
-    state.note(f"{state.name(seat)} battles in {where} with {COURT_CARDS[card].name}")
+    place = (
+        words.name_term(COURT_CARDS[site].name) if isinstance(site, int) else words.id_term(site)
+    )
+    state.note(
+        P(
+            "%(who)s battles in %(where)s with %(card)s",
+            who=words.who(state, seat),
+            where=place,
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     push(
         state,
         BattleFrame(kind="battle", player=seat, card=card, site=site, remaining=limit, taken=0),
@@ -121,18 +130,46 @@ def remove(state: State, seat: int, site: RegionId | int, action: Action) -> Non
     me = state.name(seat)
     if kind == "army":
         pieces.remove_armies(state, as_region(str(site)), as_coalition(str(action.args[1])))
-        state.note(f"{me} removed {article(str(action.args[1]))} army from {site}")
+        state.note(
+            P(
+                "%(who)s removed %(coalition)s army from %(site)s",
+                who=words.name_term(me),
+                coalition=words.article_id_term(action.args[1]),
+                site=words.id_term(site),
+            )
+        )
     elif kind == "road":
         pieces.remove_roads(state, str(action.args[1]), as_coalition(str(action.args[2])))
-        state.note(f"{me} removed {article(str(action.args[2]))} road from {action.args[1]}")
+        state.note(
+            P(
+                "%(who)s removed %(coalition)s road from %(border)s",
+                who=words.name_term(me),
+                coalition=words.article_id_term(action.args[2]),
+                border=words.name_term(str(action.args[1])),
+            )
+        )
     elif kind == "tribe":
         victim = state.seat(str(action.args[1]))
-        state.note(f"{me} removed a tribe of {state.name(victim)} from {site}")
+        state.note(
+            P(
+                "%(who)s removed a tribe of %(victim)s from %(site)s",
+                who=words.name_term(me),
+                victim=words.who(state, victim),
+                site=words.id_term(site),
+            )
+        )
         court.remove_tribes(state, victim, as_region(str(site)), 1)
     else:
         victim = state.seat(str(action.args[1]))
         pieces.remove_spies(state, victim, int(site))
-        state.note(f"{me} removed a spy of {state.name(victim)} from {COURT_CARDS[int(site)].name}")
+        state.note(
+            P(
+                "%(who)s removed a spy of %(victim)s from %(card)s",
+                who=words.name_term(me),
+                victim=words.who(state, victim),
+                card=words.name_term(COURT_CARDS[int(site)].name),
+            )
+        )
         safe_house(state, victim, int(site))
 
 
@@ -171,17 +208,24 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
     def apply(self, state: State, frame: SafeHouseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action.verb == "decline":
-            state.note(f"{state.name(seat)} let the spy go")
+            state.note(P("%(who)s let the spy go", who=words.who(state, seat)))
             return
         card = int(action.args[0])
         pieces.add_spy(state, seat, card)
-        state.note(f"{state.name(seat)}'s spy escaped to {COURT_CARDS[card].name} (Safe House)")
+        state.note(
+            P(
+                "%(who)s's spy escaped to %(card)s (Safe House)",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
 
-    def prompt(self, state: State, frame: SafeHouseFrame) -> str:
-        who, card = state.name(frame["player"]), words.card(frame["lost_from"])
-        return (
-            f"{who}'s spy was removed from {card}: {who} may save it onto a Safe House card "
-            "(`spy CARD`) or let it go (`decline`)"
+    def phrase(self, state: State, frame: SafeHouseFrame) -> Phrase:
+        return P(
+            "%(who)s's spy was removed from %(card)s: %(who)s may save it onto a Safe House "
+            "card (`spy CARD`) or let it go (`decline`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["lost_from"]),
         )
 
 
@@ -201,12 +245,13 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
     def take_step(self, state: State, frame: BattleFrame, seat: int, action: Action) -> None:
         remove(state, seat, frame["site"], action)
 
-    def prompt(self, state: State, frame: BattleFrame) -> str:
-        who, pieces_left = (
-            state.name(frame["player"]),
-            words.count(frame["remaining"], "piece", more=bool(frame["taken"])),
-        )
-        return (
-            f"{who} battles {words.site(frame['site'])} with {words.card(frame['card'])}: "
-            f"up to {pieces_left} to remove (`remove ...`){words.or_stop(frame['taken'])}"
+    def phrase(self, state: State, frame: BattleFrame) -> Phrase:
+        return P(
+            "%(who)s battles %(site)s with %(card)s: up to %(pieces)s to remove "
+            "(`remove ...`)%(stop)s",
+            who=words.who(state, frame["player"]),
+            site=words.site_phrase(frame["site"]),
+            card=words.card_term(frame["card"]),
+            pieces=words.counted(frame["remaining"], "piece", more=bool(frame["taken"])),
+            stop=words.stop_term(frame["taken"]),
         )

@@ -11,11 +11,11 @@ from __future__ import annotations
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS
 from engine.frames import PrizeFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
-from engine.rules.words import article
 from engine.state import State
 
 BETRAY_COST = 2
@@ -47,7 +47,14 @@ def start(state: State, seat: int, card: int, target: int) -> None:
     owner = card_actions.owner_of(state, target)
     assert owner is not None
     info = COURT_CARDS[target]
-    state.note(f"{state.name(seat)} betrayed {info.name} in {state.name(owner)}'s court")
+    state.note(
+        P(
+            "%(who)s betrayed %(card)s in %(owner)s's court",
+            who=words.who(state, seat),
+            card=words.name_term(info.name),
+            owner=words.who(state, owner),
+        )
+    )
     if info.prize is not None:
         push(state, PrizeFrame(kind="prize", player=seat, card=target))
     court.discard_from_court(state, owner, target)
@@ -68,7 +75,7 @@ class PrizeDecision(Decision[PrizeFrame]):
         state.stack.pop()
         card = int(frame["card"])
         if action.verb == "decline":
-            state.note(f"{state.name(seat)} declined the prize")
+            state.note(P("%(who)s declined the prize", who=words.who(state, seat)))
             return
         prize = COURT_CARDS[card].prize
         assert prize is not None
@@ -77,17 +84,23 @@ class PrizeDecision(Decision[PrizeFrame]):
         if prize != player.loyalty:
             change_loyalty(state, seat, prize)
         player.prizes.append(card)
-        state.note(f"{player.name} took {COURT_CARDS[card].name} as {article(prize)} prize")
+        state.note(
+            P(
+                "%(who)s took %(card)s as %(prize)s prize",
+                who=words.name_term(player.name),
+                card=words.name_term(COURT_CARDS[card].name),
+                prize=words.article_id_term(prize),
+            )
+        )
 
     def default(self, state: State, frame: PrizeFrame, seat: int) -> Action:
         return Action("decline")
 
-    def prompt(self, state: State, frame: PrizeFrame) -> str:
-        who, prize = (
-            state.name(frame["player"]),
-            words.coalition(str(COURT_CARDS[frame["card"]].prize)),
-        )
-        return (
-            f"{who} may take the betrayed {words.card(frame['card'])} as {article(prize)} "
-            "prize (`accept`) or not (`decline`)"
+    def phrase(self, state: State, frame: PrizeFrame) -> Phrase:
+        return P(
+            "%(who)s may take the betrayed %(card)s as %(prize)s prize (`accept`) or not "
+            "(`decline`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["card"]),
+            prize=words.article_coalition_term(str(COURT_CARDS[frame["card"]].prize)),
         )

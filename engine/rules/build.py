@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, limits, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import DONE, Decision, RepeatedDecision, decision, push
@@ -59,7 +60,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 def start(state: State, seat: int, card: int) -> None:
     most = MOST_BLOCKS * (2 if is_doubled(state, seat) else 1)
-    state.note(f"{state.name(seat)} builds with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s builds with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     if has_ability(state, seat, "infrastructure"):
         push(
             state, InfrastructureFrame(kind="infrastructure", player=seat)
@@ -87,18 +94,23 @@ class BuildDecision(RepeatedDecision[BuildFrame]):
         kind = "army" if action.verb == "army" else "road"
         limits.place_block(state, seat, kind, str(action.args[0]))
 
-    def prompt(self, state: State, frame: BuildFrame) -> str:
-        seat = frame["player"]
+    def phrase(self, state: State, frame: BuildFrame) -> Phrase:
+        seat, taken = frame["player"], frame["taken"]
         if not is_doubled(state, seat):
-            price = "at 2 rupees each"
-        elif block_price(state, seat, frame["taken"]):
-            price = "two for every 2 rupees (Nation Building)"
+            price = P("at 2 rupees each")
+        elif block_price(state, seat, taken):
+            price = P("two for every 2 rupees (Nation Building)")
         else:
-            price = "two for every 2 rupees (Nation Building; the next one is already paid for)"
-        taken = frame["taken"]
-        who, blocks = state.name(seat), words.count(frame["remaining"], "block", more=bool(taken))
-        choices = f"(`army REGION`, `road BORDER`){words.or_stop(taken)}"
-        return f"{who} builds with {words.card(frame['card'])}: up to {blocks} {price} {choices}"
+            price = P("two for every 2 rupees (Nation Building; the next one is already paid for)")
+        return P(
+            "%(who)s builds with %(card)s: up to %(blocks)s %(price)s "
+            "(`army REGION`, `road BORDER`)%(stop)s",
+            who=words.who(state, seat),
+            card=words.card_term(frame["card"]),
+            blocks=words.counted(frame["remaining"], "block", more=bool(taken)),
+            price=price,
+            stop=words.stop_term(taken),
+        )
 
 
 @decision
@@ -115,15 +127,17 @@ class InfrastructureDecision(Decision[InfrastructureFrame]):
         state.stack.pop()
         if action != DONE:
             kind = "army" if action.verb == "army" else "road"
-            state.note(f"{state.name(seat)} places a free block (Infrastructure)")
+            state.note(
+                P("%(who)s places a free block (Infrastructure)", who=words.who(state, seat))
+            )
             limits.place_block(state, seat, kind, str(action.args[0]))
 
     def default(self, state: State, frame: InfrastructureFrame, seat: int) -> Action:
         return DONE
 
-    def prompt(self, state: State, frame: InfrastructureFrame) -> str:
-        who = state.name(frame["player"])
-        return (
-            f"{who} may place one free block with Infrastructure (`army REGION`, "
-            "`road BORDER`), or none (`done`)"
+    def phrase(self, state: State, frame: InfrastructureFrame) -> Phrase:
+        return P(
+            "%(who)s may place one free block with Infrastructure (`army REGION`, "
+            "`road BORDER`), or none (`done`)",
+            who=words.who(state, frame["player"]),
         )

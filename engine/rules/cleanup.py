@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.cards import DOMINANCE_CHECKS, is_event
 from engine.frames import CleanupFrame, DiscardFrame
+from engine.phrases import P
 from engine.rules import dominance, events, market
 from engine.rules.flow import procedure, push
 from engine.rules.stars import count_stars
@@ -114,7 +115,7 @@ def deal(state: State) -> bool:
 
 def instability(state: State) -> None:
     """Two Dominance Checks in the market: one check now, both cards discarded [p. 9]."""
-    state.note("a second Dominance Check was revealed: Instability")
+    state.note(P("a second Dominance Check was revealed: Instability"))
     for row, col in market.dominance_checks_in_market(state):
         state.discard.append(market.remove_card(state, row, col))
     dominance.resolve_check(state, final=market.count_dominance_checks_left(state) == 0)

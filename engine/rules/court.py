@@ -16,6 +16,7 @@ from typing import Literal
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
+from engine.phrases import PN, P, Phrase
 from engine.rules import pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.state import State
@@ -59,10 +60,25 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
     player.rupees -= paid
     state.bank += paid
     missing = LEVERAGE_REPAYMENT - paid
-    state.note(f"{player.name} repaid {paid} rupee(s) of leverage on {COURT_CARDS[card].name}")
+    state.note(
+        PN(
+            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
+            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
+            paid,
+            who=words.name_term(player.name),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     if missing and state.is_wakhan(seat):
         # Wakhan discards nothing for leverage she cannot repay [Playing with Wakhan, p. 16].
-        state.note(f"{player.name} discards no card for the {missing} rupee(s) she is short")
+        state.note(
+            PN(
+                "%(who)s discards no card for the %(n)s rupee(s) she is short",
+                "%(who)s discards no card for the %(n)s rupee(s) she is short",
+                missing,
+                who=words.name_term(player.name),
+            )
+        )
         return
     if missing and (player.hand or player.court):
         push(
@@ -100,8 +116,12 @@ def overthrow(
         doomed = [] if state.tribes[region][seat] else political_cards(state, seat, region)
         if doomed and announce:
             state.note(
-                f"{state.name(seat)} lost their last tribe in {region}: political cards "
-                "of that region are discarded (Overthrow Rule)"
+                P(
+                    "%(who)s lost their last tribe in %(region)s: political cards of that region "
+                    "are discarded (Overthrow Rule)",
+                    who=words.who(state, seat),
+                    region=words.id_term(region),
+                )
             )
         for card in doomed:
             discard_from_court(state, seat, card)
@@ -110,8 +130,15 @@ def overthrow(
     if tribes:
         if announce:
             state.note(
-                f"{state.name(seat)} lost their last political card of {region}: "
-                f"{tribes} tribe(s) removed (Overthrow Rule)"
+                PN(
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "(Overthrow Rule)",
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "(Overthrow Rule)",
+                    tribes,
+                    who=words.who(state, seat),
+                    region=words.id_term(region),
+                )
             )
         pieces.drop_tribes(state, seat, region, tribes)
 
@@ -133,10 +160,11 @@ def discard_choices(state: State, seat: int, place: str) -> list[int]:
 
 # Why a discard is asked, as the end of a sentence.
 DISCARD_REASONS = {
-    "court limit": "to keep within the court limit",
-    "hand limit": "to keep within the hand limit",
-    "leverage": "to repay leverage",
+    "court limit": P("to keep within the court limit"),
+    "hand limit": P("to keep within the hand limit"),
+    "leverage": P("to repay leverage"),
 }
+DISCARD_PLACES = {"hand": P("hand"), "court": P("court"), "any": P("hand or court")}
 
 
 @decision
@@ -161,7 +189,13 @@ class DiscardDecision(Decision[DiscardFrame]):
         if frame["count"] <= 0 or len(choices) <= 1:
             state.stack.pop()
         player = state.players[seat]
-        state.note(f"{player.name} discarded {COURT_CARDS[card].name}")
+        state.note(
+            P(
+                "%(who)s discarded %(card)s",
+                who=words.name_term(player.name),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
         if card in player.hand:
             discard_from_hand(state, seat, card)
         else:
@@ -174,8 +208,11 @@ class DiscardDecision(Decision[DiscardFrame]):
             return Action("discard", (player.hand[-1],))
         return Action("discard", (player.court[-1],))
 
-    def prompt(self, state: State, frame: DiscardFrame) -> str:
-        where = {"hand": "hand", "court": "court", "any": "hand or court"}[frame["place"]]
-        who, cards = state.name(frame["player"]), words.count(frame["count"], "card")
-        why = DISCARD_REASONS.get(frame["reason"], frame["reason"])
-        return f"{who} discards {cards} from {where} {why} (`discard CARD`)"
+    def phrase(self, state: State, frame: DiscardFrame) -> Phrase:
+        return P(
+            "%(who)s discards %(cards)s from %(where)s %(why)s (`discard CARD`)",
+            who=words.who(state, frame["player"]),
+            cards=words.counted(frame["count"], "card"),
+            where=DISCARD_PLACES[frame["place"]],
+            why=DISCARD_REASONS.get(frame["reason"], words.name_term(frame["reason"])),
+        )

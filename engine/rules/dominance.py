@@ -11,7 +11,8 @@ more points ahead wins at once; after the final check the game always ends.
 from __future__ import annotations
 
 from engine.cards import COALITIONS, EVENT_CARDS, Coalition
-from engine.rules import limits, loyalty, pieces
+from engine.phrases import PN, P, Value
+from engine.rules import limits, loyalty, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.stars import count_stars
 from engine.state import State
@@ -61,16 +62,26 @@ def resolve_check(state: State, *, final: bool) -> None:
             if p.loyalty == coalition or state.is_wakhan(s)
         }
         awards = share_points(loyal, SUCCESS_POINTS, factor)
-        state.note(f"Dominance Check: the {coalition} coalition is dominant")
+        dominant = words.id_term(coalition)
+        state.note(
+            P("Dominance Check: the %(coalition)s coalition is dominant", coalition=dominant)
+        )
         remove_all_blocks(state)
     else:
         cylinders = {s: pieces.count_cylinders_in_play(state, s) for s in range(state.num_players)}
         awards = share_points(cylinders, FAILURE_POINTS, factor)
-        state.note("Dominance Check: no coalition is dominant; cylinders in play score")
+        state.note(P("Dominance Check: no coalition is dominant; cylinders in play score"))
     for seat, points in awards.items():
         if points:
             state.players[seat].vp += points
-            state.note(f"{state.name(seat)} scored {points} victory point(s)")
+            state.note(
+                PN(
+                    "%(who)s scored %(n)s victory point(s)",
+                    "%(who)s scored %(n)s victory point(s)",
+                    points,
+                    who=words.who(state, seat),
+                )
+            )
     state.checks_resolved += 1
     expire_effects(state)
     insurrection(state)
@@ -95,7 +106,13 @@ def insurrection(state: State) -> None:
             for _ in range(from_supply):
                 pieces.add_army(state, "kabul", "afghan")
             if from_supply:
-                state.note(f"Insurrection: {from_supply} Afghan army(ies) placed in kabul")
+                state.note(
+                    PN(
+                        "Insurrection: %(n)s Afghan army(ies) placed in kabul",
+                        "Insurrection: %(n)s Afghan army(ies) placed in kabul",
+                        from_supply,
+                    )
+                )
             for _ in range(INSURRECTION_ARMIES - from_supply):
                 limits.place_block(state, seat, "army", "kabul", "afghan")
 
@@ -116,7 +133,8 @@ def expire_effects(state: State) -> None:
     for effect in state.effects:
         if effect["until"] == "check":
             state.discard.append(effect["card"])
-            state.note(f"{EVENT_CARDS[effect['card']].name}: its effect has ended")
+            ended = words.name_term(EVENT_CARDS[effect["card"]].name)
+            state.note(P("%(card)s: its effect has ended", card=ended))
     state.effects = [e for e in state.effects if e["until"] != "check"]
 
 
@@ -140,5 +158,7 @@ def end_game(state: State) -> None:
     state.winners = [s for s in range(state.num_players) if key(s) == best]
     state.phase = "over"
     state.stack.clear()
-    names = " and ".join(state.name(s) for s in state.winners)
-    state.note(f"the game is over: {names} won")
+    names: Value = words.name_term(state.name(state.winners[0]))
+    for seat in state.winners[1:]:  # 'alice and bob and carol', as the log always said
+        names = P("%(names)s and %(last)s", names=names, last=words.who(state, seat))
+    state.note(P("the game is over: %(names)s won", names=names))

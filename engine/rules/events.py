@@ -24,6 +24,7 @@ from engine.cards import (
     as_suit,
 )
 from engine.frames import ChooseFrame, DiscardEachFrame, Effect
+from engine.phrases import P, Phrase
 from engine.rules import court, dominance, market, pieces, words
 from engine.rules.flow import BaseDecision, Decision, decision, push
 from engine.state import State
@@ -90,7 +91,7 @@ def _favor(state: State, card: int, seat: int | None) -> None:
     state.discard.append(card)
     suit = FAVOR[EVENT_CARDS[card].if_discarded.id]
     state.favored = suit
-    state.note(f"the favored suit is now {suit}")
+    state.note(P("the favored suit is now %(suit)s", suit=words.id_term(suit)))
 
 
 def _riots(state: State, card: int, seat: int | None) -> None:
@@ -161,11 +162,11 @@ CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
 
 
 # What each event's purchaser chooses, in words and in the notation's form.
-CHOICE_WORDS: dict[EffectId, tuple[str, str]] = {
-    "rumor": ("a player", "PLAYER"),
-    "other_persuasive_methods": ("a player to swap hands with", "PLAYER"),
-    "pashtunwali_values": ("a suit to favor", "SUIT"),
-    "rebuke": ("a region", "REGION"),
+CHOICE_WORDS: dict[EffectId, tuple[Phrase, str]] = {
+    "rumor": (P("a player"), "PLAYER"),
+    "other_persuasive_methods": (P("a player to swap hands with"), "PLAYER"),
+    "pashtunwali_values": (P("a suit to favor"), "SUIT"),
+    "rebuke": (P("a region"), "REGION"),
 }
 
 
@@ -188,7 +189,14 @@ class ChooseDecision(Decision[ChooseFrame]):
     def apply(self, state: State, frame: ChooseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         effect, card, choice = frame["effect"], frame["card"], str(action.args[0])
-        state.note(f"{state.name(seat)} chose {choice} for {EVENT_CARDS[card].name}")
+        state.note(
+            P(
+                "%(who)s chose %(choice)s for %(card)s",
+                who=words.who(state, seat),
+                choice=words.id_term(choice),
+                card=words.name_term(EVENT_CARDS[card].name),
+            )
+        )
         if effect == "rumor":
             target = state.seat(choice)
             state.effects.append(Effect(id=effect, card=card, player=target, until="check"))
@@ -204,10 +212,15 @@ class ChooseDecision(Decision[ChooseFrame]):
             state.discard.append(card)
             clear_region(state, as_region(choice))
 
-    def prompt(self, state: State, frame: ChooseFrame) -> str:
+    def phrase(self, state: State, frame: ChooseFrame) -> Phrase:
         what, form = CHOICE_WORDS[frame["effect"]]
-        who, event = state.name(frame["player"]), event_half(frame["card"], "if_purchased")
-        return f"{who} chooses {what} for {event} (`choose {form}`)"
+        return P(
+            "%(who)s chooses %(what)s for %(event)s (`choose %(form)s`)",
+            who=words.who(state, frame["player"]),
+            what=what,
+            event=words.name_term(event_half(frame["card"], "if_purchased")),
+            form=words.name_term(form),
+        )
 
 
 @decision
@@ -229,13 +242,19 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             state.stack.pop()
         card = int(action.args[0])
         court.discard_from_hand(state, seat, card)
-        state.note(f"{state.name(seat)} discarded {COURT_CARDS[card].name} from hand")
+        state.note(
+            P(
+                "%(who)s discarded %(card)s from hand",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
 
     def default(self, state: State, frame: DiscardEachFrame, seat: int) -> Action:
         return Action("discard", (state.players[seat].hand[-1],))
 
-    def prompt(self, state: State, frame: DiscardEachFrame) -> str:
-        who = words.listing([state.name(s) for s in self.deciders(state, frame)])
+    def phrase(self, state: State, frame: DiscardEachFrame) -> Phrase:
+        who = words.listing_phrase([state.name(s) for s in self.deciders(state, frame)])
         event = next(
             (
                 event_half(n, "if_discarded")
@@ -244,4 +263,8 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             ),
             frame["reason"],
         )
-        return f"{who} each discard a card from hand for {event} (`discard CARD`)"
+        return P(
+            "%(who)s each discard a card from hand for %(event)s (`discard CARD`)",
+            who=who,
+            event=words.name_term(event),
+        )

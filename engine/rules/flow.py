@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 from engine.actions import Action
 from engine.frames import Frame, Repeated, Seated
+from engine.phrases import P, Phrase, Term
 from engine.state import State
 
 # The frame type a decision handles: the TypedDict of its kind (engine/frames.py).
@@ -65,7 +66,12 @@ class BaseDecision(Generic[AnyF]):
         return None
 
     def prompt(self, state: State, frame: AnyF) -> str:
-        return self.kind
+        """What is being decided, in English (the view's `pending.prompt`)."""
+        return str(self.phrase(state, frame))
+
+    def phrase(self, state: State, frame: AnyF) -> Phrase:
+        """The prompt in a translatable form (engine/phrases.py)."""
+        return P("%(kind)s", kind=Term(self.kind, translated=False))
 
     def cite(self, state: State, frame: AnyF) -> str:
         """The rulebook section behind this particular decision."""

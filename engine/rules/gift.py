@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from engine.actions import Arg
 from engine.cards import COURT_CARDS
-from engine.rules import card_actions, limits
+from engine.phrases import P
+from engine.rules import card_actions, limits, words
 from engine.state import GIFT_COSTS, State
 
 
@@ -25,5 +26,12 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 def start(state: State, seat: int, card: int, cost: int) -> None:
     card_actions.pay_action_cost(state, seat, cost)
-    state.note(f"{state.name(seat)} bought a gift for {cost} with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s bought a gift for %(cost)s with %(card)s",
+            who=words.who(state, seat),
+            cost=cost,
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     limits.place_cylinder(state, seat, "gift", cost)

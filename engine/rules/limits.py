@@ -12,6 +12,7 @@ from __future__ import annotations
 from engine.actions import Action
 from engine.cards import COURT_CARDS, Coalition, as_region
 from engine.frames import TakeFrame
+from engine.phrases import P, Phrase
 from engine.rules import court, pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.rules.words import article
@@ -75,7 +76,13 @@ def place_block(
             TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=coalition),
         )
     else:
-        state.note(f"{state.name(seat)} had no {coalition} block to place (component limits)")
+        state.note(
+            P(
+                "%(who)s had no %(coalition)s block to place (component limits)",
+                who=words.who(state, seat),
+                coalition=words.id_term(coalition),
+            )
+        )
 
 
 def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
@@ -88,32 +95,72 @@ def place_cylinder(state: State, seat: int, kind: str, location: str | int) -> N
             TakeFrame(kind="take", player=seat, piece=kind, location=location, coalition=None),
         )
     else:
-        state.note(f"{state.name(seat)} had no cylinder to place (component limits)")
+        state.note(
+            P("%(who)s had no cylinder to place (component limits)", who=words.who(state, seat))
+        )
 
 
 def _put_block(state: State, seat: int, kind: str, location: str, coalition: Coalition) -> None:
     if kind == "army":
         pieces.add_army(state, as_region(location), coalition)
-        state.note(f"{state.name(seat)} placed {article(coalition)} army in {location}")
+        state.note(
+            P(
+                "%(who)s placed %(coalition)s army in %(location)s",
+                who=words.who(state, seat),
+                coalition=words.article_id_term(coalition),
+                location=words.id_term(location),
+            )
+        )
     else:
         pieces.add_road(state, location, coalition)
-        state.note(f"{state.name(seat)} placed {article(coalition)} road on {location}")
+        state.note(
+            P(
+                "%(who)s placed %(coalition)s road on %(location)s",
+                who=words.who(state, seat),
+                coalition=words.article_id_term(coalition),
+                location=words.name_term(location),
+            )
+        )
 
 
 def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> None:
     if kind == "tribe":
         pieces.add_tribe(state, seat, as_region(str(location)))
-        state.note(f"{state.name(seat)} placed a tribe in {location}")
+        state.note(
+            P(
+                "%(who)s placed a tribe in %(location)s",
+                who=words.who(state, seat),
+                location=words.id_term(location),
+            )
+        )
     elif kind == "gift":
         state.players[seat].cylinders -= 1
         state.players[seat].gifts[GIFT_COSTS.index(int(location))] = True
         state.placed[pieces.placed_key("gift", location, seat)] = 1
-        state.note(f"{state.name(seat)} placed a gift worth {location} on their loyalty dial")
+        state.note(
+            P(
+                "%(who)s placed a gift worth %(n)s on their loyalty dial",
+                who=words.who(state, seat),
+                n=location,
+            )
+        )
     elif any(int(location) in p.court for p in state.players):
         pieces.add_spy(state, seat, int(location))
-        state.note(f"{state.name(seat)} placed a spy on {COURT_CARDS[int(location)].name}")
+        state.note(
+            P(
+                "%(who)s placed a spy on %(card)s",
+                who=words.who(state, seat),
+                card=words.name_term(COURT_CARDS[int(location)].name),
+            )
+        )
     else:  # the card left play while the piece was being taken (Overthrow Rule)
-        state.note(f"{state.name(seat)} could not place a spy: {location} left play")
+        state.note(
+            P(
+                "%(who)s could not place a spy: %(card)s left play",
+                who=words.who(state, seat),
+                card=words.name_term(str(location)),
+            )
+        )
 
 
 def take_piece(state: State, seat: int, source: Action, coalition: Coalition | None) -> None:
@@ -157,12 +204,20 @@ class TakeDecision(Decision[TakeFrame]):
         else:
             _put_cylinder(state, seat, frame["piece"], frame["location"])
 
-    def prompt(self, state: State, frame: TakeFrame) -> str:
-        who, piece, location = state.name(frame["player"]), frame["piece"], frame["location"]
-        where = words.piece_at(piece, location).removeprefix(f"the {piece} ")
-        coalition = frame["coalition"]
-        missing = "cylinder" if coalition is None else f"{words.coalition(coalition)} {piece}"
-        return (
-            f"{who} has no {missing} left in supply to place {article(piece)} {where}: "
-            f"{who} takes one from the board instead (`take PIECE LOCATION`)"
+    def phrase(self, state: State, frame: TakeFrame) -> Phrase:
+        piece, coalition = frame["piece"], frame["coalition"]
+        missing: Phrase = P("cylinder")
+        if coalition is not None:
+            missing = P(
+                "%(coalition)s %(piece)s",
+                coalition=words.coalition_term(coalition),
+                piece=words.PIECE_TERMS[piece],
+            )
+        return P(
+            "%(who)s has no %(missing)s left in supply to place %(piece)s %(where)s: "
+            "%(who)s takes one from the board instead (`take PIECE LOCATION`)",
+            who=words.who(state, frame["player"]),
+            missing=missing,
+            piece=words.ARTICLE_PIECE_TERMS[piece],
+            where=words.place_phrase(piece, frame["location"]),
         )

@@ -8,7 +8,8 @@ gifts return to the supply, prizes and patriots are discarded, and the dial turn
 from __future__ import annotations
 
 from engine.cards import COURT_CARDS, Coalition, EffectId
-from engine.rules import court
+from engine.phrases import P
+from engine.rules import court, words
 from engine.rules.wakhan_deck import sync_pragmatic_loyalty
 from engine.state import State
 
@@ -51,10 +52,22 @@ def change_loyalty(state: State, seat: int, coalition: Coalition) -> None:
     """
     player = state.players[seat]
     if state.is_wakhan(seat):
-        state.note(f"{player.name} is loyal to every coalition: her loyalty does not change")
+        state.note(
+            P(
+                "%(who)s is loyal to every coalition: her loyalty does not change",
+                who=words.name_term(player.name),
+            )
+        )
         return
     old = player.loyalty
-    state.note(f"{player.name} changed loyalty from {old} to {coalition}")
+    state.note(
+        P(
+            "%(who)s changed loyalty from %(old)s to %(new)s",
+            who=words.name_term(player.name),
+            old=words.id_term(str(old)),
+            new=words.id_term(coalition),
+        )
+    )
     returned = sum(player.gifts)
     player.gifts = [False, False, False]
     player.cylinders += returned

@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, court, pieces, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
-from engine.rules.words import article
 from engine.state import State
 
 # The region on the other side of a border, by (border, region): asked for every army
@@ -111,7 +111,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 
 def start(state: State, seat: int, card: int) -> None:
-    state.note(f"{state.name(seat)} moves with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s moves with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     push(
         state,
         MoveFrame(kind="move", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
@@ -135,26 +141,47 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
         piece, origin, destination = action.args
         if piece == "tribe":
             court.move_tribe(state, seat, as_region(str(origin)), as_region(str(destination)))
-            state.note(f"{state.name(seat)} moved a tribe from {origin} to {destination}")
+            state.note(
+                P(
+                    "%(who)s moved a tribe from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    origin=words.id_term(origin),
+                    destination=words.id_term(destination),
+                )
+            )
         elif piece == "army":
             coalition = state.players[seat].loyalty
             assert coalition is not None
             pieces.move_army(state, as_region(str(origin)), as_region(str(destination)), coalition)
             state.note(
-                f"{state.name(seat)} moved {article(coalition)} army from {origin} to {destination}"
+                P(
+                    "%(who)s moved %(coalition)s army from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    coalition=words.article_id_term(coalition),
+                    origin=words.id_term(origin),
+                    destination=words.id_term(destination),
+                )
             )
         else:
             pieces.move_spy(state, seat, int(origin), int(destination))
             state.note(
-                f"{state.name(seat)} moved a spy from {COURT_CARDS[int(origin)].name} "
-                f"to {COURT_CARDS[int(destination)].name}"
+                P(
+                    "%(who)s moved a spy from %(origin)s to %(destination)s",
+                    who=words.who(state, seat),
+                    origin=words.name_term(COURT_CARDS[int(origin)].name),
+                    destination=words.name_term(COURT_CARDS[int(destination)].name),
+                )
             )
 
-    def prompt(self, state: State, frame: MoveFrame) -> str:
+    def phrase(self, state: State, frame: MoveFrame) -> Phrase:
         seat = frame["player"]
-        moves = words.count(frame["remaining"], "move", more=bool(frame["taken"]))
         tribes = ", `march tribe FROM TO`" if has_effect(state, "nationalism", seat) else ""
-        return (
-            f"{state.name(seat)} moves with {words.card(frame['card'])}: up to {moves} "
-            f"(`march army FROM TO`, `march spy FROM TO`{tribes}){words.or_stop(frame['taken'])}"
+        return P(
+            "%(who)s moves with %(card)s: up to %(moves)s (`march army FROM TO`, "
+            "`march spy FROM TO`%(tribes)s)%(stop)s",
+            who=words.who(state, seat),
+            card=words.card_term(frame["card"]),
+            moves=words.counted(frame["remaining"], "move", more=bool(frame["taken"])),
+            tribes=words.name_term(tribes),
+            stop=words.stop_term(frame["taken"]),
         )

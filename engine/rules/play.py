@@ -16,6 +16,7 @@ from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
 from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, card_based, limits, loyalty, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import Decision, decision, procedure, push
@@ -106,7 +107,15 @@ def complete_play(state: State, seat: int, card: int, side: str) -> None:
     else:
         player.court.append(card)
     state.actions_used += 1
-    state.note(f"{player.name} played {info.name} ({info.region}) to the {side} of their court")
+    said = {
+        "who": words.name_term(player.name),
+        "card": words.name_term(info.name),
+        "region": words.id_term(info.region),
+    }
+    if side == "left":
+        state.note(P("%(who)s played %(card)s (%(region)s) to the left of their court", **said))
+    else:
+        state.note(P("%(who)s played %(card)s (%(region)s) to the right of their court", **said))
     push(state, IconsFrame(kind="icons", player=seat, card=card, index=0))
     if info.patriot is not None and info.patriot != player.loyalty:
         loyalty.change_loyalty(state, seat, info.patriot)
@@ -136,11 +145,25 @@ class BribeDecision(BribeStep[BribeFrame]):
         state.stack.pop()
         demand = int(action.args[0])
         payer, wanted = frame["payer"], bribed_action(frame)
-        state.note(f"{state.name(seat)} demanded a bribe of {demand} from {state.name(payer)}")
+        state.note(
+            P(
+                "%(who)s demanded a bribe of %(n)s from %(payer)s",
+                who=words.who(state, seat),
+                n=demand,
+                payer=words.who(state, payer),
+            )
+        )
         if demand == 0:
             carry_out(state, payer, wanted)
         elif state.players[payer].rupees < demand + card_based.least_cost(wanted):
-            state.note(f"{state.name(payer)} cannot pay {demand}: {wanted} did not happen")
+            state.note(
+                P(
+                    "%(who)s cannot pay %(n)s: %(action)s did not happen",
+                    who=words.who(state, payer),
+                    n=demand,
+                    action=words.name_term(str(wanted)),
+                )
+            )
         else:
             pay = PayFrame(
                 kind="pay", player=payer, ruler=seat, demand=demand, action=frame["action"]
@@ -157,12 +180,14 @@ class BribeDecision(BribeStep[BribeFrame]):
             return None
         return seat, Action("demand", (min(most, frame["amount"]),))
 
-    def prompt(self, state: State, frame: BribeFrame) -> str:
-        payer, ruler_name = state.name(frame["payer"]), state.name(frame["player"])
-        wanted = words.describe_action(state, bribed_action(frame))
-        return (
-            f"{payer} wants to {wanted}: {ruler_name} may demand a bribe of up to "
-            f"{words.count(frame['amount'], 'rupee')} (`demand N`, `demand 0` waives it)"
+    def phrase(self, state: State, frame: BribeFrame) -> Phrase:
+        return P(
+            "%(payer)s wants to %(wanted)s: %(ruler)s may demand a bribe of up to %(rupees)s "
+            "(`demand N`, `demand 0` waives it)",
+            payer=words.who(state, frame["payer"]),
+            wanted=words.phrase_action(state, bribed_action(frame)),
+            ruler=words.who(state, frame["player"]),
+            rupees=words.counted(frame["amount"], "rupee"),
         )
 
 
@@ -179,12 +204,25 @@ class PayDecision(BribeStep[PayFrame]):
         state.stack.pop()
         wanted = bribed_action(frame)
         if action.verb == "refuse":
-            state.note(f"{state.name(seat)} refused the bribe: {wanted} did not happen")
+            state.note(
+                P(
+                    "%(who)s refused the bribe: %(action)s did not happen",
+                    who=words.who(state, seat),
+                    action=words.name_term(str(wanted)),
+                )
+            )
             return
         demand, owner = frame["demand"], frame["ruler"]
         state.players[seat].rupees -= demand
         state.players[owner].rupees += demand
-        state.note(f"{state.name(seat)} paid {state.name(owner)} a bribe of {demand}")
+        state.note(
+            P(
+                "%(who)s paid %(ruler)s a bribe of %(n)s",
+                who=words.who(state, seat),
+                ruler=words.who(state, owner),
+                n=demand,
+            )
+        )
         carry_out(state, seat, wanted)
 
     def default(self, state: State, frame: PayFrame, seat: int) -> Action:
@@ -197,12 +235,14 @@ class PayDecision(BribeStep[PayFrame]):
             return None
         return seat, Action("pay" if frame["demand"] <= most else "refuse")
 
-    def prompt(self, state: State, frame: PayFrame) -> str:
-        payer, ruler_name = state.name(frame["player"]), state.name(frame["ruler"])
-        wanted = words.describe_action(state, bribed_action(frame))
-        return (
-            f"{ruler_name} demands {words.count(frame['demand'], 'rupee')} before {payer} may "
-            f"{wanted}: {payer} pays or refuses (`pay`, `refuse`)"
+    def phrase(self, state: State, frame: PayFrame) -> Phrase:
+        return P(
+            "%(ruler)s demands %(rupees)s before %(payer)s may %(wanted)s: %(payer)s pays or "
+            "refuses (`pay`, `refuse`)",
+            ruler=words.who(state, frame["ruler"]),
+            rupees=words.counted(frame["demand"], "rupee"),
+            payer=words.who(state, frame["player"]),
+            wanted=words.phrase_action(state, bribed_action(frame)),
         )
 
 
@@ -224,7 +264,12 @@ def resolve_next_icon(state: State, frame: IconsFrame) -> None:
         # The card itself was discarded (leverage repaid during a loyalty change): its
         # remaining icons are no longer there to resolve.
         state.stack.pop()
-        state.note(f"{COURT_CARDS[card].name} left the court: its other icons do nothing")
+        state.note(
+            P(
+                "%(card)s left the court: its other icons do nothing",
+                card=words.name_term(COURT_CARDS[card].name),
+            )
+        )
         return
     frame["index"] = index + 1
     impact = impacts[index]
@@ -247,14 +292,26 @@ def impact_spy(state: State, seat: int, region: RegionId, impact: Impact) -> Non
     if spy_targets(state, region):
         push(state, SpyFrame(kind="spy", player=seat, region=region))
     else:
-        state.note(f"no {region} card in any court: {state.name(seat)}'s spy is not placed")
+        state.note(
+            P(
+                "no %(region)s card in any court: %(who)s's spy is not placed",
+                region=words.id_term(region),
+                who=words.who(state, seat),
+            )
+        )
 
 
 def impact_leverage(state: State, seat: int, region: RegionId, impact: Impact) -> None:
     player = state.players[seat]
     player.rupees += LEVERAGE
     state.bank -= LEVERAGE
-    state.note(f"{player.name} took {LEVERAGE} rupees of leverage from the bank")
+    state.note(
+        P(
+            "%(who)s took %(n)s rupees of leverage from the bank",
+            who=words.name_term(player.name),
+            n=LEVERAGE,
+        )
+    )
 
 
 def impact_favor(state: State, seat: int, region: RegionId, impact: Impact) -> None:
@@ -276,11 +333,11 @@ IMPACTS: dict[ImpactKind, Callable[[State, int, RegionId, Impact], None]] = {
 def change_favored_suit(state: State, suit: Suit) -> None:
     """Move the favored suit marker, unless Pashtunwali Values holds it [p. 11]."""
     if loyalty.has_effect(state, "pashtunwali_values"):
-        state.note("Pashtunwali Values: the favored suit does not change")
+        state.note(P("Pashtunwali Values: the favored suit does not change"))
         return
     if state.favored != suit:
         state.favored = suit
-        state.note(f"the favored suit is now {suit}")
+        state.note(P("the favored suit is now %(suit)s", suit=words.id_term(suit)))
 
 
 @decision
@@ -299,9 +356,12 @@ class RoadDecision(Decision[RoadFrame]):
         assert border in BORDERS
         limits.place_block(state, seat, "road", border)
 
-    def prompt(self, state: State, frame: RoadFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return f"{who} places a road on a border of {where} (`road BORDER`)"
+    def phrase(self, state: State, frame: RoadFrame) -> Phrase:
+        return P(
+            "%(who)s places a road on a border of %(region)s (`road BORDER`)",
+            who=words.who(state, frame["player"]),
+            region=words.region_term(frame["region"]),
+        )
 
 
 @decision
@@ -318,6 +378,9 @@ class SpyDecision(Decision[SpyFrame]):
         state.stack.pop()
         limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
-    def prompt(self, state: State, frame: SpyFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return f"{who} places a spy on a {where} court card (`spy CARD`)"
+    def phrase(self, state: State, frame: SpyFrame) -> Phrase:
+        return P(
+            "%(who)s places a spy on a %(region)s court card (`spy CARD`)",
+            who=words.who(state, frame["player"]),
+            region=words.region_term(frame["region"]),
+        )

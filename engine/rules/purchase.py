@@ -14,7 +14,8 @@ from collections.abc import Callable
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.errors import Refusal
-from engine.rules import card_actions, events, market
+from engine.phrases import PN, P, Value
+from engine.rules import card_actions, events, market, words
 from engine.rules.abilities import CARDS_WITH, abilities
 from engine.rules.words import count
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
@@ -132,10 +133,17 @@ def purchase(state: State, seat: int, card: int) -> None:
     market.remove_card(state, row, col)
     state.actions_used += 1
     name = EVENT_CARDS[card].name if is_event(card) else COURT_CARDS[card].name
-    state.note(
-        f"{player.name} purchased {name} for {0 if free else col * per} rupee(s)"
-        + (f" and took the {gained} rupee(s) on it" if gained else "")
-    )
+    cost = 0 if free else col * per
+    said: dict[str, Value] = {
+        "who": words.name_term(player.name),
+        "card": words.name_term(name),
+        "cost": PN("%(n)s rupee(s)", "%(n)s rupee(s)", cost),
+    }
+    if gained:
+        said["gain"] = PN("the %(n)s rupee(s)", "the %(n)s rupee(s)", gained)
+        state.note(P("%(who)s purchased %(card)s for %(cost)s and took %(gain)s on it", **said))
+    else:
+        state.note(P("%(who)s purchased %(card)s for %(cost)s", **said))
     if is_event(card):
         events.on_purchase(state, seat, card)
     else:

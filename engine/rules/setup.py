@@ -31,7 +31,9 @@ from engine.cards import (
     as_coalition,
 )
 from engine.frames import LoyaltyFrame, StartFrame
+from engine.phrases import P, Phrase
 from engine.rng import below, seed_state, shuffle
+from engine.rules import words
 from engine.rules.flow import Decision, decision, procedure, push, run
 from engine.rules.turn import begin_turn
 from engine.rules.verbs import PIECES, VERBS
@@ -190,7 +192,13 @@ def new_game(players: list[str], seed: int, options: Mapping[str, object] | None
     push(state, StartFrame(kind="start", player=order[-1]))
     for seat in reversed(order):
         push(state, LoyaltyFrame(kind="loyalty", player=seat))
-    state.note(f"{players[first]} chooses loyalty first; {players[order[-1]]} will play first")
+    state.note(
+        P(
+            "%(first)s chooses loyalty first; %(last)s will play first",
+            first=words.name_term(players[first]),
+            last=words.name_term(players[order[-1]]),
+        )
+    )
     run(state)
     return state
 
@@ -222,8 +230,12 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     for name in reversed(choosers):
         push(state, LoyaltyFrame(kind="loyalty", player=names.index(name)))
     state.note(
-        f"{choosers[0]} chooses loyalty first; wakhan sits to the right of {choosers[-1]} "
-        "and will play first"
+        P(
+            "%(first)s chooses loyalty first; wakhan sits to the right of %(last)s and will play "
+            "first",
+            first=words.name_term(choosers[0]),
+            last=words.name_term(choosers[-1]),
+        )
     )
     run(state)
     return state
@@ -242,11 +254,19 @@ class LoyaltyDecision(Decision[LoyaltyFrame]):
     def apply(self, state: State, frame: LoyaltyFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         state.players[seat].loyalty = as_coalition(str(action.args[0]))
-        state.note(f"{state.name(seat)} chose {action.args[0]} loyalty")
+        state.note(
+            P(
+                "%(who)s chose %(coalition)s loyalty",
+                who=words.who(state, seat),
+                coalition=words.id_term(action.args[0]),
+            )
+        )
 
-    def prompt(self, state: State, frame: LoyaltyFrame) -> str:
-        who = state.name(frame["player"])
-        return f"{who} chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)"
+    def phrase(self, state: State, frame: LoyaltyFrame) -> Phrase:
+        return P(
+            "%(who)s chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)",
+            who=words.who(state, frame["player"]),
+        )
 
 
 @procedure("start")

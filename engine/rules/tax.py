@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, words
 from engine.rules.abilities import has_ability
 from engine.rules.flow import RepeatedDecision, decision, push
@@ -64,7 +65,13 @@ def start_targets(state: State, seat: int) -> list[tuple[Arg, ...]]:
 
 
 def start(state: State, seat: int, card: int) -> None:
-    state.note(f"{state.name(seat)} taxes with {COURT_CARDS[card].name}")
+    state.note(
+        P(
+            "%(who)s taxes with %(card)s",
+            who=words.who(state, seat),
+            card=words.name_term(COURT_CARDS[card].name),
+        )
+    )
     push(
         state,
         TaxFrame(kind="tax", player=seat, card=card, remaining=card_actions.rank(card), taken=0),
@@ -91,17 +98,21 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             for row in range(MARKET_ROWS):
                 if source in state.market[row]:
                     state.market_rupees[row][state.market[row].index(source)] -= 1
-            state.note(f"{state.name(seat)} took a rupee from {card_name(source)}")
+            taken_from = words.name_term(card_name(source))
+            who = words.who(state, seat)
+            state.note(P("%(who)s took a rupee from %(source)s", who=who, source=taken_from))
         else:
             state.players[state.seat(source)].rupees -= 1
-            state.note(f"{state.name(seat)} took a rupee from {source}")
+            taken_from = words.name_term(str(source))
+            who = words.who(state, seat)
+            state.note(P("%(who)s took a rupee from %(source)s", who=who, source=taken_from))
 
-    def prompt(self, state: State, frame: TaxFrame) -> str:
-        who, rupees = (
-            state.name(frame["player"]),
-            words.count(frame["remaining"], "rupee", more=bool(frame["taken"])),
-        )
-        return (
-            f"{who} taxes with {words.card(frame['card'])}: up to {rupees} from market "
-            f"cards or players (`collect CARD`, `collect PLAYER`){words.or_stop(frame['taken'])}"
+    def phrase(self, state: State, frame: TaxFrame) -> Phrase:
+        return P(
+            "%(who)s taxes with %(card)s: up to %(rupees)s from market cards or players "
+            "(`collect CARD`, `collect PLAYER`)%(stop)s",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(frame["card"]),
+            rupees=words.counted(frame["remaining"], "rupee", more=bool(frame["taken"])),
+            stop=words.stop_term(frame["taken"]),
         )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from engine.actions import PASS, Action, Arg
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
+from engine.phrases import P, Phrase
 from engine.rules import card_actions, limits, play, purchase, words
 from engine.rules.abilities import has_ability
 from engine.rules.card_actions import ACTIONS_PER_TURN, has_core_actions_left
@@ -126,17 +127,22 @@ class BlackmailDecision(Decision[BlackmailFrame]):
     def apply(self, state: State, frame: BlackmailFrame, seat: int, action: Action) -> None:
         state.stack.pop()
         if action != DONE:
-            state.note(f"{state.name(seat)} blackmails ({frame['region']})")
+            region = words.id_term(frame["region"])
+            state.note(
+                P("%(who)s blackmails (%(region)s)", who=words.who(state, seat), region=region)
+            )
             limits.place_cylinder(state, seat, "spy", int(action.args[0]))
 
     def default(self, state: State, frame: Frame, seat: int) -> Action:
         return DONE
 
-    def prompt(self, state: State, frame: BlackmailFrame) -> str:
-        who, where = state.name(frame["player"]), words.region(frame["region"])
-        return (
-            f"{who} may blackmail with {words.card(BLACKMAILERS[frame['region']])}: a spy on "
-            f"a {where} court card with no spies (`spy CARD`), or none (`done`)"
+    def phrase(self, state: State, frame: BlackmailFrame) -> Phrase:
+        return P(
+            "%(who)s may blackmail with %(card)s: a spy on a %(region)s court card with no "
+            "spies (`spy CARD`), or none (`done`)",
+            who=words.who(state, frame["player"]),
+            card=words.card_term(BLACKMAILERS[frame["region"]]),
+            region=words.region_term(frame["region"]),
         )
 
 
@@ -156,7 +162,7 @@ class TurnDecision(Decision[TurnFrame]):
         if verb == "pass":
             state.stack.pop()
             if has_core_actions_left(state):
-                state.note(f"{state.name(seat)} ended their turn")
+                state.note(P("%(who)s ended their turn", who=words.who(state, seat)))
             push(state, CleanupFrame(kind="cleanup", step="court"))
         elif verb == "purchase":
             purchase.purchase(state, seat, int(action.args[0]))
@@ -178,9 +184,14 @@ class TurnDecision(Decision[TurnFrame]):
             return frame["player"], PASS
         return None
 
-    def prompt(self, state: State, frame: TurnFrame) -> str:
+    def phrase(self, state: State, frame: TurnFrame) -> Phrase:
         left = max(0, ACTIONS_PER_TURN - state.actions_used)
-        who = state.name(frame["player"])
+        who = words.who(state, frame["player"])
         if not left:
-            return f"{who} has used both actions and may take a bonus action or pass"
-        return f"{who} takes an action ({left} of {ACTIONS_PER_TURN} left) or passes"
+            return P("%(who)s has used both actions and may take a bonus action or pass", who=who)
+        return P(
+            "%(who)s takes an action (%(left)s of %(total)s left) or passes",
+            who=who,
+            left=left,
+            total=ACTIONS_PER_TURN,
+        )

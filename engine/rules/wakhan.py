@@ -33,7 +33,8 @@ from engine.frames import (
     WakhanDrawFrame,
     WakhanTurnFrame,
 )
-from engine.rules import card_actions, wakhan_actions, wakhan_radicalize
+from engine.phrases import P
+from engine.rules import card_actions, wakhan_actions, wakhan_radicalize, words
 from engine.rules.card_actions import ACTIONS_PER_TURN
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
@@ -72,7 +73,7 @@ def wakhan_turn(state: State, frame: WakhanDrawFrame | WakhanTurnFrame) -> None:
         take_next_bonus_action(state, frame, seat)
     else:
         state.stack.pop()
-        state.note("Wakhan ended her turn")
+        state.note(P("Wakhan ended her turn"))
         push(state, CleanupFrame(kind="cleanup", step="court"))
 
 
@@ -83,14 +84,14 @@ def take_next_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     listed = card.actions
     if frame["used"] >= ACTIONS_PER_TURN or frame["skipped"] >= len(listed):
         if frame["used"] < ACTIONS_PER_TURN:
-            state.note("Wakhan has no valid action left on her AI card")
+            state.note(P("Wakhan has no valid action left on her AI card"))
         frame["step"] = "bonus"
         return
     check = wakhan_radicalize.ambition(state, seat)
     if check is not None:
-        state.note("Wakhan's Ambition: she buys the Dominance Check")
+        state.note(P("Wakhan's Ambition: she buys the Dominance Check"))
         wakhan_radicalize.radicalize(
-            state, seat, check, "she would score the most from it, or win the game"
+            state, seat, check, P("she would score the most from it, or win the game")
         )
         frame["used"] += 1
         frame["skipped"] = 0
@@ -142,12 +143,12 @@ Chooser = Callable[[State, Any, int, list[Action]], Action]
 
 
 def _demand_full(state: State, frame: BribeFrame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan demands the full bribe")
+    state.note(P("Wakhan demands the full bribe"))
     return Action("demand", (frame["amount"],))
 
 
 def _pay(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan pays the bribe: she pays all costs, like any player")
+    state.note(P("Wakhan pays the bribe: she pays all costs, like any player"))
     return Action("pay")
 
 
@@ -156,7 +157,13 @@ def _road(state: State, frame: RoadFrame, seat: int, options: list[Action]) -> A
     order = border_order(state, frame["region"])
     placed = roads_placed_before(state, seat)
     wanted = Action("road", (order[placed % len(order)],))
-    state.note(f"Wakhan's road {placed + 1} goes to {wanted.args[0]}, following her AI card")
+    state.note(
+        P(
+            "Wakhan's road %(n)s goes to %(border)s, following her AI card",
+            n=placed + 1,
+            border=words.name_term(str(wanted.args[0])),
+        )
+    )
     return wanted if wanted in options else options[0]
 
 
@@ -176,10 +183,17 @@ def _spy(state: State, frame: Frame, seat: int, options: list[Action]) -> Action
     card = best_card(state, seat, contested or cards)
     if card is None:
         return options[0]
-    state.note(
-        f"Wakhan's spy goes to {card_name(card)}: the highest-priority card there"
-        + (" where she does not have the most spies" if contested else "")
-    )
+    spied = words.name_term(card_name(card))
+    if contested:
+        state.note(
+            P(
+                "Wakhan's spy goes to %(card)s: the highest-priority card there where she does "
+                "not have the most spies",
+                card=spied,
+            )
+        )
+    else:
+        state.note(P("Wakhan's spy goes to %(card)s: the highest-priority card there", card=spied))
     return Action("spy", (card,))
 
 
@@ -210,7 +224,8 @@ def _take(state: State, frame: Frame, seat: int, options: list[Action]) -> Actio
 
 def _discard(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
     card = card_to_discard(state, seat, [int(a.args[0]) for a in options])
-    state.note(f"Wakhan discards {card_name(card)}, first in her discard order")
+    discarded = words.name_term(card_name(card))
+    state.note(P("Wakhan discards %(card)s, first in her discard order", card=discarded))
     return Action("discard", (card,))
 
 
@@ -219,16 +234,17 @@ def _choose(state: State, frame: ChooseFrame, seat: int, options: list[Action]) 
     effect = frame["effect"]
     if effect in ("rumor", "other_persuasive_methods"):
         wanted = Action("choose", (state.name(arrow_target(state)),))
-        why = "the player the red arrow points at"
+        why = P("the player the red arrow points at")
     elif effect == "pashtunwali_values":
         wanted = Action("choose", (state.favored,))
-        why = "she always chooses the favored suit"
+        why = P("she always chooses the favored suit")
     else:
         wanted = Action("choose", (rebuke_region(state, seat),))
-        why = "the leftmost region on her AI card where others have tribes and she has none"
+        why = P("the leftmost region on her AI card where others have tribes and she has none")
     assert effect in CHOICES
     chosen = wanted if wanted in options else options[0]
-    state.note(f"Wakhan chooses {chosen.args[0]}: {why}")
+    choice = words.id_term(str(chosen.args[0]))
+    state.note(P("Wakhan chooses %(choice)s: %(why)s", choice=choice, why=why))
     return chosen
 
 
@@ -243,7 +259,7 @@ def rebuke_region(state: State, seat: int) -> str:
 
 
 def _accept(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
-    state.note("Wakhan always takes the loyalty prize")
+    state.note(P("Wakhan always takes the loyalty prize"))
     return Action("accept")
 
 
@@ -254,8 +270,11 @@ def _best_spy_card(state: State, frame: Frame, seat: int, options: list[Action])
     if card is None:
         return options[0]
     state.note(
-        f"Wakhan always uses what she may do: a spy on {card_name(card)}, "
-        "the highest-priority card offered"
+        P(
+            "Wakhan always uses what she may do: a spy on %(card)s, the highest-priority card "
+            "offered",
+            card=words.name_term(card_name(card)),
+        )
     )
     return Action("spy", (card,))
 

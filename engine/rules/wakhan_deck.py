@@ -25,7 +25,9 @@ from engine.cards import (
     WakhanBack,
     WakhanFront,
 )
+from engine.phrases import P
 from engine.rng import shuffle
+from engine.rules import words
 from engine.state import State, WakhanState
 
 
@@ -68,8 +70,11 @@ def draw(state: State) -> int:
         w.deck, w.discard = w.discard, []
         state.rng = shuffle(state.rng, w.deck)
         state.note(
-            f"Wakhan's AI deck ran out: all {len(w.deck)} AI cards, the one just drawn "
-            "included, were reshuffled and she drew again"
+            P(
+                "Wakhan's AI deck ran out: all %(n)s AI cards, the one just drawn included, "
+                "were reshuffled and she drew again",
+                n=len(w.deck),
+            )
         )
         card = w.deck.pop(0)
         w.discard.append(card)
@@ -97,8 +102,11 @@ def sync_pragmatic_loyalty(state: State) -> None:
     if coalition is not None and coalition != player.loyalty:
         player.loyalty = coalition
         state.note(
-            f"Wakhan's pragmatic loyalty is now {coalition}: the leftmost loyalty on her AI "
-            "card that no human player holds"
+            P(
+                "Wakhan's pragmatic loyalty is now %(coalition)s: the leftmost loyalty on her AI "
+                "card that no human player holds",
+                coalition=words.id_term(coalition),
+            )
         )
 
 

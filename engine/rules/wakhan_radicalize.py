@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, Suit, card_name, is_event
-from engine.rules import court, market, play, purchase
+from engine.phrases import P, Phrase, Term
+from engine.rules import court, market, play, purchase, words
 from engine.rules.cleanup import court_limit
 from engine.rules.dominance import dominant_coalition
 from engine.rules.pieces import count_spies
@@ -31,7 +32,7 @@ from engine.rules.wakhan_deck import court_side, humans, market_position
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 # (card, why) of the card a radicalize would buy, or None when there is none.
-Choice = tuple[int, str] | None
+Choice = tuple[int, Phrase] | None
 
 
 def buyable(state: State, seat: int, card: int | None, col: int) -> bool:
@@ -109,7 +110,7 @@ def would_rule(state: State, seat: int, card: int) -> bool:
 # -- the specific instructions of the AI cards ---------------------------------------------
 
 
-def _suit_if(favored: Suit | None, suit: Suit, what: str) -> Callable[[State, int], Choice]:
+def _suit_if(favored: Suit | None, suit: Suit, what: Phrase) -> Callable[[State, int], Choice]:
     def choose(state: State, seat: int) -> Choice:
         if favored is not None and state.favored != favored:
             return None
@@ -128,32 +129,34 @@ def _net_rupees(state: State, seat: int) -> Choice:
     if best <= 0:
         return None
     card = cheapest(offers, [c for c, gain in gains.items() if gain == best])
-    return (card, f"she has fewer than 2 rupees and it leaves her {best} richer") if card else None
+    why = P("she has fewer than 2 rupees and it leaves her %(n)s richer", n=best)
+    return (card, why) if card else None
 
 
 def _gaining_rule(state: State, seat: int) -> Choice:
     offers = court_cards_for_sale(state, seat)
     card = cheapest(offers, [c for c in offers if would_rule(state, seat, c)])
     region = COURT_CARDS[card].region if card else ""
-    return (card, f"playing it would make her ruler of {region}") if card else None
+    why = P("playing it would make her ruler of %(region)s", region=words.id_term(region))
+    return (card, why) if card else None
 
 
 def _any_intelligence(state: State, seat: int) -> Choice:
     offers = court_cards_for_sale(state, seat)
     card = cheapest(offers, [c for c in offers if COURT_CARDS[c].suit == "intelligence"])
-    return (card, "it is the cheapest intelligence card") if card else None
+    return (card, P("it is the cheapest intelligence card")) if card else None
 
 
 def _most_blocks(state: State, seat: int) -> Choice:
     card = most_icons(court_cards_for_sale(state, seat), ("army", "road"))
-    return (card, "it would place the most armies and roads") if card else None
+    return (card, P("it would place the most armies and roads")) if card else None
 
 
 def _most_cylinders_if_no_dominance(state: State, seat: int) -> Choice:
     if dominant_coalition(state) is not None:
         return None
     card = most_icons(court_cards_for_sale(state, seat), ("spy", "tribe"))
-    why = "no coalition is dominant and it places the most spies and tribes"
+    why = P("no coalition is dominant and it places the most spies and tribes")
     return (card, why) if card else None
 
 
@@ -162,7 +165,7 @@ def _move_card_if_none(state: State, seat: int) -> Choice:
         return None
     offers = court_cards_for_sale(state, seat)
     card = cheapest(offers, [c for c in offers if "move" in COURT_CARDS[c].actions])
-    return (card, "no card in her court can move") if card else None
+    return (card, P("no card in her court can move")) if card else None
 
 
 def _dominant_patriot(state: State, seat: int) -> Choice:
@@ -171,14 +174,19 @@ def _dominant_patriot(state: State, seat: int) -> Choice:
         return None
     offers = court_cards_for_sale(state, seat)
     card = cheapest(offers, [c for c in offers if COURT_CARDS[c].patriot == dominant])
-    return (card, f"it is a patriot of the dominant {dominant} coalition") if card else None
+    why = P(
+        "it is a patriot of the dominant %(coalition)s coalition",
+        coalition=words.id_term(str(dominant)),
+    )
+    return (card, why) if card else None
 
 
 def _political_if_court_full(state: State, seat: int) -> Choice:
     if len(state.players[seat].court) < court_limit(state, seat):
         return None
     card = highest_rank_of(state, seat, "political")
-    return (card, "her court is full and it is the highest-rank political card") if card else None
+    why = P("her court is full and it is the highest-rank political card")
+    return (card, why) if card else None
 
 
 def _intelligence_if_fewer_spies(state: State, seat: int) -> Choice:
@@ -186,20 +194,24 @@ def _intelligence_if_fewer_spies(state: State, seat: int) -> Choice:
     if all(count_spies(state, other) <= mine for other in humans(state)):
         return None
     card = highest_rank_of(state, seat, "intelligence")
-    why = "another player has more spies and it is the highest-rank intelligence card"
+    why = P("another player has more spies and it is the highest-rank intelligence card")
     return (card, why) if card else None
 
 
 INSTRUCTIONS: dict[str, Callable[[State, int], Choice]] = {
     "radicalize_top_military_if_military_favored": _suit_if(
-        "military", "military", "military is favored and it is the highest-rank military card"
+        "military",
+        "military",
+        P("military is favored and it is the highest-rank military card"),
     ),
     "radicalize_top_economic_if_political_favored": _suit_if(
-        "political", "economic", "political is favored and it is the highest-rank economic card"
+        "political",
+        "economic",
+        P("political is favored and it is the highest-rank economic card"),
     ),
-    "radicalize_top_political": _suit_if(None, "political", "the highest-rank political card"),
+    "radicalize_top_political": _suit_if(None, "political", P("the highest-rank political card")),
     "radicalize_top_intelligence": _suit_if(
-        None, "intelligence", "the highest-rank intelligence card"
+        None, "intelligence", P("the highest-rank intelligence card")
     ),
     "radicalize_most_net_rupees_if_under_2_rupees": _net_rupees,
     "radicalize_card_gaining_region_rule": _gaining_rule,
@@ -241,21 +253,28 @@ def with_dominance_check(state: State, seat: int) -> Choice:
     """The card she radicalizes while a Dominance Check is in the market."""
     check = ambition(state, seat)
     if check is not None:
-        return check, "she would score the most from the Dominance Check, or win"
+        return check, P("she would score the most from the Dominance Check, or win")
     offers = court_cards_for_sale(state, seat)
     dominant = dominant_coalition(state)
     if dominant is not None:
         card = cheapest(offers, [c for c in offers if COURT_CARDS[c].patriot == dominant])
         if card is not None:
-            return card, f"a Dominance Check is in the market: cheapest {dominant} patriot"
+            return card, P(
+                "a Dominance Check is in the market: cheapest %(coalition)s patriot",
+                coalition=words.id_term(str(dominant)),
+            )
         card = most_icons(offers, ("army", "road"))
-        why = "a Dominance Check is in the market: the cheapest card with the most army/road icons"
+        why = P(
+            "a Dominance Check is in the market: the cheapest card with the most army/road icons"
+        )
     else:
         card = most_icons(offers, ("spy", "tribe"))
-        why = "a Dominance Check is in the market: the cheapest card with the most spy/tribe icons"
+        why = P(
+            "a Dominance Check is in the market: the cheapest card with the most spy/tribe icons"
+        )
     if card is None and offers:
         card = cheapest(offers, list(offers))
-        why = "a Dominance Check is in the market: the cheapest card (none has such icons)"
+        why = P("a Dominance Check is in the market: the cheapest card (none has such icons)")
     return (card, why) if card is not None else None
 
 
@@ -268,10 +287,13 @@ def by_arrows(state: State, seat: int) -> Choice:
             if card in DOMINANCE_CHECKS or not buyable(state, seat, card, col):
                 continue
             assert card is not None
-            where = "top" if r == 0 else "bottom"
-            return card, f"the arrows point at the {'top' if row == 0 else 'bottom'} row, " + (
-                f"column {column}; the first card she can buy from there is in the {where} "
-                f"row, column {col}"
+            return card, P(
+                "the arrows point at the %(row)s row, column %(column)s; the first card she can "
+                "buy from there is in the %(where)s row, column %(col)s",
+                row=Term("top" if row == 0 else "bottom"),
+                column=column,
+                where=Term("top" if r == 0 else "bottom"),
+                col=col,
             )
     return None
 
@@ -289,9 +311,11 @@ def choose(state: State, seat: int, action: str) -> Choice:
     return INSTRUCTIONS[action](state, seat)
 
 
-def radicalize(state: State, seat: int, card: int, why: str) -> None:
+def radicalize(state: State, seat: int, card: int, why: Phrase) -> None:
     """Buy `card` and play it at once, or discard it if she cannot pay the bribe."""
-    state.note(f"Wakhan radicalizes {card_name(card)}: {why}")
+    state.note(
+        P("Wakhan radicalizes %(card)s: %(why)s", card=words.name_term(card_name(card)), why=why)
+    )
     purchase.purchase(state, seat, card)
     if is_event(card):
         return
@@ -300,10 +324,19 @@ def radicalize(state: State, seat: int, card: int, why: str) -> None:
     if owner is not None and bribe > state.players[seat].rupees:
         court.discard_from_hand(state, seat, card)
         state.note(
-            f"Wakhan cannot pay {state.name(owner)}'s bribe of {bribe} for {region}: "
-            f"she discarded {card_name(card)}"
+            P(
+                "Wakhan cannot pay %(owner)s's bribe of %(n)s for %(region)s: she discarded "
+                "%(card)s",
+                owner=words.who(state, owner),
+                n=bribe,
+                region=words.id_term(region),
+                card=words.name_term(card_name(card)),
+            )
         )
         return
     side = court_side(state)
-    state.note(f"the red arrow reads {'top' if side == 'left' else 'bottom'}: she plays it {side}")
+    if side == "left":
+        state.note(P("the red arrow reads top: she plays it left"))
+    else:
+        state.note(P("the red arrow reads bottom: she plays it right"))
     play.start_play(state, seat, card, side)

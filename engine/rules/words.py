@@ -9,10 +9,39 @@ them where a player needs it to answer. Cards are named with their number in par
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, REGIONS, SUITS, card_name, is_region
+from engine.phrases import PN, P, Phrase, T, Term, Value
 from engine.state import State
+
+# The names that have translations, written out so that extraction finds them (a test
+# checks that they cover the card data's regions, coalitions and suits).
+REGION_TERMS: dict[str, Term] = {
+    "kabul": T("Kabul"),
+    "herat": T("Herat"),
+    "kandahar": T("Kandahar"),
+    "persia": T("Persia"),
+    "punjab": T("Punjab"),
+    "transcaspia": T("Transcaspia"),
+}
+COALITION_TERMS: dict[str, Term] = {
+    "afghan": T("Afghan"),
+    "british": T("British"),
+    "russian": T("Russian"),
+}
+ARTICLE_COALITION_TERMS: dict[str, Term] = {
+    "afghan": T("an Afghan"),
+    "british": T("a British"),
+    "russian": T("a Russian"),
+}
+SUIT_TERMS: dict[str, Term] = {
+    "economic": T("economic"),
+    "military": T("military"),
+    "political": T("political"),
+    "intelligence": T("intelligence"),
+}
 
 # Plurals that are not the word and an "s".
 PLURALS = {"army": "armies", "spy": "spies", "rupee": "rupees", "tribe": "tribes"}
@@ -88,139 +117,324 @@ def listing(words: list[str], last: str = "and") -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The same words in a translatable form (engine/phrases.py): prompts and actions are built
+# from these, and read exactly as the English helpers above.
+# ---------------------------------------------------------------------------------------------
+
+# Counted nouns, by noun and whether they are "more" (`2 more rupees`): templates whose `n`
+# is set by `counted`. Written out so that extraction finds every form.
+COUNTED: dict[tuple[str, bool], Phrase] = {
+    ("rupee", False): PN("%(n)s rupee", "%(n)s rupees", 0),
+    ("rupee", True): PN("%(n)s more rupee", "%(n)s more rupees", 0),
+    ("piece", False): PN("%(n)s piece", "%(n)s pieces", 0),
+    ("piece", True): PN("%(n)s more piece", "%(n)s more pieces", 0),
+    ("block", False): PN("%(n)s block", "%(n)s blocks", 0),
+    ("block", True): PN("%(n)s more block", "%(n)s more blocks", 0),
+    ("move", False): PN("%(n)s move", "%(n)s moves", 0),
+    ("move", True): PN("%(n)s more move", "%(n)s more moves", 0),
+    ("card", False): PN("%(n)s card", "%(n)s cards", 0),
+    ("card", True): PN("%(n)s more card", "%(n)s more cards", 0),
+}
+PIECE_TERMS: dict[str, Term] = {
+    "army": T("army"),
+    "road": T("road"),
+    "tribe": T("tribe"),
+    "spy": T("spy"),
+    "gift": T("gift"),
+}
+ARTICLE_PIECE_TERMS: dict[str, Term] = {
+    "army": T("an army"),
+    "road": T("a road"),
+    "tribe": T("a tribe"),
+    "spy": T("a spy"),
+    "gift": T("a gift"),
+}
+
+
+# The ids as the log writes them (`kabul`, `an afghan`), each translated as its name: made
+# once, as the log is on the engine's hot path.
+ID_TERMS: dict[str, Term] = {
+    key: Term(key, message=term.text)
+    for table in (REGION_TERMS, COALITION_TERMS, SUIT_TERMS)
+    for key, term in table.items()
+}
+ARTICLE_ID_TERMS: dict[str, Term] = {
+    key: Term(article(key), message=term.text) for key, term in ARTICLE_COALITION_TERMS.items()
+}
+
+
+def id_term(value: Arg) -> Value:
+    """A region, coalition or suit by its id, as the log writes it (`kabul`, `afghan`),
+    translated as its name; any other text as it is."""
+    return ID_TERMS.get(str(value), str(value))
+
+
+def article_id_term(coalition: Arg) -> Value:
+    """'an afghan' as the log writes it, translated as the coalition with its article."""
+    return ARTICLE_ID_TERMS.get(str(coalition)) or article(str(coalition))
+
+
+def counted(number: int, word: str, more: bool = False) -> Phrase:
+    """`count` in a translatable form: '2 rupees', '1 more move'."""
+    return replace(COUNTED[(word, more)], n=number)
+
+
+def name_term(name: str) -> str:
+    """A player's name, or any text shown as it is in every language: a phrase's plain
+    text parameter is never translated (engine/phrases.py)."""
+    return name
+
+
+def who(state: State, seat: int) -> str:
+    return state.name(seat)
+
+
+def stop_term(taken: int) -> Value:
+    """`or_stop` in a translatable form."""
+    return P(", or stop (`done`)") if taken else name_term("")
+
+
+def card_term(number: Arg) -> str:
+    """A card by its printed name and number: the same in every language."""
+    return name_term(card(number))
+
+
+def region_term(region_id: Arg) -> Value:
+    return REGION_TERMS.get(str(region_id), name_term(region(region_id)))
+
+
+def coalition_term(name: Arg) -> Value:
+    return COALITION_TERMS.get(str(name), name_term(str(name)))
+
+
+def border_term(border_id: Arg) -> Value:
+    if str(border_id) not in BORDERS:
+        return name_term(str(border_id))
+    first, second = BORDERS[str(border_id)].regions
+    return P("%(first)s–%(second)s", first=region_term(first), second=region_term(second))
+
+
+def article_coalition_term(name: Arg) -> Value:
+    """'a British', 'an Afghan': a coalition with its article (a word of its own, since
+    other languages have no article, or another one)."""
+    return ARTICLE_COALITION_TERMS.get(str(name), name_term(article(coalition(name))))
+
+
+def site_phrase(where: Arg) -> Phrase:
+    """`site` in a translatable form."""
+    if isinstance(where, int):
+        return P("on %(card)s", card=card_term(where))
+    return P("in %(region)s", region=region_term(where))
+
+
+def place_phrase(piece: str, where: Arg) -> Phrase:
+    """Where a piece stands, as `piece_at` says it after 'the PIECE'."""
+    if piece == "road":
+        return P("on the %(border)s border", border=border_term(where))
+    if piece == "spy":
+        return P("on %(card)s", card=card_term(where))
+    if piece == "gift":
+        return P("on the %(n)s-rupee space", n=str(where))
+    return P("in %(region)s", region=region_term(where))
+
+
+def listing_phrase(names: list[str]) -> Value:
+    """`listing` in a translatable form: 'alice, bob and carol'."""
+    if len(names) <= 1:
+        return name_term("".join(names))
+    return P(
+        "%(names)s and %(last)s", names=name_term(", ".join(names[:-1])), last=name_term(names[-1])
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Actions in words: one phrase per verb of docs/notation.md, to follow "wants to" or stand
 # beside the notation in a history.
 # ---------------------------------------------------------------------------------------------
 
 
-def _purchase(state: State, args: tuple[Arg, ...]) -> str:
-    return f"buy {card(args[0])}"
+_card, _region, _coalition, _border = card_term, region_term, coalition_term, border_term
 
 
-def _play(state: State, args: tuple[Arg, ...]) -> str:
-    return f"play {card(args[0])} to the {args[1]} end of the court"
+def _rupees(n: int) -> Phrase:
+    return counted(n, "rupee")
 
 
-def _tax(state: State, args: tuple[Arg, ...]) -> str:
+def _purchase(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("buy %(card)s", card=_card(args[0]))
+
+
+def _play(state: State, args: tuple[Arg, ...]) -> Phrase:
+    if args[1] == "left":
+        return P("play %(card)s to the left end of the court", card=_card(args[0]))
+    return P("play %(card)s to the right end of the court", card=_card(args[0]))
+
+
+def _tax(state: State, args: tuple[Arg, ...]) -> Phrase:
     rank = COURT_CARDS[int(args[0])].rank
-    return f"tax with {card(args[0])}, taking up to {count(rank, 'rupee')}"
+    return P(
+        "tax with %(card)s, taking up to %(rupees)s", card=_card(args[0]), rupees=_rupees(rank)
+    )
 
 
-def _gift(state: State, args: tuple[Arg, ...]) -> str:
-    return f"buy a gift for {count(int(args[1]), 'rupee')} with {card(args[0])}"
+def _gift(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P(
+        "buy a gift for %(rupees)s with %(card)s",
+        rupees=_rupees(int(args[1])),
+        card=_card(args[0]),
+    )
 
 
-def _build(state: State, args: tuple[Arg, ...]) -> str:
-    return f"build armies and roads with {card(args[0])}, at 2 rupees a block"
+def _build(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("build armies and roads with %(card)s, at 2 rupees a block", card=_card(args[0]))
 
 
-def _move(state: State, args: tuple[Arg, ...]) -> str:
+def _move(state: State, args: tuple[Arg, ...]) -> Phrase:
     rank = COURT_CARDS[int(args[0])].rank
-    return f"move armies and spies with {card(args[0])}, up to {count(rank, 'move')}"
+    moves = counted(rank, "move")
+    return P(
+        "move armies and spies with %(card)s, up to %(moves)s", card=_card(args[0]), moves=moves
+    )
 
 
-def _betray(state: State, args: tuple[Arg, ...]) -> str:
-    return f"betray {card(args[1])} with {card(args[0])}"
+def _betray(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("betray %(target)s with %(card)s", target=_card(args[1]), card=_card(args[0]))
 
 
-def _battle(state: State, args: tuple[Arg, ...]) -> str:
-    return f"battle {site(args[1])} with {card(args[0])}"
+def _battle(state: State, args: tuple[Arg, ...]) -> Phrase:
+    if isinstance(args[1], int):
+        return P("battle on %(target)s with %(card)s", target=_card(args[1]), card=_card(args[0]))
+    return P("battle in %(region)s with %(card)s", region=_region(args[1]), card=_card(args[0]))
 
 
-def _pass(state: State, args: tuple[Arg, ...]) -> str:
-    return "pass, ending the turn"
+def _pass(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("pass, ending the turn")
 
 
-def _loyalty(state: State, args: tuple[Arg, ...]) -> str:
-    return f"choose {coalition(args[0])} loyalty"
+def _loyalty(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("choose %(coalition)s loyalty", coalition=_coalition(args[0]))
 
 
-def _demand(state: State, args: tuple[Arg, ...]) -> str:
+def _demand(state: State, args: tuple[Arg, ...]) -> Phrase:
     amount = int(args[0])
-    return "waive the bribe" if amount == 0 else f"demand a bribe of {count(amount, 'rupee')}"
+    if amount == 0:
+        return P("waive the bribe")
+    return P("demand a bribe of %(rupees)s", rupees=_rupees(amount))
 
 
-def _pay(state: State, args: tuple[Arg, ...]) -> str:
-    return "pay the bribe"
+def _pay(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("pay the bribe")
 
 
-def _refuse(state: State, args: tuple[Arg, ...]) -> str:
-    return "refuse to pay the bribe"
+def _refuse(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("refuse to pay the bribe")
 
 
-def _road(state: State, args: tuple[Arg, ...]) -> str:
-    return f"place a road on the {border(args[0])} border"
+def _road(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("place a road on the %(border)s border", border=_border(args[0]))
 
 
-def _army(state: State, args: tuple[Arg, ...]) -> str:
-    return f"place an army in {region(args[0])}"
+def _army(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("place an army in %(region)s", region=_region(args[0]))
 
 
-def _spy(state: State, args: tuple[Arg, ...]) -> str:
-    return f"place a spy on {card(args[0])}"
+def _spy(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("place a spy on %(card)s", card=_card(args[0]))
 
 
-def _take(state: State, args: tuple[Arg, ...]) -> str:
-    return f"take {piece_at(str(args[0]), args[1])}"
+def _take(state: State, args: tuple[Arg, ...]) -> Phrase:
+    piece, where = str(args[0]), args[1]
+    if piece == "road":
+        return P("take the road on the %(border)s border", border=_border(where))
+    if piece == "spy":
+        return P("take the spy on %(card)s", card=_card(where))
+    if piece == "gift":
+        return P("take the gift on the %(n)s-rupee space", n=str(where))
+    if piece == "army":
+        return P("take the army in %(region)s", region=_region(where))
+    return P("take the tribe in %(region)s", region=_region(where))
 
 
-def _discard(state: State, args: tuple[Arg, ...]) -> str:
-    return f"discard {card(args[0])}"
+def _discard(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("discard %(card)s", card=_card(args[0]))
 
 
-def _choose(state: State, args: tuple[Arg, ...]) -> str:
+def _choose(state: State, args: tuple[Arg, ...]) -> Phrase:
     choice = str(args[0])
     if is_region(choice):
-        return f"choose {region(choice)}"
+        return P("choose %(region)s", region=_region(choice))
     if choice in SUITS:
-        return f"choose the {choice} suit"
-    return f"choose {choice}"
+        return P("choose the %(suit)s suit", suit=SUIT_TERMS.get(choice, Term(choice, False)))
+    return P("choose %(choice)s", choice=Term(choice, translated=False))
 
 
-def _collect(state: State, args: tuple[Arg, ...]) -> str:
+def _collect(state: State, args: tuple[Arg, ...]) -> Phrase:
     source = args[0]
-    return f"take a rupee from {card(source) if isinstance(source, int) else source}"
+    if isinstance(source, int):
+        return P("take a rupee from %(card)s", card=_card(source))
+    return P("take a rupee from %(player)s", player=Term(str(source), translated=False))
 
 
-def _march(state: State, args: tuple[Arg, ...]) -> str:
+def _march(state: State, args: tuple[Arg, ...]) -> Phrase:
     piece, origin, destination = str(args[0]), args[1], args[2]
     if piece == "spy":
-        return f"move a spy from {card(origin)} to {card(destination)}"
-    return f"move {article(piece)} from {region(origin)} to {region(destination)}"
+        return P(
+            "move a spy from %(origin)s to %(destination)s",
+            origin=_card(origin),
+            destination=_card(destination),
+        )
+    ends = {"origin": _region(origin), "destination": _region(destination)}
+    if piece == "army":
+        return P("move an army from %(origin)s to %(destination)s", **ends)
+    return P("move a tribe from %(origin)s to %(destination)s", **ends)
 
 
-def _remove(state: State, args: tuple[Arg, ...]) -> str:
+def _remove(state: State, args: tuple[Arg, ...]) -> Phrase:
     piece = str(args[0])
     if piece == "army":
-        return f"remove {article(coalition(args[1]))} army"
+        return P("remove %(coalition)s army", coalition=_article_coalition(args[1]))
     if piece == "road":
-        return f"remove {article(coalition(args[2]))} road from the {border(args[1])} border"
-    return f"remove one of {args[1]}'s {plural(piece)}"
+        return P(
+            "remove %(coalition)s road from the %(border)s border",
+            coalition=_article_coalition(args[2]),
+            border=_border(args[1]),
+        )
+    owner = Term(str(args[1]), translated=False)
+    if piece == "spy":
+        return P("remove one of %(player)s's spies", player=owner)
+    return P("remove one of %(player)s's tribes", player=owner)
 
 
-def _accept(state: State, args: tuple[Arg, ...]) -> str:
-    return "take the betrayed card as a prize"
+_article_coalition = article_coalition_term
 
 
-def _decline(state: State, args: tuple[Arg, ...]) -> str:
+def _accept(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("take the betrayed card as a prize")
+
+
+def _decline(state: State, args: tuple[Arg, ...]) -> Phrase:
     if state.stack and state.stack[-1]["kind"] == "safe_house":
-        return "let the removed spy go"
-    return "decline the prize"
+        return P("let the removed spy go")
+    return P("decline the prize")
 
 
-def _done(state: State, args: tuple[Arg, ...]) -> str:
-    return "stop there"
+def _done(state: State, args: tuple[Arg, ...]) -> Phrase:
+    return P("stop there")
 
 
-def _policy(state: State, args: tuple[Arg, ...]) -> str:
+def _policy(state: State, args: tuple[Arg, ...]) -> Phrase:
     if args[:1] == ("pay",):
-        return f"from now on pay any bribe of up to {count(int(args[1]), 'rupee')}"
+        return P("from now on pay any bribe of up to %(rupees)s", rupees=_rupees(int(args[1])))
     if args[:1] == ("demand",):
-        return f"from now on demand at most {count(int(args[2]), 'rupee')} of {args[1]}"
-    return "forget every standing policy"
+        return P(
+            "from now on demand at most %(rupees)s of %(player)s",
+            rupees=_rupees(int(args[2])),
+            player=Term(str(args[1]), translated=False),
+        )
+    return P("forget every standing policy")
 
 
-PHRASES: dict[str, Callable[[State, tuple[Arg, ...]], str]] = {
+PHRASES: dict[str, Callable[[State, tuple[Arg, ...]], Phrase]] = {
     "purchase": _purchase,
     "play": _play,
     "tax": _tax,
@@ -254,5 +468,12 @@ def describe_action(state: State, action: Action) -> str:
     """The action in words, as a phrase that follows 'wants to': `gift 14 4` is
     'buy a gift for 4 rupees with Money Lenders (14)'. `state` is the position the action
     is taken in (a `decline` depends on what is declined)."""
+    return str(phrase_action(state, action))
+
+
+def phrase_action(state: State, action: Action) -> Phrase:
+    """`describe_action` in a translatable form (engine/phrases.py): the same English."""
     phrase = PHRASES.get(action.verb)
-    return phrase(state, action.args) if phrase is not None else str(action)
+    if phrase is None:
+        return P("%(action)s", action=Term(str(action), translated=False))
+    return phrase(state, action.args)

@@ -1,0 +1,125 @@
+"""The languages players read: gettext catalogues managed with Babel (docs/i18n.md).
+
+English is the source language: every message is written in English in the code and the
+templates, marked for extraction (`words(...)` and `N_()` here and in the adjudicator, the
+engine's `P()`, `PN()` and `T()`, `{% trans %}` and `_()` in templates; `make messages`
+names them to Babel), and translated in `adjudicator/locale/LANG/LC_MESSAGES/messages.po`.
+The compiled `messages.mo` is built by `make catalogues` (part of `make test`) and by the
+wheel's build; a checkout whose `.mo` is missing or older than its `.po` reads the `.po`
+itself, so a fresh clone speaks every language before anything is compiled.
+
+Parameters are named (`%(card)s`), so a translation may put them in any order. Words the
+engine produces (`engine.phrases.Phrase`) are rendered here, through the same catalogue.
+"""
+
+from __future__ import annotations
+
+import gettext
+import io
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from babel import Locale
+from babel.dates import format_date, format_time
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+from engine.phrases import Phrase, Term
+
+LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN = "messages"
+SOURCE = "en"  # the language the messages are written in
+# The languages a player may choose, by their code and in their own words.
+LANGUAGES: dict[str, str] = {"en": "English", "pl": "polski"}
+
+
+def N_(message: str) -> str:
+    """Mark a message for extraction where it is defined; it is translated where used."""
+    return message
+
+
+class UnknownLanguage(ValueError):
+    """A language code the service has no catalogue for."""
+
+
+def check_language(code: str) -> str:
+    """The code itself when the service speaks it; raise UnknownLanguage otherwise."""
+    if code not in LANGUAGES:
+        known = ", ".join(sorted(LANGUAGES))
+        raise UnknownLanguage(f"unknown language {code!r}: one of {known}")
+    return code
+
+
+def catalogue_paths(language: str) -> tuple[Path, Path]:
+    """The `.po` and `.mo` files of a language."""
+    folder = LOCALE_DIR / language / "LC_MESSAGES"
+    return folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+
+
+@lru_cache(maxsize=8)
+def catalogue(language: str) -> gettext.NullTranslations:
+    """The translations of a language (English: the messages as written)."""
+    if check_language(language) == SOURCE:
+        return gettext.NullTranslations()
+    po, mo = catalogue_paths(language)
+    if mo.exists() and (not po.exists() or mo.stat().st_mtime >= po.stat().st_mtime):
+        with mo.open("rb") as handle:
+            return Translations(handle, domain=DOMAIN)
+    with po.open("rb") as handle:
+        compiled = io.BytesIO()
+        write_mo(compiled, read_po(handle, locale=language, domain=DOMAIN))
+    compiled.seek(0)
+    return Translations(compiled, domain=DOMAIN)
+
+
+@dataclass(frozen=True)
+class Words:
+    """Everything a reader sees, in their language: messages, phrases of the engine, plural
+    forms and dates. `Words("pl")("Your turn")` is "Twoja kolej"."""
+
+    language: str = SOURCE
+
+    @property
+    def translations(self) -> gettext.NullTranslations:
+        return catalogue(self.language)
+
+    def __call__(self, message: str, **params: object) -> str:
+        text = self.translations.gettext(message)
+        return text % params if params else text
+
+    def plural(self, singular: str, plural: str, n: int, **params: object) -> str:
+        """The form of `n` (Polish has three: 1 rupia, 2 rupie, 5 rupii); `%(n)s` is n."""
+        return self.translations.ngettext(singular, plural, n) % {"n": n, **params}
+
+    def phrase(self, phrase: Phrase) -> str:
+        """Words the engine produced (a message id and its parameters), translated."""
+        params = {name: self._value(value) for name, value in phrase.params.items()}
+        if phrase.plural is not None:
+            return self.plural(phrase.message, phrase.plural, phrase.n, **params)
+        return self(phrase.message, **params)
+
+    def _value(self, value: object) -> object:
+        if isinstance(value, Phrase):
+            return self.phrase(value)
+        if isinstance(value, Term):
+            return self(value.message or value.text) if value.translated else value.text
+        return value
+
+    def datetime(self, when: datetime, timezone: ZoneInfo | str) -> str:
+        """`when` in the reader's words, at the game's time zone: '25 listopada 2026 21:05
+        CET' (the zone's abbreviation, as the English reports give it)."""
+        zone = ZoneInfo(timezone) if isinstance(timezone, str) else timezone
+        locale = Locale.parse(self.language)
+        local = when.astimezone(zone)
+        day = format_date(local, "long", locale=locale)
+        hour = format_time(local, "short", tzinfo=zone, locale=locale)
+        return f"{day} {hour} {local.tzname()}"
+
+
+def words_for(language: str | None) -> Words:
+    """The Words of a language code (None, or one not spoken: the source language)."""
+    return Words(language if language in LANGUAGES else SOURCE)

@@ -1,0 +1,177 @@
+"""The pages in the visitor's language (docs/i18n.md): their `Accept-Language`, or the
+language they chose with the switch at the top of every page (`?lang=pl`, kept in a
+cookie). The templates' `{% trans %}` blocks and `_()` go through the same catalogues as
+the mail (adjudicator/home/translations.py), with Babel's `Locale` negotiation picking the
+language; the public record a page quotes (a committed report) stays in the game's
+language.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from babel import Locale
+from flask import g, request
+
+from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
+from adjudicator.games.wording import in_words
+from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words
+from adjudicator.web import rendering
+from engine.cards import COURT_CARDS
+
+if TYPE_CHECKING:
+    from flask import Flask, Response
+
+COOKIE = "lang"
+PARAMETER = "lang"
+COOKIE_SECONDS = 365 * 24 * 3600
+EVENT, ADJUDICATOR, AND = N_("event"), N_("adjudicator"), N_(" and ")
+# The statuses the service answers with an error page, by their code.
+STATUSES = {
+    400: N_("Bad Request"),
+    403: N_("Forbidden"),
+    404: N_("Not Found"),
+    405: N_("Method Not Allowed"),
+    413: N_("Request Entity Too Large"),
+    429: N_("Too Many Requests"),
+    500: N_("Internal Server Error"),
+    503: N_("Service Unavailable"),
+}
+
+
+def chosen() -> str | None:
+    """A language the visitor chose: by the switch now, or earlier (the cookie)."""
+    for value in (request.args.get(PARAMETER), request.cookies.get(COOKIE)):
+        if value in LANGUAGES:
+            return value
+    return None
+
+
+def negotiated() -> str:
+    """The language of `Accept-Language` the service speaks best (default English)."""
+    wanted = [value.replace("-", "_") for value, _ in request.accept_languages]
+    found = Locale.negotiate(wanted, list(LANGUAGES), sep="_")
+    return str(found.language) if found is not None else SOURCE
+
+
+def page_words() -> Words:
+    """The Words of this request (chosen once per request)."""
+    words: Words | None = g.get("words")
+    if words is None:
+        words = Words(chosen() or negotiated())
+        g.words = words
+    return words
+
+
+def _id_word(value: str | None) -> str | None:
+    """A coalition or suit id in the visitor's words (English shows the id)."""
+    words = page_words()
+    if value is None or words.language == SOURCE or value not in ID_WORDS:
+        return value
+    return words(ID_WORDS[value])
+
+
+def _region_name(region: str) -> str:
+    return page_words()(rendering.region_name(region))
+
+
+def _border_name(border: str) -> str:
+    if page_words().language == SOURCE:
+        return rendering.border_name(border)
+    return "–".join(_region_name(part) for part in rendering.border_regions(border))
+
+
+def _names(names: list[str] | None) -> str:
+    items = list(names or [])
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + page_words()(AND) + items[-1]
+
+
+def _counts(values: dict[str, int] | None) -> str:
+    found = [f"{_id_word(who)} {n}" for who, n in (values or {}).items() if n]
+    return ", ".join(found) or "—"
+
+
+def _until(until: str) -> str:
+    return page_words()(until) if until == UNTIL_NEXT_CHECK else until
+
+
+def _section(section: str) -> str:
+    return page_words()(section) if section in SECTIONS else section
+
+
+def _card_details(number: int) -> str:
+    card = COURT_CARDS.get(number)
+    if card is None:
+        return page_words()(EVENT)
+    return f"{_id_word(card.suit)}, {_region_name(card.region)}"
+
+
+def _status(error: object) -> str:
+    """An error's status name (`Not Found`) in the visitor's words."""
+    code, name = getattr(error, "code", None), str(getattr(error, "name", ""))
+    return page_words()(STATUSES[code]) if code in STATUSES else name
+
+
+def _who(author: str) -> str:
+    """A move's author: a player's name, or the adjudicator (the service itself)."""
+    return page_words()(ADJUDICATOR) if author == "adjudicator" else author
+
+
+def _in_words(actions: str) -> str:
+    words = page_words()
+    return in_words(actions) if words.language == SOURCE else in_words(actions, words)
+
+
+# The page filters that say something in words, in the visitor's language.
+FILTERS = {
+    "region_name": _region_name,
+    "border_name": _border_name,
+    "names": _names,
+    "counts": _counts,
+    "suit_word": _id_word,
+    "coalition_word": _id_word,
+    "until_word": _until,
+    "in_words_here": _in_words,
+    "section_word": _section,
+    "who_word": _who,
+    "status_name": _status,
+    "card_details": _card_details,
+}
+
+
+def use_language(language: str) -> Words:
+    """Speak `language` on this page unless the visitor chose one with the switch (a
+    player's private page speaks the player's language, whatever the browser prefers)."""
+    words = Words(chosen() or (language if language in LANGUAGES else SOURCE))
+    g.words = words
+    return words
+
+
+def install(app: Flask) -> None:
+    """Give the app's templates `{% trans %}` and `_()` in the visitor's language, the
+    language switch's links, and remember a choice made with the switch."""
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+    # Jinja's new-style gettext fills the parameters in (escaped) itself: these only
+    # translate.
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+        gettext=lambda message: page_words().translations.gettext(message),
+        ngettext=lambda one, many, n: page_words().translations.ngettext(one, many, n),
+        newstyle=True,
+    )
+
+    app.jinja_env.filters.update(FILTERS)
+
+    @app.context_processor
+    def languages() -> dict[str, object]:
+        return {"language": page_words().language, "languages": LANGUAGES}
+
+    @app.after_request
+    def remember(response: Response) -> Response:
+        choice = request.args.get(PARAMETER)
+        if choice in LANGUAGES:
+            response.set_cookie(COOKIE, choice, max_age=COOKIE_SECONDS, samesite="Lax")
+        response.vary.add("Accept-Language")
+        response.vary.add("Cookie")
+        return response

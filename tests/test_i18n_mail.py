@@ -1,0 +1,225 @@
+"""A whole game with one Polish and two English players, through the pipeline and mail: a
+real SMTP server, real Git, the real inbound path. Each player reads their own language;
+the Polish player plays in Polish notation and the record stays in English."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from gitgame import SECRET, isolate, play
+from mailserver import MailServer, email_of, mail_server, plain, reply_to, settings_for
+from test_i18n import english_left
+
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.pipeline import create_game
+from adjudicator.games.repo import GameRepo
+from adjudicator.games.snapshot import snapshot
+from adjudicator.games.waiting import waiting
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+from adjudicator.mail.incoming import handle_message
+from adjudicator.schedule.reminders import compose_reminder
+
+PLAYERS = ("ala", "bob", "cyd")
+DECIDES = {"pl": "Teraz twoja decyzja.", "en": "It is your decision."}
+# A report's "What happened": the engine's log lines, a few of which are not translated yet
+# (docs/i18n.md); left out of the comparison where such a line may appear.
+HAPPENED = re.compile(r"^## (What happened|Co się wydarzyło)\n.*?(?=^## )", re.M | re.S)
+
+
+def reports_to(server: MailServer, player: str) -> list[EmailMessage]:
+    return [
+        m
+        for m in server.messages
+        if m["X-Pamir-Kind"] == "report" and str(m["X-Pamir-Player"]) == player
+    ]
+
+
+def deciding(server: MailServer, languages: dict[str, str]) -> tuple[str, EmailMessage]:
+    """The player who must decide now and the last report they were sent."""
+    latest = {p: reports_to(server, p)[-1] for p in PLAYERS}
+    found = [(p, m) for p, m in latest.items() if DECIDES[languages[p]] in plain(m)]
+    assert len(found) == 1, sorted(latest)
+    return found[0]
+
+
+def check_languages(server: MailServer, number: int, *, whole: bool = True) -> None:
+    """The report mails of move `number`: ala's in Polish, bob's and cyd's in English, and
+    nothing in ala's left in English (`whole`: the engine's log lines included; else they
+    are left out, as a few of them are not translated yet)."""
+    mails = {
+        str(m["X-Pamir-Player"]): m
+        for m in server.messages
+        if m["X-Pamir-Kind"] == "report" and str(m["X-Pamir-Move"]) == str(number)
+    }
+    assert sorted(mails) == list(PLAYERS)
+    polish, english = plain(mails["ala"]), plain(mails["bob"])
+    assert "## Teraz" in polish and "## Rynek" in polish and "## Playing by" not in polish
+    assert "## Now" in english and "## Market" in english and "Rynek" not in english
+    assert "## Now" in plain(mails["cyd"])
+    if not whole:
+        polish, english = HAPPENED.sub("", polish), HAPPENED.sub("", english)
+    left = english_left(polish, english)
+    assert left == [], polish
+    subject, english_subject = str(mails["ala"]["Subject"]), str(mails["bob"]["Subject"])
+    assert english_left(subject, english_subject) == [], subject
+
+
+def new_game(settings: Settings) -> tuple[GameRepo, Adjudication]:
+    repo = create_game(
+        settings.games_dir / "g1",
+        [(n, email_of(n)) for n in PLAYERS],
+        home=settings.home,
+        secret=SECRET,
+        languages={"ala": "pl"},
+    )
+    head = repo.head()
+    assert head is not None
+    return repo, Adjudication(0, head, repo.read("reports/0000.md", head) or "")
+
+
+def test_each_player_reads_their_own_language_through_a_whole_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port, base_url="https://pamir.example")
+        repo, created = new_game(settings)
+        languages = {p: snapshot(repo).game.player(p).language for p in PLAYERS}
+        assert languages == {"ala": "pl", "bob": "en", "cyd": "en"}
+        assert "## Now" in (repo.read("reports/0000.md") or "")  # the game's language: en
+        outgoing.notify(settings, repo, [created])
+        check_languages(server, 0)
+
+        # A move in Polish notation that cannot be read is refused in Polish, with the
+        # code's meaning; nothing is committed.
+        head = repo.head()
+        refused = reply_to(reports_to(server, "ala")[-1], "kup 999\n")
+        assert handle_message(settings, refused).status == "refused"
+        assert repo.head() == head
+        answer = [m for m in server.messages if str(m["X-Pamir-Player"]) == "ala"][-1]
+        text = plain(answer)
+        assert "twój ruch nie został przyjęty" in text
+        assert "`unknown-card`: Żadna karta nie ma takiego numeru ani nazwy." in text
+
+        # Every player chooses a loyalty by mail; ala in Polish.
+        for number in (1, 2, 3):
+            player, report = deciding(server, languages)
+            line = "lojalność afgański" if player == "ala" else "loyalty british"
+            if player == "ala":  # her turn, at a glance, in her words
+                subject = str(report["Subject"])
+                assert (
+                    subject == f"[g1] Twoja kolej (ruch {number}): ala wybiera początkową lojalność"
+                )
+            result = handle_message(settings, reply_to(report, line + "\n"))
+            assert result.status == "accepted", result.reason
+            check_languages(server, number)
+            if player == "ala":
+                # The record is the canonical English notation.
+                assert repo.read(f"moves/{number:04d}-ala.txt") == "loyalty afghan\n"
+                subjects = [str(reports_to(server, p)[-1]["Subject"]) for p in PLAYERS]
+                assert f"[g1] Move {number} by ala: Choose Afghan loyalty." in subjects
+                assert subjects[0].startswith(f"[g1] Ruch {number}, gracz ala: ")
+                assert "sojusz afgański" in subjects[0]
+
+        # The rest of the game through the pipeline; its last report goes out by mail.
+        assert play(settings.games_dir / "g1", 3000, seed=3, whole_turn=True) < 3000
+        snap = snapshot(repo)
+        assert snap.commit is not None
+        last = Adjudication(
+            snap.adjudicated, snap.commit, repo.read(f"reports/{snap.adjudicated:04d}.md") or ""
+        )
+        outgoing.notify(settings, repo, [last])
+        check_languages(server, snap.adjudicated, whole=False)
+        polish = plain(reports_to(server, "ala")[-1])
+        assert "Gra się zakończyła" in polish and "dziękujemy za grę" in polish
+        assert "The game is over" in plain(reports_to(server, "cyd")[-1])
+        repo.repo.close()
+
+
+def test_a_player_changes_their_language_by_mail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        outgoing.notify(settings, repo, [created])
+        command = reply_to(reports_to(server, "bob")[-1], "Settings language pl\n")
+
+        result = handle_message(settings, command)
+
+        assert result.status == "accepted", result.reason
+        assert snapshot(repo).game.player("bob").language == "pl"
+        assert repo.repo.head.commit.author.name == "bob"
+        answer = plain([m for m in server.messages if str(m["X-Pamir-Player"]) == "bob"][-1])
+        assert "język pl" in answer and "w języku: polski" in answer
+        # An unknown language changes nothing and says so in the player's language.
+        head = repo.head()
+        unknown = reply_to(reports_to(server, "bob")[-1], "settings language xx\n")
+        assert handle_message(settings, unknown).status == "refused"
+        assert repo.head() == head
+        answer = plain([m for m in server.messages if str(m["X-Pamir-Player"]) == "bob"][-1])
+        assert "Nic nie zmieniono" in answer
+        # The next report bob gets is in Polish.
+        _, report = deciding(server, {"ala": "pl", "bob": "en", "cyd": "en"})
+        assert handle_message(settings, reply_to(report, "loyalty russian\n")).status == "accepted"
+        assert "## Teraz" in plain(reports_to(server, "bob")[-1])
+        repo.repo.close()
+
+
+def mails_to(server: MailServer, player: str) -> list[EmailMessage]:
+    return [m for m in server.messages if str(m["X-Pamir-Player"]) == player]
+
+
+def same_in_both(polish: EmailMessage, english: EmailMessage) -> None:
+    """The same message in Polish and in English: nothing of the English left."""
+    assert plain(polish) != plain(english)
+    assert english_left(plain(polish), plain(english)) == [], plain(polish)
+    assert english_left(str(polish["Subject"]), str(english["Subject"])) == []
+
+
+def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands by mail and their notices, reminders and the notice of a refused forgery:
+    ala reads Polish, cyd English, and each gets the same message."""
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        outgoing.notify(settings, repo, [created])
+
+        # (A pause's reason is the player's own text: digits, which no language owns.)
+        for line in ("my games", "settings notify turns", "pause 24h 123", "settings notify x"):
+            answers = []
+            for player in ("ala", "cyd"):
+                raw = reply_to(reports_to(server, player)[-1], line + "\n")
+                handle_message(settings, raw)
+                answers.append(mails_to(server, player)[-1])
+            same_in_both(*answers)
+        # bob's pause is told to the others, each in their language.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "pause 1h 456\n"))
+        same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        pending = waiting(repo)
+        assert pending is not None
+        now = pending.clock.deadline - timedelta(hours=3)
+        polish = compose_reminder(settings, repo, pending, "ala", now)
+        english = compose_reminder(settings, repo, pending, "cyd", now)
+        same_in_both(polish, english)
+        assert "za około 3 godziny" in plain(polish)
+
+        for player in ("ala", "cyd"):
+            outgoing.notify_unauthenticated(settings, repo, player, "dkim=fail", day="2026-01-01")
+        outgoing.deliver(settings)
+        same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # bob resigns: everyone is told, ala in Polish.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "resign\n"))
+        told = [m for m in server.messages if "bob" in str(m["Subject"])]
+        by = {str(m["X-Pamir-Player"]): m for m in told}
+        same_in_both(by["ala"], by["cyd"])
+        repo.repo.close()

@@ -1,0 +1,103 @@
+"""A game whose public record is in Polish (`language = "pl"` in game.toml): its committed
+reports are in Polish, and `pamir verify` renders them again the same way."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitgame import SECRET, current_home, isolate, opened, play
+
+from adjudicator.games.gamefile import parse_game_file
+from adjudicator.games.pipeline import create_game, submit
+from adjudicator.games.verify import verify
+
+PLAYERS = ("ala", "bob", "cyd")
+
+
+def test_a_polish_game_is_recorded_in_polish_and_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    path = tmp_path / "games" / "kabul"
+    repo = create_game(
+        path,
+        [(n, f"{n}@example.org") for n in PLAYERS],
+        home=current_home(),
+        secret=SECRET,
+        language="pl",
+        languages={"bob": "en"},
+    )
+    repo.repo.close()
+    played = play(path, 30, seed=7, whole_turn=True)
+    with opened(path) as repo:
+        game = parse_game_file(repo.read("game.toml") or "")
+        assert (game.language, game.player("bob").language) == ("pl", "en")
+        assert 'language = "pl"' in (repo.read("game.toml") or "")
+        report = repo.read(f"reports/{played:04d}.md") or ""
+        assert f"# kabul: ruch {played}, gracz " in report
+        assert "## Rynek" in report and "## Market" not in report
+        # bob reads English: the service keeps his copy of each report, never committed.
+        english = current_home() / "private" / "kabul" / "reports" / f"{played:04d}.en.md"
+        assert "## Market" in english.read_text(encoding="utf-8")
+        result = verify(repo, current_home())
+        assert result.divergence is None, result.divergence
+        assert result.moves == played
+        # A rollback's report, too, is in Polish (state.json keeps the English lines).
+        done = submit(repo, "ala", "rollback 2 literówka\n", home=current_home())
+        report = repo.read(f"reports/{done.number:04d}.md") or ""
+        assert f"ruch {done.number}: propozycja cofnięcia" in report
+        assert "ala proponuje cofnięcie gry do ruchu 2: literówka" in report
+        assert "proposes to roll back" in (repo.read("state.json") or "")
+        assert verify(repo, current_home()).divergence is None
+
+
+PAMIR = Path(sys.executable).parent / "pamir"
+
+
+def pamir_new(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    players = [f"--player={n}:{n}@example.org" for n in PLAYERS]
+    return subprocess.run(
+        [str(PAMIR), "new", str(folder), *players, *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_pamir_new_records_each_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    done = pamir_new(tmp_path / "herat", "--language", "ala=pl", "--language", "CYD=en")
+    assert done.returncode == 0, done.stderr
+    game = parse_game_file((tmp_path / "herat" / "game.toml").read_text(encoding="utf-8"))
+    languages = [(p.name, p.language) for p in game.players]
+    assert languages == [("ala", "pl"), ("bob", "en"), ("cyd", "en")]
+    assert game.language == "en"
+    # ala's private section of move 0 is in Polish, bob's in English.
+    private = current_home() / "private" / "herat"
+    assert "## Tylko dla: ala" in (private / "0000-ala.md").read_text(encoding="utf-8")
+    assert "## For bob only" in (private / "0000-bob.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        (("--language", "zed=pl"), "no --player is called 'zed'"),
+        (("--language", "ala=de"), "the languages are en, pl"),
+        (("--language", "ala"), "write NAME=LANG"),
+        (("--language", "ala=pl", "--language", "ala=en"), "two languages for ala"),
+        (("--game-language", "fr"), "unknown language 'fr'"),
+    ],
+)
+def test_pamir_new_refuses_a_bad_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: tuple[str, ...], said: str
+) -> None:
+    isolate(tmp_path, monkeypatch)
+    done = pamir_new(tmp_path / "herat", *options)
+    assert done.returncode != 0 and said in done.stderr, done.stderr
+    assert not (tmp_path / "herat" / "game.toml").exists()

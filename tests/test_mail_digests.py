@@ -125,6 +125,8 @@ def test_settings_by_mail_take_effect_and_bad_ones_are_refused(table: Table) -> 
         ("settings notify digest", "accepted"),
         ("settings timezone America/New_York", "accepted"),
         ("settings timezone Mars/Olympus", "refused"),
+        ("settings timezone Europe", "refused"),
+        ("settings timezone " + "Z" * 3000, "refused"),
     ]:
         assert handle_message(table.settings, reply_to(first, line + "\n")).status == status
     assert notify_preference(table.settings, "g1", "bob") == "digest"

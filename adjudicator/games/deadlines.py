@@ -123,10 +123,12 @@ def dump_deadlines_file(data: DeadlinesFile) -> str:
 
 
 def zone(name: str) -> ZoneInfo:
-    """The IANA time zone of a game (`[deadlines] timezone` in game.toml)."""
+    """The IANA time zone of a game (`[deadlines] timezone` in game.toml), or of a
+    player's digest. The zone database is a folder of files: a folder's name (`Europe`) or
+    a name too long for a file name fails as the file system's OSError."""
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise DeadlineError(f"unknown time zone {name!r} (write an IANA name)") from None
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Literal, get_args
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from adjudicator.games.deadlines import zone
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 
@@ -64,10 +64,7 @@ def set_notify_preference(settings: Settings, game_id: str, player: str, value: 
 
 def check_timezone(name: str) -> str:
     """`name` when it is an IANA time zone (`Asia/Kabul`), else ValueError."""
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(f"unknown time zone {name!r} (write an IANA name)") from None
+    zone(name)  # DeadlineError, a ValueError, names the zone
     return name
 
 

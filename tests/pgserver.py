@@ -33,6 +33,8 @@ SERVER_URL = os.environ.get(
 )
 UNDER_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 START_TIMEOUT = 60.0
+# The key the nodes seal the database's secrets with (PAMIR_SECRET_KEY): 32 bytes, base64.
+SECRET_KEY = "cGFtaXItdGVzdHMtc2VjcmV0LWtleS0zMi1ieXRlcyE="
 
 
 def _admin() -> psycopg.Connection[tuple[object, ...]]:

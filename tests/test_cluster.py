@@ -22,7 +22,15 @@ import pytest
 from gitgame import git, head, opened, pamir, show
 from liveserver import Reply
 from mailserver import mail_server, new_game, plain, reply_to, settings_for
-from pgserver import SERVER_URL, Node, advisory_locks, holders, scratch_database, wait_for
+from pgserver import (
+    SECRET_KEY,
+    SERVER_URL,
+    Node,
+    advisory_locks,
+    holders,
+    scratch_database,
+    wait_for,
+)
 from psycopg import sql
 from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
@@ -35,7 +43,14 @@ from adjudicator.mail.incoming import InboundResult, handle_message
 from adjudicator.schedule.scheduler import LEADER_LOCK
 from adjudicator.web import create_app
 
-pytestmark = pytest.mark.usefixtures("home")
+pytestmark = pytest.mark.usefixtures("home", "secret_key")
+
+
+@pytest.fixture
+def secret_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The key the database's secrets are sealed with, for this process and its nodes."""
+    monkeypatch.setenv("PAMIR_SECRET_KEY", SECRET_KEY)
+    return SECRET_KEY
 
 
 @pytest.fixture
@@ -69,7 +84,7 @@ def test_db_upgrade_makes_the_schema_once(home: Path, database_url: str) -> None
     assert f"at version {database.SCHEMA_VERSION}" in again.stdout
     with psycopg.connect(database_url) as connection:
         rows = connection.execute("SELECT version FROM pamir_schema").fetchall()
-    assert rows == [(v,) for v in range(1, database.SCHEMA_VERSION + 1)]
+    assert rows == [(step.version,) for step in database.MIGRATIONS]
 
 
 def test_db_upgrade_without_a_database_is_refused(home: Path) -> None:
@@ -169,8 +184,11 @@ def test_an_email_taken_by_two_nodes_at_once_is_played_once(
     tmp_path: Path, database_url: str
 ) -> None:
     with mail_server() as server:
-        settings = settings_for(tmp_path / "shared-home", server.port, database_url=database_url)
+        settings = settings_for(
+            tmp_path / "shared-home", server.port, database_url=database_url, secret_key=SECRET_KEY
+        )
         database.upgrade(settings)
+        database.require_schema(settings)  # as a node does when it starts
         repo, created = new_game(settings)
         outgoing.notify(settings, repo, [created])
         report = next(m for m in server.messages if "It is your decision." in plain(m))

@@ -40,7 +40,7 @@ from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
 from adjudicator.games.sshkeys import parse_key_line
-from adjudicator.home.files import read_json, write_atomically
+from adjudicator.home import store
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 
@@ -464,12 +464,12 @@ def _restore_notice(repo: GameRepo, breaches: list[Breach]) -> str:
 # -- The service's record of each forge-hosted game ------------------------------------------
 
 
-def record_path(home: Path, repo: GameRepo) -> Path:
-    return home / RECORDS / f"{repo.path.name}.json"
+def record_name(repo: GameRepo) -> str:
+    return f"{RECORDS}/{repo.path.name}.json"
 
 
 def _read_record(home: Path, repo: GameRepo) -> dict[str, Any]:
-    data: dict[str, Any] = read_json(record_path(home, repo)) or {}
+    data: dict[str, Any] = store.read_json(store.store_for(home), record_name(repo)) or {}
     return data
 
 
@@ -480,8 +480,7 @@ def recorded(home: Path, repo: GameRepo) -> str | None:
 
 
 def _record(home: Path, repo: GameRepo, commit: str) -> None:
-    data = {"adjudicated": commit}
-    write_atomically(record_path(home, repo), (json.dumps(data, indent=2) + "\n").encode())
+    store.write_json(store.store_for(home), record_name(repo), {"adjudicated": commit})
 
 
 def _hold_is_news(home: Path, repo: GameRepo, upstream: str) -> bool:
@@ -491,7 +490,7 @@ def _hold_is_news(home: Path, repo: GameRepo, upstream: str) -> bool:
     if data.get("held") == upstream:
         return False
     data["held"] = upstream
-    write_atomically(record_path(home, repo), (json.dumps(data, indent=2) + "\n").encode())
+    store.write_json(store.store_for(home), record_name(repo), data)
     return True
 
 

@@ -8,12 +8,12 @@ the operator is mailed once per game and reason (docs/web.md, docs/scheduler.md)
 A mark records the reason, when it was first seen, the commit at which the game failed and
 the reason the operator was last mailed about. It is cleared when the game reads again at
 another commit (the host or a player repaired it), or when work on the game succeeds.
-The marks are the service's own files, never part of a game repository.
+The marks are the service's own records (adjudicator/home/store.py: files, or rows in
+PostgreSQL mode), never part of a game repository.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from adjudicator.home.files import write_atomically
+from adjudicator.home import locks, store
 
 FOLDER = "needs-host"
 
@@ -41,47 +41,45 @@ def _folder(home: Path) -> Path:
     return home / FOLDER
 
 
-def _path(home: Path, game_id: str) -> Path:
-    return _folder(home) / f"{game_id}.json"
+def _name(game_id: str) -> str:
+    return f"{FOLDER}/{game_id}.json"
 
 
 @contextmanager
 def _locked(home: Path) -> Iterator[None]:
-    """One writer at a time across threads and processes (web workers, the scheduler)."""
-    folder = _folder(home)
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
+    """One writer at a time across threads and processes (web workers, the scheduler),
+    and across nodes in PostgreSQL mode (an advisory lock)."""
+    records = store.store_for(home)
+    if isinstance(records, store.DatabaseStore):
+        with locks.exclusive(records.settings, FOLDER, _folder(home) / ".lock"):
             yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    else:
+        with locks.file_lock(_folder(home) / ".lock"):
+            yield
 
 
-def _read(path: Path) -> Mark | None:
+def _read(home: Path, name: str) -> Mark | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Mark(**data)
+        data = store.store_for(home).read(name)
+        return None if data is None else Mark(**json.loads(data.decode("utf-8")))
     except (OSError, ValueError, TypeError):
-        return None  # absent, or half of a hand edit: the next failure writes it again
+        return None  # half of a hand edit: the next failure writes it again
 
 
 def _write(home: Path, mark: Mark) -> None:
     text = json.dumps(asdict(mark), indent=2) + "\n"
-    write_atomically(_path(home, mark.game), text.encode("utf-8"))
+    store.store_for(home).write(_name(mark.game), text.encode("utf-8"))
 
 
 def marked(home: Path, game_id: str) -> Mark | None:
     """The game's mark, or None when it does not need its host."""
-    return _read(_path(home, game_id))
+    return _read(home, _name(game_id))
 
 
 def every_mark(home: Path) -> list[Mark]:
     """Every game that needs its host, by id."""
-    folder = _folder(home)
-    if not folder.is_dir():
-        return []
-    marks = (_read(path) for path in sorted(folder.glob("*.json")))
+    names = [n for n in store.store_for(home).names(FOLDER) if n.endswith(".json")]
+    marks = (_read(home, name) for name in names)
     return [m for m in marks if m is not None]
 
 
@@ -106,14 +104,14 @@ def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
     With `unless_at`, a mark made at that commit stays: the game failed there in a way a
     quick read does not see (a move that does not replay, say), and still would.
     """
-    path = _path(home, game_id)
-    if not path.exists():  # the usual case, without taking the lock
+    records = store.store_for(home)
+    if records.read(_name(game_id)) is None:  # the usual case, without taking the lock
         return False
     with _locked(home):
         old = marked(home, game_id)
         if old is not None and unless_at is not None and old.commit == unless_at:
             return False
-        path.unlink(missing_ok=True)
+        records.delete(_name(game_id))
         return old is not None
 
 

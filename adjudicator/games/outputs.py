@@ -29,7 +29,8 @@ from adjudicator.games.deadlines import (
     zone,
 )
 from adjudicator.games.snapshot import GameError, Snapshot
-from adjudicator.home.paths import private_dir
+from adjudicator.home.paths import private_folder
+from adjudicator.home.store import store_for
 from adjudicator.home.translations import SOURCE, Words
 from engine.phrases import P, Phrase
 
@@ -130,9 +131,20 @@ def reader_languages(snap: Snapshot) -> set[str]:
     return {p.language for p in snap.game.players} - {snap.game.language}
 
 
+def translated_report_name(game_id: str, number: int, language: str) -> str:
+    """The record (adjudicator/home/store.py) of the report of move `number` in another
+    language than the game's."""
+    return f"{private_folder(game_id)}/reports/{number:04d}.{language}.md"
+
+
 def translated_report_path(home: Path, game_id: str, number: int, language: str) -> Path:
-    """Where the report of move `number` in another language than the game's is kept."""
-    return private_dir(home, game_id) / "reports" / f"{number:04d}.{language}.md"
+    """Where the embedded mode keeps `translated_report_name`."""
+    return home / translated_report_name(game_id, number, language)
+
+
+def private_section_name(game_id: str, number: int, player: str) -> str:
+    """The record of `player`'s private section after move `number`."""
+    return f"{private_folder(game_id)}/{number:04d}-{player}.md"
 
 
 def write_translated_reports(
@@ -152,9 +164,8 @@ def write_translated_reports(
         text = report_for(
             snap, number, title, state, happened, when, restarts=restarts, language=language
         )
-        path = translated_report_path(home, snap.game.id, number, language)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        name = translated_report_name(snap.game.id, number, language)
+        store_for(home).write(name, text.encode("utf-8"))
 
 
 def _zone(snap: Snapshot) -> ZoneInfo:
@@ -183,8 +194,7 @@ def _pauses(snap: Snapshot) -> tuple[Pause, ...]:
 def write_private_sections(home: Path, snap: Snapshot, number: int, state: engine.State) -> None:
     """Each player's own section, kept in the service's data folder `home` (never in the
     repository)."""
-    folder = private_dir(home, snap.game.id)
-    folder.mkdir(parents=True, exist_ok=True)
+    records = store_for(home)
     upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
     for entry in snap.game.players:
         name = entry.name
@@ -193,7 +203,7 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
         section = reports.private_section(
             view, upcoming, entry.plays_by, asked, language=entry.language
         )
-        (folder / f"{number:04d}-{name}.md").write_text(section, encoding="utf-8")
+        records.write(private_section_name(snap.game.id, number, name), section.encode("utf-8"))
 
 
 INBOUND_TRAILER = "Pamir-Inbound"

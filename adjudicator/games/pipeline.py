@@ -50,9 +50,10 @@ from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.rollback import handle_request
 from adjudicator.games.seeds import (
     commitment,
+    has_secret,
     load_secret,
     new_secret,
-    secret_path,
+    secret_name,
     seed_from,
     store_secret,
 )
@@ -70,7 +71,8 @@ from adjudicator.games.snapshot import (
 )
 from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
-from adjudicator.home.paths import positions_dir, private_dir
+from adjudicator.home.paths import positions_dir, private_folder
+from adjudicator.home.store import store_for
 from engine.aliases import english_text
 from engine.phrases import P, Term
 from engine.rules.setup import check_player_names
@@ -339,7 +341,7 @@ def create_game(
         }
     )
     state = initial_state(game, seed_from(secret))
-    if secret_path(home, identifier).exists():
+    if has_secret(home, identifier):
         raise FileExistsError(f"this service already has a game {identifier!r}; choose --id")
     if not secret.isascii() or not secret:
         raise ValueError("the secret must be non-empty ASCII text")
@@ -397,17 +399,19 @@ def _first_commit(
 def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
     """Remove the game's secret, private sections and cached positions if the block fails,
     unless they were there before it."""
-    secret, private = secret_path(home, game_id), private_dir(home, game_id)
+    records = store_for(home)
+    private = private_folder(game_id)
     cached = positions_dir(home, game_id)
-    had_secret, had_private, had_cached = secret.exists(), private.exists(), cached.exists()
+    had_secret, had_cached = has_secret(home, game_id), cached.exists()
+    had_private = bool(records.names(private)) or bool(records.names(f"{private}/reports"))
     try:
         yield
     except BaseException:
         if not had_secret:
             with suppress(OSError):  # the failure may be that it cannot be there at all
-                secret.unlink(missing_ok=True)
+                records.delete(secret_name(game_id))
         if not had_private:
-            shutil.rmtree(private, ignore_errors=True)
+            records.delete_folder(private)
         if not had_cached:
             shutil.rmtree(cached, ignore_errors=True)
         raise

@@ -1,6 +1,7 @@
 """Secret seeds and their commitment (commit-reveal).
 
 At creation the service draws a 256-bit secret, keeps it in PAMIR_HOME/secrets/GAME.secret
+(in PostgreSQL mode: that record of the database, encrypted; adjudicator/home/store.py)
 and writes only `sha256:` of it to game.toml. The engine's seed is derived from the secret,
 so nothing in the repository tells the deck order. When the game ends the secret is
 written to `reveal.toml` in the repository; anyone can then check it against the
@@ -14,6 +15,7 @@ import secrets
 from pathlib import Path
 
 from adjudicator.home.paths import secrets_dir
+from adjudicator.home.store import store_for
 
 SEED_BITS = 63
 
@@ -37,18 +39,22 @@ def secret_path(home: Path, game_id: str) -> Path:
     return secrets_dir(home) / f"{game_id}.secret"
 
 
-def store_secret(home: Path, game_id: str, secret: str) -> Path:
-    path = secret_path(home, game_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.exists():
-        raise FileExistsError(f"a secret for game {game_id!r} already exists at {path}")
-    path.write_text(secret + "\n", encoding="ascii")
-    path.chmod(0o600)
-    return path
+def secret_name(game_id: str) -> str:
+    """The name of the game's secret among the service's records."""
+    return f"secrets/{game_id}.secret"
+
+
+def has_secret(home: Path, game_id: str) -> bool:
+    return store_for(home).read(secret_name(game_id)) is not None
+
+
+def store_secret(home: Path, game_id: str, secret: str) -> None:
+    store, name = store_for(home), secret_name(game_id)
+    data = (secret + "\n").encode("ascii")
+    if store.read(name) is not None or store.create(name, data) != data:
+        raise FileExistsError(f"a secret for game {game_id!r} already exists ({name})")
 
 
 def load_secret(home: Path, game_id: str) -> str | None:
-    path = secret_path(home, game_id)
-    if not path.exists():
-        return None
-    return path.read_text(encoding="ascii").strip()
+    data = store_for(home).read(secret_name(game_id))
+    return None if data is None else data.decode("ascii").strip()

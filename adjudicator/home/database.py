@@ -75,6 +75,24 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    # Version 3 is the outbox's table.
+    Migration(
+        4,
+        "the service's records (adjudicator/home/store.py) and the registry of games",
+        """
+        CREATE TABLE pamir_store (
+            name text PRIMARY KEY,
+            data bytea NOT NULL,
+            sealed boolean NOT NULL,
+            updated_at timestamptz NOT NULL DEFAULT now()
+        );
+        CREATE TABLE pamir_games (
+            game_id text PRIMARY KEY,
+            url text NOT NULL,
+            registered_at timestamptz NOT NULL DEFAULT now()
+        );
+        """,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _VERSION_TABLE = """
@@ -261,6 +279,14 @@ def require_schema(settings: Settings) -> None:
             f"the database's schema is version {version}, newer than this pamir's "
             f"{SCHEMA_VERSION}: upgrade pamir on this node"
         )
+    from adjudicator.home.store import DatabaseStore, StoreError, of
+
+    found = of(settings)
+    try:
+        if isinstance(found, DatabaseStore):
+            found.check_key()
+    except StoreError as error:
+        raise DatabaseError(str(error)) from None
 
 
 HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says unavailable

@@ -11,6 +11,11 @@ Signing with an Ed25519 key, the kind the service makes, happens in this process
 (`cryptography`, following OpenSSH's PROTOCOL.sshsig): Ed25519 signatures are
 deterministic, so the armored signature is byte for byte the one `ssh-keygen -Y sign`
 writes, without a process for every commit. Other keys go to ssh-keygen.
+
+In PostgreSQL mode (docs/cluster.md) the key is a sealed record of the database
+(`keys/adjudicator/id_ed25519`, adjudicator/home/store.py), made once for every node: each
+node writes it to its own PAMIR_HOME/keys/adjudicator/ (mode 0600), where Git's
+configuration of each game clone names it.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ import struct
 import subprocess
 from pathlib import Path
 from typing import Any
+
+from adjudicator.home.files import write_atomically
+from adjudicator.home.store import DatabaseStore, store_for
 
 KEY_NAME = "id_ed25519"
 KEY_COMMENT = "pamir-adjudicator"
@@ -67,8 +75,15 @@ def _fsync(path: Path) -> None:
         os.close(descriptor)
 
 
+RECORD = f"keys/adjudicator/{KEY_NAME}"  # the key's record in PostgreSQL mode
+_written: dict[Path, bytes] = {}  # PostgreSQL mode: the key file this process wrote, by home
+
+
 def adjudicator_key(home: Path) -> Path:
     """The adjudicator's private key file, made first if the home has none yet."""
+    records = store_for(home)
+    if isinstance(records, DatabaseStore):
+        return _key_of_database(home, records)
     target = key_dir(home)
     if (target / KEY_NAME).is_file():
         return target / KEY_NAME
@@ -89,6 +104,48 @@ def adjudicator_key(home: Path) -> Path:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return target / KEY_NAME
+
+
+def _key_of_database(home: Path, records: DatabaseStore) -> Path:
+    """The database's key, written to this node's home (made first if there is none: two
+    nodes making one at once keep the first one stored)."""
+    path = key_path(home)
+    known = _written.get(home)
+    if known is not None and path.is_file():
+        return path
+    data = records.read(RECORD)
+    if data is None:
+        scratch = home / "tmp"
+        scratch.mkdir(parents=True, exist_ok=True)
+        made = scratch / f"key.{secrets.token_hex(4)}"
+        try:
+            _ssh_keygen(["-q", "-t", "ed25519", "-N", "", "-C", KEY_COMMENT, "-f", str(made)])
+            data = records.create(RECORD, made.read_bytes())
+        finally:
+            made.unlink(missing_ok=True)
+            made.with_name(f"{made.name}.pub").unlink(missing_ok=True)
+    if not path.is_file() or path.read_bytes() != data:
+        write_atomically(path, data, mode=0o600)
+    public = path.with_name(f"{KEY_NAME}.pub")
+    line = f"{_public_line(data)} {KEY_COMMENT}\n".encode("ascii")
+    if not public.is_file() or public.read_bytes() != line:
+        write_atomically(public, line)
+    _written[home] = data
+    return path
+
+
+def _public_line(private_key: bytes) -> str:
+    from cryptography.hazmat.primitives.serialization import (
+        Encoding,
+        PublicFormat,
+        load_ssh_private_key,
+    )
+
+    try:
+        loaded = load_ssh_private_key(private_key, password=None)
+    except (ValueError, TypeError) as error:
+        raise KeyProblem(f"the adjudicator's key in the database cannot be read: {error}") from None
+    return loaded.public_key().public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH).decode("ascii")
 
 
 def public_key_line(key: Path) -> str:

@@ -32,6 +32,12 @@ def private_dir(home: Path, game_id: str) -> Path:
     return home / "private" / game_id
 
 
+def private_folder(game_id: str) -> str:
+    """The name of a game's private sections among the service's records
+    (adjudicator/home/store.py): `private_dir` in the embedded mode."""
+    return f"private/{game_id}"
+
+
 def positions_dir(home: Path, game_id: str) -> Path:
     """The position cache of a game (adjudicator/games/positions.py): secret, like
     `secrets/`, since a position holds the deck order."""

@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SecretStr,
     ValidationError,
     ValidationInfo,
     field_validator,
@@ -73,6 +74,21 @@ class Settings(BaseModel):
     database_url: str | None = Field(default=None, pattern=r"^postgres(ql)?://")
     # This node's name in `pamir nodes` (default: the host name and process id).
     node_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
+    # The key the secrets kept in the database are encrypted with (PostgreSQL mode): 32
+    # bytes in base64, from the environment (PAMIR_SECRET_KEY). Never shown.
+    secret_key: SecretStr | None = None
+
+    @field_validator("secret_key")
+    @classmethod
+    def _key_is_32_bytes(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None:
+            from adjudicator.home.store import StoreError, parse_key
+
+            try:
+                parse_key(value.get_secret_value())
+            except StoreError as error:
+                raise ValueError(str(error)) from None
+        return value
 
     @field_validator("mail_authserv_id")
     @classmethod
@@ -127,7 +143,11 @@ def load_settings(
     values.update(overrides or {})
     values["home"] = root
     try:
-        return Settings.model_validate(values)
+        settings = Settings.model_validate(values)
     except ValidationError as error:
         details = describe_validation(error)
         raise SettingsError(f"bad setting: {details}") from None
+    from adjudicator.home import store  # it names its settings only for their types
+
+    store.remember(settings)
+    return settings

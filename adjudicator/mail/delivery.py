@@ -21,14 +21,12 @@ A report held back is recorded in `PAMIR_HOME/mail/digests/GAME.json` ({player: 
 
 from __future__ import annotations
 
-import fcntl
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from adjudicator.home.files import write_atomically
+from adjudicator.home import locks, store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_
 
@@ -62,31 +60,31 @@ def mailed_at_once(
     return preference == "turns" and own
 
 
+FOLDER = "mail/digests"
+
+
 def _folder(settings: Settings) -> Path:
-    path = settings.home / "mail" / "digests"
+    path = settings.home / FOLDER
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def games_with_digests(settings: Settings) -> list[str]:
     """The games that have (or had) reports held for a digest."""
-    return sorted(p.stem for p in _folder(settings).glob("*.json"))
+    names = store.of(settings).names(FOLDER)
+    return sorted(n.rsplit("/", 1)[-1].removesuffix(".json") for n in names if n.endswith(".json"))
 
 
 @contextmanager
 def digest_record(settings: Settings, game_id: str) -> Iterator[Record]:
-    """The game's digest record, locked across processes; written back (atomically) when
-    the block ends without an error."""
-    folder = _folder(settings)
-    path = folder / f"{game_id}.json"
-    with open(folder / f"{game_id}.lock", "w", encoding="ascii") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            record: Record = json.loads(path.read_text("utf-8")) if path.exists() else {}
-            yield record
-            write_atomically(path, (json.dumps(record, indent=2) + "\n").encode())
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """The game's digest record, locked across processes (and nodes: an advisory lock in
+    PostgreSQL mode); written back whole when the block ends without an error."""
+    lock = _folder(settings) / f"{game_id}.lock"
+    name, records = f"{FOLDER}/{game_id}.json", store.of(settings)
+    with locks.exclusive(settings, f"digests:{game_id}", lock):
+        record: Record = store.read_json(records, name) or {}
+        yield record
+        store.write_json(records, name, record)
 
 
 def hold(settings: Settings, game_id: str, player: str, number: int, commit: str, at: str) -> None:

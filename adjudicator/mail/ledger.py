@@ -42,15 +42,19 @@ import git
 
 from adjudicator.forge.remote import RefusedMove, Update
 from adjudicator.games.moves import MoveName
-from adjudicator.games.outputs import INBOUND_TRAILER, Adjudication, write_private_sections
+from adjudicator.games.outputs import (
+    INBOUND_TRAILER,
+    Adjudication,
+    private_section_name,
+    write_private_sections,
+)
 from adjudicator.games.pipeline import position
 from adjudicator.games.registry import game_lock, list_games
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, snapshot
-from adjudicator.home import database, locks
+from adjudicator.home import database, locks, store
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
-from adjudicator.home.paths import private_dir
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 
@@ -66,18 +70,19 @@ def _ledger_path(settings: Settings, game_id: str) -> Path:
     return settings.home / "mail" / "ledger" / f"{game_id}.json"
 
 
+def _ledger_name(game_id: str) -> str:
+    return f"mail/ledger/{game_id}.json"
+
+
 def mailed_up_to(settings: Settings, game_id: str) -> str | None:
     """The last commit of the game whose mails were queued, or None before the first."""
-    path = _ledger_path(settings, game_id)
-    if not path.exists():
-        return None
-    commit = json.loads(path.read_text(encoding="utf-8")).get("commit")
+    data = store.read_json(store.of(settings), _ledger_name(game_id))
+    commit = data.get("commit") if isinstance(data, dict) else None
     return str(commit) if commit else None
 
 
 def _advance(settings: Settings, game_id: str, commit: str) -> None:
-    data = json.dumps({"commit": commit}, indent=2) + "\n"
-    write_atomically(_ledger_path(settings, game_id), data.encode())
+    store.write_json(store.of(settings), _ledger_name(game_id), {"commit": commit})
 
 
 @contextmanager
@@ -207,8 +212,11 @@ def _ensure_private_sections(
     """The private sections after a move are written after its commit: a crash between
     the two leaves none, so they are made again from the commit."""
     snap = snapshot(repo, commit)
-    folder = private_dir(settings.home, game_id)
-    if all((folder / f"{number:04d}-{name}.md").exists() for name in snap.game.names):
+    records = store.of(settings)
+    if all(
+        records.read(private_section_name(game_id, number, name)) is not None
+        for name in snap.game.names
+    ):
         return
     write_private_sections(settings.home, snap, number, position(snap, settings.home))
 

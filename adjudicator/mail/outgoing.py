@@ -44,17 +44,17 @@ from adjudicator.drawing.board import board_svg, describe
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import Adjudication, translated_report_path
+from adjudicator.games.outputs import Adjudication, translated_report_name
 from adjudicator.games.pipeline import position
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
-from adjudicator.home import locks
+from adjudicator.home import locks, store
 from adjudicator.home.faults import fault
-from adjudicator.home.files import read_json, write_atomically
-from adjudicator.home.paths import private_dir
+from adjudicator.home.files import write_atomically
+from adjudicator.home.paths import private_folder
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
@@ -302,18 +302,17 @@ def _threads_dir(settings: Settings) -> Path:
 def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, str]]]:
     """The game's thread state ({player: {"root": ID, "last": ID}}), locked; saved after."""
     folder = _threads_dir(settings)
-    path = folder / f"{game_id}.json"
+    name, records = f"mail/threads/{game_id}.json", store.of(settings)
     with locks.exclusive(settings, f"threads:{game_id}", folder / f"{game_id}.lock"):
-        state: dict[str, dict[str, str]] = {}
-        if path.exists():
-            state = json.loads(path.read_text(encoding="utf-8"))
+        state: dict[str, dict[str, str]] = store.read_json(records, name) or {}
         yield state
-        write_atomically(path, (json.dumps(state, indent=2) + "\n").encode())
+        store.write_json(records, name, state)
 
 
 def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
     """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
-    data: dict[str, dict[str, str]] = read_json(_threads_dir(settings) / f"{game_id}.json") or {}
+    name = f"mail/threads/{game_id}.json"
+    data: dict[str, dict[str, str]] = store.read_json(store.of(settings), name) or {}
     return dict(data.get(player.lower(), {}))
 
 
@@ -323,18 +322,17 @@ def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
 def private_section(settings: Settings, game_id: str, number: int, player: str) -> str | None:
     """The player's private section after move `number` (or the latest one before it: a
     refused pushed move writes none), from PAMIR_HOME/private/GAME/NNNN-PLAYER.md."""
-    folder = private_dir(settings.home, game_id)
-    if not folder.is_dir():
-        return None
-    best: tuple[int, Path] | None = None
-    for path in folder.iterdir():
-        match = PRIVATE_NAME.match(path.name)
+    records = store.of(settings)
+    best: tuple[int, str] | None = None
+    for name in records.names(private_folder(game_id)):
+        match = PRIVATE_NAME.match(name.rsplit("/", 1)[-1])
         if not match or match.group(2).lower() != player.lower():
             continue
         found = int(match.group(1))
         if found <= number and (best is None or found > best[0]):
-            best = (found, path)
-    return None if best is None else best[1].read_text(encoding="utf-8")
+            best = (found, name)
+    data = None if best is None else records.read(best[1])
+    return None if data is None else data.decode("utf-8")
 
 
 def _state_document(repo: GameRepo, commit: str) -> dict[str, Any]:
@@ -524,11 +522,9 @@ def report_in(settings: Settings, game: GameFile, result: Adjudication, language
     before its reader chose the language has none, and its mail is in the game's."""
     if language == game.language:
         return result.report
-    path = translated_report_path(settings.home, game.id, result.number, language)
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return result.report
+    name = translated_report_name(game.id, result.number, language)
+    data = store.of(settings).read(name)
+    return result.report if data is None else data.decode("utf-8")
 
 
 # -- sending out ---------------------------------------------------------------------------
@@ -1127,12 +1123,12 @@ def _deadline_passed(data: bytes, now: datetime) -> bool:
         return False
 
 
-def _accepted_path(settings: Settings, game_id: str) -> Path:
-    return settings.home / "mail" / "accepted" / f"{game_id}.json"
+def _accepted_name(game_id: str) -> str:
+    return f"mail/accepted/{game_id}.json"
 
 
 def _accepted(settings: Settings, game_id: str) -> dict[str, str]:
-    data: dict[str, str] = read_json(_accepted_path(settings, game_id)) or {}
+    data: dict[str, str] = store.read_json(store.of(settings), _accepted_name(game_id)) or {}
     return data
 
 
@@ -1149,7 +1145,7 @@ def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
     times = _accepted(settings, game)
     times[key] = now.isoformat()
     kept = dict(list(times.items())[-ACCEPTED_KEPT:])
-    write_atomically(_accepted_path(settings, game), (json.dumps(kept, indent=2) + "\n").encode())
+    store.write_json(store.of(settings), _accepted_name(game), kept)
 
 
 def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:

@@ -9,11 +9,10 @@ business. docs/email.md#how-much-mail says what each choice sends.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Literal, get_args
 
 from adjudicator.games.deadlines import zone
-from adjudicator.home.files import read_json, write_atomically
+from adjudicator.home import store
 from adjudicator.home.settings import Settings
 
 Preference = Literal["every", "turns", "digest"]
@@ -23,12 +22,12 @@ DEFAULT: Preference = "every"
 ALIASES = {"all": "every"}
 
 
-def _path(settings: Settings, game_id: str) -> Path:
-    return settings.home / "mail" / "preferences" / f"{game_id}.json"
+def _name(game_id: str) -> str:
+    return f"mail/preferences/{game_id}.json"
 
 
 def _read(settings: Settings, game_id: str) -> dict[str, dict[str, str]]:
-    data: dict[str, Any] = read_json(_path(settings, game_id)) or {}
+    data: dict[str, Any] = store.read_json(store.of(settings), _name(game_id)) or {}
     # A plain string is the notify choice, as the first files kept it.
     return {k: ({"notify": v} if isinstance(v, str) else dict(v)) for k, v in data.items()}
 
@@ -37,7 +36,7 @@ def _write(settings: Settings, game_id: str, player: str, key: str, value: str) 
     data = _read(settings, game_id)
     data[player.lower()] = data.get(player.lower(), {}) | {key: value}
     text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    write_atomically(_path(settings, game_id), text.encode())
+    store.of(settings).write(_name(game_id), text.encode())
 
 
 def preference_named(value: str) -> str | None:

@@ -15,14 +15,13 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from adjudicator.games.outputs import INBOUND_TRAILER
 from adjudicator.games.press import PRESS_TRAILER, commit_press, press_document
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
-from adjudicator.home.files import read_json, write_atomically
+from adjudicator.home import store
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.selfservice import Asked, Outcome
@@ -61,18 +60,18 @@ def addressed(lines: list[str], to: str) -> tuple[list[str], Press]:
     return [], Press(None if to == PRESS_ALL else to, "\n".join(lines).strip())
 
 
-def _log_path(settings: Settings, game_id: str) -> Path:
-    return settings.home / "mail" / "press" / f"{game_id}.json"
+def _log_name(game_id: str) -> str:
+    return f"mail/press/{game_id}.json"
 
 
 def _log(settings: Settings, game_id: str) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = read_json(_log_path(settings, game_id)) or []
+    entries: list[dict[str, Any]] = store.read_json(store.of(settings), _log_name(game_id)) or []
     return entries
 
 
 def _write_log(settings: Settings, game_id: str, entries: list[dict[str, Any]]) -> None:
     text = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
-    write_atomically(_log_path(settings, game_id), text.encode())
+    store.of(settings).write(_log_name(game_id), text.encode())
 
 
 def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outcome:
@@ -161,10 +160,10 @@ def _keep_private(
     settings: Settings, repo: GameRepo, number: int, sender: str, to: str, text: str, now: datetime
 ) -> None:
     snap = snapshot(repo)
-    folder = settings.home / "mail" / "press" / snap.game.id / "private"
+    folder = f"mail/press/{snap.game.id}/private"
     document = press_document(number, sender, to, now, snap.adjudicated, text)
-    path = folder / f"{number:04d}-{sender.lower()}-{to.lower()}.md"
-    write_atomically(path, document.encode())
+    name = f"{folder}/{number:04d}-{sender.lower()}-{to.lower()}.md"
+    store.of(settings).write(name, document.encode())
 
 
 def _relayed(game_id: str, sender: str, to: str, text: str) -> str:

@@ -2,7 +2,8 @@
 
 A player's reply address is `REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`. The token is an
 HMAC of the game and the player under the service's key (PAMIR_HOME/secrets/service.key,
-made on first use), so nothing needs storing and nobody can forge another player's.
+made on first use; in PostgreSQL mode that record of the database, sealed), so nothing
+needs storing and nobody can forge another player's.
 
 A player's private page is `/play/GAME/PLAYER/PAGE_TOKEN` (docs/web.md). Its token is an
 HMAC of the same key over another message (a label first), so the link and the reply
@@ -17,8 +18,8 @@ import hashlib
 import hmac
 import re
 import secrets
-from pathlib import Path
 
+from adjudicator.home import store
 from adjudicator.home.settings import Settings
 
 TOKEN_LENGTH = 20
@@ -34,13 +35,21 @@ ADDRESS = re.compile(
 PRESS_ALL = "all"
 
 
+SERVICE_KEY = "secrets/service.key"
+_known: dict[str, bytes] = {}  # PostgreSQL mode: the key, by database (it never changes)
+
+
 def service_key(settings: Settings) -> bytes:
-    path: Path = settings.home / "secrets" / "service.key"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_hex(32) + "\n", encoding="ascii")
-        path.chmod(0o600)
-    return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    if settings.database_url is not None and settings.database_url in _known:
+        return _known[settings.database_url]
+    records = store.of(settings)
+    data = records.read(SERVICE_KEY)
+    if data is None:
+        data = records.create(SERVICE_KEY, (secrets.token_hex(32) + "\n").encode("ascii"))
+    key = bytes.fromhex(data.decode("ascii").strip())
+    if settings.database_url is not None:
+        _known[settings.database_url] = key
+    return key
 
 
 def token(settings: Settings, game_id: str, player: str) -> str:

@@ -20,7 +20,7 @@ from adjudicator.games.deadlines import local_text, zone
 from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home.files import write_atomically
+from adjudicator.home import store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import SOURCE, Words, words_for
 from adjudicator.mail import outgoing, tokens
@@ -36,13 +36,13 @@ def reminder_key(pending: Waiting) -> str:
     return f"{pending.move} {clock.started.isoformat()} {clock.deadline.isoformat()}"
 
 
-def _marker(settings: Settings, game_id: str) -> Path:
-    return settings.home / "scheduler" / "reminded" / game_id
+def _marker(game_id: str) -> str:
+    return f"scheduler/reminded/{game_id}"
 
 
 def already_reminded(settings: Settings, pending: Waiting) -> bool:
-    path = _marker(settings, pending.game_id)
-    return path.exists() and path.read_text(encoding="utf-8").strip() == reminder_key(pending)
+    data = store.of(settings).read(_marker(pending.game_id))
+    return data is not None and data.decode("utf-8").strip() == reminder_key(pending)
 
 
 def _defaults_text(home: Path, repo: GameRepo, player: str, words: Words) -> str | None:
@@ -178,5 +178,5 @@ def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[st
     for player in players:
         path = outgoing.queue(settings, compose_reminder(settings, repo, pending, player, now))
         log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
-    write_atomically(_marker(settings, pending.game_id), (reminder_key(pending) + "\n").encode())
+    store.of(settings).write(_marker(pending.game_id), (reminder_key(pending) + "\n").encode())
     return players

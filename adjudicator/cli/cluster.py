@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from adjudicator.cli.refusal import Refused
-from adjudicator.home import advisory, database
+from adjudicator.home import advisory, database, store
 from adjudicator.home.nodes import list_nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
 from adjudicator.schedule.scheduler import LEADER_LOCK
+
+NEW_KEY_VARIABLE = "PAMIR_NEW_SECRET_KEY"
 
 
 def _clustered() -> Settings:
@@ -24,6 +27,9 @@ def _clustered() -> Settings:
 
 def cmd_db(args: argparse.Namespace) -> None:
     settings = _clustered()
+    if args.db_command == "rekey":
+        _rekey(settings)
+        return
     try:
         applied = database.upgrade(settings)
     except database.DatabaseError as error:
@@ -31,6 +37,25 @@ def cmd_db(args: argparse.Namespace) -> None:
     for step in applied:
         print(f"applied schema version {step.version}: {step.description}")
     print(f"the database's schema is at version {database.SCHEMA_VERSION}")
+
+
+def _rekey(settings: Settings) -> None:
+    """Seal every secret of the database again under PAMIR_NEW_SECRET_KEY (the old key:
+    PAMIR_SECRET_KEY), in one transaction; then every node is given the new key."""
+    new = os.environ.get(NEW_KEY_VARIABLE)
+    if not new:
+        raise Refused(f"set {NEW_KEY_VARIABLE} to the new key (docs/cluster.md#the-secret-key)")
+    try:
+        database.require_schema(settings)
+        records = store.of(settings)
+        assert isinstance(records, store.DatabaseStore)
+        count = records.reseal(new)
+    except (database.DatabaseError, store.StoreError) as error:
+        raise Refused(str(error)) from None
+    print(
+        f"{count} records sealed again under the new key: give every node "
+        f"PAMIR_SECRET_KEY={NEW_KEY_VARIABLE}'s value and restart it"
+    )
 
 
 def cmd_nodes(args: argparse.Namespace) -> None:

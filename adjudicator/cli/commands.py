@@ -258,6 +258,7 @@ def cmd_new(args: argparse.Namespace) -> None:
     languages = _languages(args.language or [], players)
     secret = _read(args.seed_file).strip() if args.seed_file else None
     home = _home(args.game_dir)
+    _refuse_in_database_mode(home)
     try:
         repo = create_game(
             Path(args.game_dir),
@@ -281,6 +282,24 @@ def cmd_new(args: argparse.Namespace) -> None:
     print(f"created game {snap.game.id} in {repo.path}")
     if snap.game.require_signatures:
         print("pushed moves must be signed by their player's key (docs/signing.md)")
+
+
+def _refuse_in_database_mode(home: Path) -> None:
+    """In PostgreSQL mode a game must live on a forge, where every node reaches it: a game
+    made on one node's disk would be that node's alone (docs/cluster.md)."""
+    from adjudicator.home.settings import SettingsError
+    from adjudicator.home.store import DatabaseStore, store_for
+
+    try:
+        clustered = isinstance(store_for(home), DatabaseStore)
+    except SettingsError as error:
+        raise Refused(str(error)) from None
+    if clustered:
+        raise Refused(
+            "in PostgreSQL mode (PAMIR_DATABASE_URL) games live on a forge, where every node "
+            "reaches them: create the game with adjudicator.forge.remote.create_remote_game, "
+            "or adopt one (docs/cluster.md)"
+        )
 
 
 def cmd_move(args: argparse.Namespace) -> None:

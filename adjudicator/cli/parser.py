@@ -23,6 +23,7 @@ The service:
     pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
     pamir games                             every game, and those that need their host
     pamir db upgrade                        create or migrate the PostgreSQL schema
+    pamir db rekey                          seal the database's secrets under a new key
     pamir nodes                             nodes, scheduler leader, outbox (PostgreSQL)
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
@@ -241,6 +242,10 @@ def register_service(commands: Subcommands) -> None:
     db = commands.add_parser("db", help="the PostgreSQL database of several nodes (cluster.md)")
     db_sub = db.add_subparsers(dest="db_command", required=True)
     db_sub.add_parser("upgrade", help="create or migrate the schema (PAMIR_DATABASE_URL)")
+    db_sub.add_parser(
+        "rekey",
+        help="encrypt the database's secrets again under PAMIR_NEW_SECRET_KEY (cluster.md)",
+    )
     db.set_defaults(func=handler("cluster:cmd_db"))
 
     nodes = commands.add_parser(

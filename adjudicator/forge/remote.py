@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import git
 
 from adjudicator.forge import contact
-from adjudicator.games import pipeline
+from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
@@ -192,6 +192,11 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
     finally:
         for _, repo in games:
             repo.repo.close()
+    # PostgreSQL mode: a game another node set up, not cloned here yet (survey clones
+    # them, but one that could not be cloned then is tried again now).
+    for game_id, url in hosting.registered(settings).items():
+        if normalize_url(url) in wanted and hosting.clone(settings, game_id, url) is not None:
+            return game_id
     return None
 
 
@@ -531,6 +536,7 @@ def create_remote_game(
         )
     _record(settings.home, repo, _fetch(repo))
     _git(repo, "branch", f"--set-upstream-to={ORIGIN}/{BRANCH}", BRANCH)
+    hosting.register(settings, game_id, url)
     return repo
 
 
@@ -586,4 +592,5 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
         adopted.configure_signing(adjudicator_key(settings.home))
     # What the forge has now is taken as the game's history from here on.
     _record(settings.home, adopted, str(adopted.head()))
+    hosting.register(settings, found, url)
     return adopted

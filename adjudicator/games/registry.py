@@ -6,6 +6,10 @@ push to). Everything that changes a game (a webhook delivery, an email, a deadli
 the game's lock first, so deliveries for one game are serialized across threads and
 processes while different games proceed in parallel.
 
+In PostgreSQL mode (docs/cluster.md) the games are those of the registry
+(adjudicator/games/hosting.py): a game this node has no clone of yet is cloned from its
+forge when it is asked for.
+
 `survey` reads every game once and marks those that cannot be read as needing their host
 (`needs_host`), so that one broken game is listed as such instead of breaking the list.
 """
@@ -20,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.games import needs_host
+from adjudicator.games import hosting, needs_host
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, Snapshot, snapshot
 from adjudicator.home import locks
@@ -34,6 +38,11 @@ def game_path(settings: Settings, game_id: str) -> Path | None:
     for candidate in (settings.games_dir / game_id, settings.games_dir / f"{game_id}.git"):
         if candidate.is_dir():
             return candidate
+    if settings.database_url is not None and not game_id.startswith("."):
+        try:
+            return hosting.clone(settings, game_id)
+        except RepoError as error:  # the forge is away: the game cannot be had right now
+            log.warning("game %s: %s", game_id, error)
     return None
 
 
@@ -118,6 +127,7 @@ def survey(settings: Settings) -> list[Listed]:
     that can be read and those that need their host (folders that are not Git
     repositories are passed over)."""
     found: list[Listed] = []
+    hosting.rebuild(settings)  # PostgreSQL mode: the registry's games this node lacks
     if not settings.games_dir.is_dir():
         return found
     for path in sorted(settings.games_dir.iterdir()):

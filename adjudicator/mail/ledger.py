@@ -40,6 +40,7 @@ from typing import Any
 
 import git
 
+from adjudicator.forge import remote
 from adjudicator.forge.remote import RefusedMove, Update
 from adjudicator.games.moves import MoveName
 from adjudicator.games.outputs import (
@@ -115,6 +116,32 @@ def _unmailed(settings: Settings, repo: GameRepo, game_id: str, head: str) -> li
         return []
 
 
+def _mailable_head(settings: Settings, repo: GameRepo) -> str | None:
+    """The last commit whose mails may be queued: the head, or in PostgreSQL mode, for a
+    forge-hosted game, the last commit this node knows the forge has (`origin/main` as
+    the last fetch or push left it). A node's own commit not pushed yet dies with the
+    node, and is made again by another: no mail may name it."""
+    if settings.database_url is not None and remote.is_remote(repo):
+        return repo.ref(remote.TRACKING)
+    return repo.head()
+
+
+def _follows_ledger(settings: Settings, repo: GameRepo, game_id: str, head: str) -> bool:
+    """Whether the ledger may move on to `head`. In PostgreSQL mode the ledger is every
+    node's, and a node whose clone is behind it (it has not fetched what another node
+    pushed) leaves it alone rather than moving it back: it would mail those commits again.
+    On one machine a ledger naming an unknown commit starts afresh (see `_unmailed`)."""
+    last = mailed_up_to(settings, game_id)
+    if settings.database_url is None or last is None:
+        return True
+    try:
+        repo.repo.git.merge_base("--is-ancestor", last, head)
+    except git.GitCommandError:
+        log.info("game %s: this clone is behind the mail ledger (%s); left alone", game_id, last)
+        return False
+    return True
+
+
 def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:
     """Queue the mails of every adjudicator commit of the game that has none yet, then
     move the ledger on; return the outbox files (existing ones included). Safe to run at
@@ -123,8 +150,10 @@ def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:
     sends what an earlier crash left unsent first."""
     game_id = snapshot(repo).game.id
     with _ledger_lock(settings, game_id):
-        head = repo.head()
+        head = _mailable_head(settings, repo)
         if head is None or mailed_up_to(settings, game_id) == head:
+            return []
+        if not _follows_ledger(settings, repo, game_id, head):
             return []
         commits = _unmailed(settings, repo, game_id, head)
         written: list[Path] = []

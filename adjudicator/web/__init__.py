@@ -13,6 +13,8 @@ the scheduler in one process). Imports every capability below the CLI.
 
 from __future__ import annotations
 
+import logging
+import threading
 from typing import TYPE_CHECKING, Any
 
 from jinja2 import PackageLoader
@@ -22,6 +24,7 @@ from adjudicator.home.settings import Settings, load_settings
 if TYPE_CHECKING:
     from flask import Flask
 
+log = logging.getLogger(__name__)
 SETTINGS_KEY = "pamir.settings"
 # Nothing on the pages runs script or loads anything from elsewhere: the one stylesheet
 # comes from this site, and no page may be framed. So even markup that slipped past the
@@ -36,6 +39,15 @@ SECURITY_HEADERS = {
 }
 # Bodies no route asks for more of; the routes that take one set their own limit.
 DEFAULT_BODY_BYTES = 1_000_000
+
+
+def _rebuild(settings: Settings) -> None:
+    from adjudicator.games import hosting
+
+    try:
+        hosting.rebuild(settings)
+    except Exception:  # the next request for each game clones it
+        log.exception("cloning the registered games failed")
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -58,6 +70,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # PostgreSQL mode: a node whose database lacks the schema it needs does not start.
     database.require_schema(settings)
     nodes.start_heartbeat(settings)
+    if settings.database_url is not None:
+        # A node that starts empty clones the registry's games from their forges in the
+        # background; whatever asks for a game first clones it then (games/hosting.py).
+        threading.Thread(target=_rebuild, args=(settings,), daemon=True).start()
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config["MAX_CONTENT_LENGTH"] = DEFAULT_BODY_BYTES

@@ -1,0 +1,164 @@
+"""Where each game's repository lives, in PostgreSQL mode: the registry of games.
+
+In PostgreSQL mode (docs/cluster.md) every node keeps a PAMIR_HOME of its own, and the
+games live on a forge: the table `pamir_games` says which games the service has and the
+URL of each one's forge repository. A node's clone of a game (PAMIR_HOME/games/ID) is a
+cache of the forge's: a node that starts empty, or is asked about a game it has no clone
+of (a webhook, an email, the scheduler), clones it from the URL registered. A commit the
+node made in its clone and had not pushed yet is lost with the node's disk: the mails of
+a commit are queued only once it is on the forge (adjudicator/mail/ledger.py), and the
+forge delivers the push that caused it again.
+
+A game that is not on a forge (a bare repository players push to, a working repository)
+lives on one node's disk only: the other nodes never see it, so this mode refuses to
+create one (`pamir new`) and the registry holds only forge-hosted games.
+
+With no database configured nothing here is used: the games are the folders of
+PAMIR_HOME/games, as on one machine.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+import git
+
+from adjudicator.games.repo import BRANCH, GameRepo, RepoError
+from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home import database
+from adjudicator.home.keys import adjudicator_key
+from adjudicator.home.settings import Settings
+
+log = logging.getLogger(__name__)
+
+ORIGIN = "origin"
+GIT_TIMEOUT = 120  # seconds for one clone
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}
+_cloning = threading.Lock()  # one clone at a time in a process: two threads, one game
+
+
+def register(settings: Settings, game_id: str, url: str) -> None:
+    """Record that the game lives at `url` (PostgreSQL mode; nothing otherwise)."""
+    if settings.database_url is None:
+        return
+    with database.connection(settings) as connection:
+        connection.execute(
+            "INSERT INTO pamir_games (game_id, url) VALUES (%s, %s)"
+            " ON CONFLICT (game_id) DO UPDATE SET url = excluded.url",
+            (game_id, url),
+        )
+
+
+def registered(settings: Settings) -> dict[str, str]:
+    """Every registered game's forge URL, by id ({} with no database)."""
+    if settings.database_url is None:
+        return {}
+    with database.connection(settings) as connection:
+        rows = connection.execute("SELECT game_id, url FROM pamir_games ORDER BY game_id")
+        return {str(row[0]): str(row[1]) for row in rows.fetchall()}
+
+
+def url_of(settings: Settings, game_id: str) -> str | None:
+    if settings.database_url is None:
+        return None
+    with database.connection(settings) as connection:
+        row = connection.execute(
+            "SELECT url FROM pamir_games WHERE game_id = %s", (game_id,)
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def clone(settings: Settings, game_id: str, url: str | None = None) -> Path | None:
+    """This node's clone of a registered game, cloned from its forge first when the node
+    has none; None when the game is not registered (or no database is configured).
+    RepoError when the forge cannot be reached or holds another game."""
+    if settings.database_url is None:
+        return None
+    target = settings.games_dir / game_id
+    if target.is_dir():
+        return target
+    url = url or url_of(settings, game_id)
+    if url is None:
+        return None
+    with _cloning:
+        if target.is_dir():
+            return target  # another thread made it meanwhile
+        _clone_into(settings, game_id, url, target)
+    log.info("game %s cloned from its forge into %s", game_id, target)
+    return target
+
+
+def _clone_into(settings: Settings, game_id: str, url: str, target: Path) -> None:
+    scratch = settings.home / "tmp"
+    scratch.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="clone-", dir=scratch))
+    try:
+        try:
+            git.Repo.clone_from(
+                url, str(folder), branch=BRANCH, env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
+            ).close()
+        except git.GitCommandError as error:
+            raise RepoError(
+                f"cannot clone game {game_id} from its forge: {str(error.stderr).strip()[:200]}"
+            ) from None
+        repo = GameRepo(folder)
+        try:
+            game = snapshot(repo).game
+            if game.id != game_id:
+                raise RepoError(f"the forge repository of game {game_id} holds game {game.id}")
+            if game.adjudicator is not None:
+                repo.configure_signing(adjudicator_key(settings.home))
+        except GameError as error:
+            raise RepoError(f"game {game_id} on its forge cannot be read: {error}") from None
+        finally:
+            repo.repo.close()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        folder.rename(target)
+    finally:
+        if folder.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def rebuild(settings: Settings) -> list[str]:
+    """Clone every registered game this node has no clone of (a node that starts empty),
+    and register the forge-hosted clones the registry lacks (cloned by hand); return the
+    games cloned. A game that cannot be cloned is logged and the others go on."""
+    if settings.database_url is None:
+        return []
+    known = registered(settings)
+    made: list[str] = []
+    for game_id, url in known.items():
+        if (settings.games_dir / game_id).is_dir():
+            continue
+        try:
+            clone(settings, game_id, url)
+        except RepoError as error:
+            log.warning("game %s: %s", game_id, error)
+            continue
+        made.append(game_id)
+    if settings.games_dir.is_dir():
+        for path in sorted(settings.games_dir.iterdir()):
+            if path.name in known or path.name.startswith(".") or not path.is_dir():
+                continue
+            origin = _origin(path)
+            if origin is not None:
+                register(settings, path.name, origin)
+    return made
+
+
+def _origin(path: Path) -> str | None:
+    """The `origin` URL of a working clone (None: not a clone of a forge-hosted game)."""
+    try:
+        repo = git.Repo(path)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    try:
+        if repo.bare:
+            return None
+        return str(repo.remote(ORIGIN).url) if ORIGIN in repo.remotes else None
+    finally:
+        repo.close()

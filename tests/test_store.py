@@ -1,0 +1,204 @@
+"""The service's records (adjudicator/home/store.py): files under PAMIR_HOME, or rows of
+PostgreSQL mode's database, sealed where secret; and nodes with a PAMIR_HOME each, sharing
+one database and one forge (adjudicator/games/hosting.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+
+import psycopg
+import pytest
+from gitgame import SECRET, pamir, show
+from mailserver import mail_server
+from pgserver import SECRET_KEY, Node, scratch_database, wait_for
+from test_cluster import node_env
+from test_webhooks import Hosted, deliver, host_game, push_move
+
+from adjudicator.forge import remote
+from adjudicator.games import hosting
+from adjudicator.games.registry import game_path
+from adjudicator.games.repo import GameRepo
+from adjudicator.home import database, store
+from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail import ledger
+
+pytestmark = pytest.mark.usefixtures("home")
+
+OTHER_KEY = "b3RoZXIta2V5LWZvci10aGUtcGFtaXItdGVzdHMhISE="
+
+
+@pytest.fixture
+def database_url() -> Iterator[str]:
+    with scratch_database() as url:
+        yield url
+
+
+def node_settings(home: Path, database_url: str, key: str | None = SECRET_KEY) -> Settings:
+    """A node's settings, its home its own, the database's schema made."""
+    extra = {} if key is None else {"secret_key": key}
+    settings = load_settings({"home": home, "database_url": database_url, **extra})
+    database.upgrade(settings)
+    database.require_schema(settings)  # as a node does when it starts
+    return settings
+
+
+# -- the files' store: the embedded mode's layout ---------------------------------------------
+
+
+def test_the_file_store_keeps_the_embedded_layout(tmp_path: Path) -> None:
+    files = store.FileStore(tmp_path)
+    files.write("mail/ledger/g1.json", b"{}\n")
+    assert (tmp_path / "mail" / "ledger" / "g1.json").read_bytes() == b"{}\n"
+    assert files.create("secrets/g1.secret", b"one\n") == b"one\n"
+    assert files.create("secrets/g1.secret", b"two\n") == b"one\n"  # the first one stays
+    assert (tmp_path / "secrets" / "g1.secret").stat().st_mode & 0o777 == 0o600
+    assert files.names("secrets") == ["secrets/g1.secret"]  # no temporary file left
+    assert files.read("secrets/none") is None
+    assert files.delete("secrets/g1.secret") and not files.delete("secrets/g1.secret")
+    for bad in ("../x", "/etc/passwd", "a//b", "a/.lock", ""):
+        with pytest.raises(store.StoreError):
+            files.read(bad)
+
+
+def test_a_secret_key_must_be_32_bytes_of_base64(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match="32 bytes in base64"):
+        load_settings({"home": tmp_path, "secret_key": "not a key"})
+    shown = repr(load_settings({"home": tmp_path, "secret_key": SECRET_KEY}))
+    assert SECRET_KEY not in shown  # never printed with the settings
+
+
+# -- the database's store ---------------------------------------------------------------------
+
+
+def test_the_database_store_seals_secrets_and_keeps_the_rest_plain(
+    tmp_path: Path, database_url: str
+) -> None:
+    settings = node_settings(tmp_path / "a", database_url)
+    records = store.of(settings)
+    assert isinstance(records, store.DatabaseStore)
+    records.write("secrets/g1.secret", b"the-deck-order-secret\n")
+    records.write("private/g1/0001-alice.md", b"alice's hand\n")
+    records.write("mail/ledger/g1.json", b'{"commit": "abc"}\n')
+    assert records.read("secrets/g1.secret") == b"the-deck-order-secret\n"
+    assert records.create("secrets/g1.secret", b"other\n") == b"the-deck-order-secret\n"
+    assert records.names("private/g1") == ["private/g1/0001-alice.md"]
+    assert records.names("private") == []  # only what is directly in the folder
+    with psycopg.connect(database_url) as connection:
+        rows: dict[str, bytes] = dict(
+            connection.execute("SELECT name, data FROM pamir_store").fetchall()
+        )
+    assert b"the-deck-order-secret" not in rows["secrets/g1.secret"]
+    assert b"alice's hand" not in rows["private/g1/0001-alice.md"]
+    assert rows["mail/ledger/g1.json"] == b'{"commit": "abc"}\n'
+    assert not (tmp_path / "a" / "secrets").exists()  # nothing in the node's files
+    records.delete_folder("private/g1")
+    assert records.read("private/g1/0001-alice.md") is None
+
+
+def test_a_node_refuses_to_start_without_the_key_or_with_another(
+    tmp_path: Path, database_url: str
+) -> None:
+    first = node_settings(tmp_path / "a", database_url)
+    store.of(first).write("secrets/g1.secret", b"secret\n")
+    with pytest.raises(database.DatabaseError, match="PAMIR_SECRET_KEY is not set"):
+        node_settings(tmp_path / "b", database_url, key=None)
+    with pytest.raises(database.DatabaseError, match="not the key the database's secrets"):
+        node_settings(tmp_path / "c", database_url, key=OTHER_KEY)
+    env = {"PAMIR_DATABASE_URL": database_url, "PAMIR_SECRET_KEY": OTHER_KEY}
+    done = pamir("serve", "--port", "0", env=env)
+    assert done.returncode == 2
+    assert "not the key the database's secrets were sealed with" in done.stderr
+    # Rotation: every sealed record encrypted again under a new key, in one go.
+    env = {"PAMIR_DATABASE_URL": database_url, "PAMIR_SECRET_KEY": SECRET_KEY}
+    rekeyed = pamir("db", "rekey", env={**env, "PAMIR_NEW_SECRET_KEY": OTHER_KEY})
+    assert rekeyed.returncode == 0, rekeyed.stderr
+    assert "sealed again" in rekeyed.stdout
+    with pytest.raises(database.DatabaseError, match="not the key"):
+        node_settings(tmp_path / "d", database_url)
+    after = node_settings(tmp_path / "e", database_url, key=OTHER_KEY)
+    assert store.of(after).read("secrets/g1.secret") == b"secret\n"
+
+
+def test_the_registry_names_every_game_and_a_node_clones_what_it_lacks(
+    tmp_path: Path, database_url: str
+) -> None:
+    a = node_settings(tmp_path / "a", database_url)
+    game = host_game(tmp_path, a)
+    assert hosting.registered(a) == {game.game_id: str(game.origin)}
+    b = node_settings(tmp_path / "b", database_url)
+    assert not (b.games_dir / game.game_id).exists()
+    found = game_path(b, game.game_id)  # asked for it: cloned from the forge
+    assert found == b.games_dir / game.game_id and found.is_dir()
+    assert show(found, "main", "game.toml") == show(game.origin, "main", "game.toml")
+    shutil.rmtree(found)
+    assert hosting.rebuild(b) == [game.game_id]  # a node that starts empty
+
+
+def test_a_clone_behind_the_ledger_leaves_it_alone(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    a = node_settings(home, database_url)  # the players' helpers read the game from it
+    game = host_game(tmp_path, a)
+    b = node_settings(tmp_path / "b", database_url)
+    behind = game_path(b, game.game_id)
+    assert behind is not None
+    ledger_name = f"mail/ledger/{game.game_id}.json"
+    # Node a adjudicates a move and pushes it; node b has not fetched since.
+    push_move(game)
+    ahead = GameRepo(game.service)
+    try:
+        ledger.reconcile(a, ahead)  # starts the ledger at the game's creation
+        ledger.announce(a, ahead, remote.update(ahead, a.home))
+        pushed = ahead.head()
+    finally:
+        ahead.repo.close()
+    assert json.loads(store.of(a).read(ledger_name) or b"")["commit"] == pushed
+    stale = GameRepo(behind)
+    try:
+        assert ledger.reconcile(b, stale) == []
+    finally:
+        stale.repo.close()
+    assert json.loads(store.of(b).read(ledger_name) or b"")["commit"] == pushed  # not moved back
+
+
+def test_nodes_with_homes_of_their_own_share_a_game_through_the_database_and_forge(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    """A game set up on node a is played through node b, which starts with an empty home."""
+    a = node_settings(home, database_url)
+    game = host_game(tmp_path, a)
+    home_b = tmp_path / "b" / "home"
+    home_b.mkdir(parents=True)
+    with mail_server() as smtp:
+        env = {**node_env(database_url, smtp.port), "PAMIR_SECRET_KEY": SECRET_KEY}
+        b = Node("b", home_b, env, scheduler=False)
+        try:
+            push_move(game)
+            done = deliver(b.url, game, "d-1")
+            assert done.status == 200 and done.json()["adjudicated"] == [1], (done.text, b.tail())
+            wait_for(lambda: _reports(smtp.messages) == 2, 30, "move 1's reports")
+        finally:
+            b.stop()
+    assert _adjudicated_to(game) == 1
+    assert (home_b / "games" / game.game_id).is_dir()  # its own clone, made from the forge
+    for folder in ("secrets", "private", "mail", "forge", "needs-host", "scheduler"):
+        kept = [p for p in (home_b / folder).rglob("*") if p.is_file()]
+        assert kept == [], folder  # all of it in the database
+    with psycopg.connect(database_url) as connection:
+        rows: dict[str, bytes] = dict(
+            connection.execute("SELECT name, data FROM pamir_store").fetchall()
+        )
+    assert SECRET.encode() not in b"".join(rows.values())
+    assert any(name.startswith("private/g1/0001-") for name in rows)
+
+
+def _reports(messages: list[EmailMessage]) -> int:
+    return sum(1 for m in messages if m["X-Pamir-Kind"] == "report")
+
+
+def _adjudicated_to(game: Hosted) -> int:
+    return int(json.loads(show(game.origin, "main", "state.json"))["move"])

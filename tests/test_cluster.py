@@ -1,8 +1,9 @@
 """PostgreSQL mode on a real server: the schema, the locks, the one scheduler, and two
 `pamir serve` nodes taking pushes for the same games, one of them killed mid-adjudication.
 
-The nodes share PAMIR_HOME and one database (docs/cluster.md); the games live on a forge
-simulated by local bare repositories, as in test_webhooks.
+The nodes share one database (docs/cluster.md), each with a PAMIR_HOME of its own; the
+games live on a forge simulated by local bare repositories, as in test_webhooks. The
+outbox is still files: the nodes' `outbox` folders are one shared folder.
 """
 
 from __future__ import annotations
@@ -297,6 +298,7 @@ def node_env(database_url: str, smtp_port: int) -> dict[str, str]:
         "PAMIR_SMTP_PORT": str(smtp_port),
         "PAMIR_SMTP_SECURITY": "none",
         "PAMIR_MAIL_FROM": "pamir@pamir.example",
+        "PAMIR_SECRET_KEY": SECRET_KEY,
     }
 
 
@@ -307,10 +309,12 @@ def leader(database_url: str) -> str | None:
 
 
 def test_exactly_one_scheduler_runs_and_another_node_takes_over(
-    clustered: Settings, database_url: str
+    tmp_path: Path, clustered: Settings, database_url: str
 ) -> None:
     env = node_env(database_url, 1)
-    nodes = {name: Node(name, clustered.home, env, scheduler=True) for name in ("n1", "n2")}
+    nodes = {
+        name: Node(name, node_home(tmp_path, name), env, scheduler=True) for name in ("n1", "n2")
+    }
     try:
         wait_for(lambda: leader(database_url) is not None, 20, "a scheduler leader")
         first = leader(database_url)
@@ -355,9 +359,10 @@ def test_two_nodes_share_games_and_a_node_killed_mid_adjudication_loses_nothing(
     hook = game.origin / "hooks" / "pre-receive"
     hook.write_text(SLOW_FORGE, encoding="utf-8")
     hook.chmod(0o755)
+    homes = {name: node_home(tmp_path, name) for name in ("n1", "n2")}
     with mail_server() as smtp:
         env = node_env(database_url, smtp.port)
-        one, two = (Node(name, clustered.home, env, scheduler=False) for name in ("n1", "n2"))
+        one, two = (Node(name, homes[name], env, scheduler=False) for name in ("n1", "n2"))
         try:
             # Move 1 through node one; the same delivery to node two is a duplicate.
             push_move(game)
@@ -389,7 +394,7 @@ def test_two_nodes_share_games_and_a_node_killed_mid_adjudication_loses_nothing(
             redelivered = deliver(two.url, game, "d-3")
             assert redelivered.status == 200, redelivered.text
             assert _adjudicated_to(game) == 3, redelivered.text
-            # Once: node one's adjudication, left in the shared clone, or node two's own.
+            # Once: node two's own (node one's died with its clone, never pushed or mailed).
             moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
             assert sorted(moves.split()) == ["0", "1", "2", "3"]  # 0: the new game
             wait_for(lambda: len(reports(smtp.messages)) == 3 * 2, 30, "every report")
@@ -403,11 +408,23 @@ def test_two_nodes_share_games_and_a_node_killed_mid_adjudication_loses_nothing(
             with psycopg.connect(database_url) as connection:
                 rows = connection.execute("SELECT delivery FROM pamir_webhook_deliveries")
                 assert sorted(r[0] for r in rows) == ["github:d-1", "github:d-2", "github:d-3"]
-            assert not (clustered.home / "webhooks").exists()  # not in files
+            for home in homes.values():
+                assert not (home / "webhooks").exists()  # not in files
+                assert not (home / "secrets").exists() and not (home / "private").exists()
         finally:
             one.stop()
             two.stop()
-    assert head(game.service) == head(game.origin)
+    assert head(homes["n2"] / "games" / game.game_id) == head(game.origin)
+
+
+def node_home(tmp_path: Path, name: str) -> Path:
+    """A node's own PAMIR_HOME, empty but for its `outbox`: the nodes' one shared outbox."""
+    home = tmp_path / name / "home"
+    home.mkdir(parents=True)
+    shared = tmp_path / "shared-outbox"
+    shared.mkdir(exist_ok=True)
+    (home / "outbox").symlink_to(shared, target_is_directory=True)
+    return home
 
 
 def _pushing(game: Hosted) -> bool:

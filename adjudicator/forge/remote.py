@@ -337,8 +337,21 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
     if repo.bare or origin_url(repo) is None:
         raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
     start = repo.head()
-    anchor = recorded(home, repo) or _rev(repo, TRACKING)
+    ours = recorded(home, repo)
+    anchor = ours or _rev(repo, TRACKING)
     upstream = _fetch(repo)
+    if (
+        ours is not None
+        and start is not None
+        and ours != start
+        and _is_ancestor(repo, ours, upstream)  # first: `ours` is then known here
+        and _is_ancestor(repo, start, ours)
+    ):
+        # This clone is behind the service's own last push: another node of the service
+        # (PostgreSQL mode, the record is every node's) adjudicated since. Its commits are
+        # the service's, not players' to vet: start from there.
+        _move_to(repo, ours, start)
+        start = ours
     if anchor is not None and not _is_ancestor(repo, anchor, upstream):
         held = _rewritten(repo, home, upstream, start)
         if held.held is not None:

@@ -12,8 +12,9 @@ aiosmtpd server counting what each player receives.
 
 1. One node: G games (default 50) receive M moves each (default 2) concurrently, one
    thread per game, every webhook to the one `pamir serve`: moves per second.
-2. N nodes (default 2), each a `pamir serve` with the scheduler (one elected), sharing the
-   database and a PAMIR_HOME: the same load, the webhooks sent round-robin to the nodes.
+2. N nodes (default 2), each a `pamir serve` with the scheduler (one elected) and a
+   PAMIR_HOME of its own, sharing the database: the same load, the webhooks sent
+   round-robin to the nodes.
    Halfway through, the scheduler's leader is killed with SIGKILL (with its git processes)
    while it holds a game's lock. A delivery that gets no answer is delivered again, with
    the same id, to the next live node, as a forge does.
@@ -27,6 +28,11 @@ moves_per_s (step 2), moves_per_s_one_node (step 1), p50_ms and p99_ms (push to 
 report of the move, step 2). Targets: nothing lost or duplicated, exactly one active
 scheduler, and moves_per_s no lower than moves_per_s_one_node (two cores cannot show
 scaling; docs/cluster.md says what bounds it on separate machines).
+
+The games are set up in a home of their own (as by an operator), and registered in the
+database; the nodes clone them from the forge. The outbox is still files: the nodes'
+`outbox` folders are one shared folder (a symbolic link each), so that what a killed node
+queued is sent by the others, as the outbox's table will do.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ import engine
 from adjudicator.home import database
 from adjudicator.home.advisory import held_locks
 from adjudicator.home.settings import load_settings
+from adjudicator.home.store import new_key
 from adjudicator.schedule.scheduler import LEADER_LOCK
 
 LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -219,10 +226,16 @@ def run_load(
 def start_nodes(
     root: Path, count: int, smtp_port: int, env: dict[str, str], *, scheduler: bool
 ) -> Nodes:
+    """`count` nodes, each with a PAMIR_HOME of its own but for the shared outbox."""
     nodes: dict[str, Service] = {}
+    shared = root / "outbox"
+    shared.mkdir(exist_ok=True)
     for index in range(count):
         name = f"node{index + 1}"
-        node_env = {**env, "PAMIR_NODE_NAME": name}
+        home = root / name / "home"
+        home.mkdir(parents=True)
+        (home / "outbox").symlink_to(shared, target_is_directory=True)
+        node_env = {**env, "PAMIR_NODE_NAME": name, "PAMIR_HOME": str(home)}
         nodes[name] = Service(root, smtp_port, name=name, env=node_env, scheduler=scheduler)
     return Nodes(nodes)
 
@@ -235,7 +248,14 @@ def stop_nodes(nodes: Nodes) -> None:
 def host_games(
     root: Path, env: dict[str, str], prefix: str, count: int, players: int, seed: int
 ) -> list[Game]:
-    settings = load_settings({"home": env["PAMIR_HOME"]})
+    settings = load_settings(
+        {
+            "home": env["PAMIR_HOME"],
+            "database_url": env["PAMIR_DATABASE_URL"],
+            "secret_key": env["PAMIR_SECRET_KEY"],
+        }
+    )
+    database.require_schema(settings)  # and the secret key's check, as a node does
     return [
         host_game(settings, root, f"{prefix}{n:03d}", players, seed) for n in range(1, count + 1)
     ]
@@ -247,11 +267,17 @@ def adjudicated_moves(game: Game) -> Counter[int]:
     return Counter(int(n) for n in log.split() if int(n) > 0)
 
 
-def prepare(root: Path, name: str, url: str) -> dict[str, str]:
-    """The folder and environment of one step's nodes (their shared PAMIR_HOME)."""
+def prepare(root: Path, name: str, url: str, key: str) -> dict[str, str]:
+    """The folder and environment of one step (the home the games are set up in)."""
     folder = root / name
     (folder / "home").mkdir(parents=True)
-    return {"PAMIR_HOME": str(folder / "home"), "PAMIR_DATABASE_URL": url}
+    return {"PAMIR_HOME": str(folder / "home"), "PAMIR_DATABASE_URL": url, "PAMIR_SECRET_KEY": key}
+
+
+def forget_games(url: str) -> None:
+    """Unregister the games of step 1: step 2's nodes know only their own, as step 1's."""
+    with psycopg.connect(url, autocommit=True) as connection:
+        connection.execute("DELETE FROM pamir_games")
 
 
 def upgrade(env: dict[str, str]) -> None:
@@ -290,7 +316,8 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
     with mail_server(mailbox) as smtp_port:
         print(f"database {urlsplit(url).path.lstrip('/')}, SMTP at {HOST}:{smtp_port}")
         # Step 1: one node.
-        solo_env = prepare(root, "one", url)
+        key = new_key()
+        solo_env = prepare(root, "one", url, key)
         upgrade(solo_env)
         solo_games = host_games(root / "one", solo_env, "one", args.games, args.players, args.seed)
         solo = start_nodes(root / "one", 1, smtp_port, solo_env, scheduler=True)
@@ -299,10 +326,11 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
         finally:
             stop_nodes(solo)
         one_rate = sum(g.number for g in solo_games) / one.seconds
+        forget_games(url)
         print(f"1. one node: {one.sent} moves in {one.seconds:.1f} s, {one_rate:.2f} moves/s")
 
         # Step 2: N nodes, the scheduler's leader killed halfway.
-        env = prepare(root, "cluster", url)
+        env = prepare(root, "cluster", url, key)
         games = host_games(root / "cluster", env, "many", args.games, args.players, args.seed + 1)
         nodes = start_nodes(root / "cluster", args.nodes, smtp_port, env, scheduler=True)
         total = args.games * args.moves

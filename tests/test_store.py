@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from email.message import EmailMessage
 from pathlib import Path
@@ -13,18 +14,21 @@ from pathlib import Path
 import psycopg
 import pytest
 from gitgame import SECRET, pamir, show
-from mailserver import mail_server
+from mailserver import mail_server, plain, reply_to, settings_for
 from pgserver import SECRET_KEY, Node, scratch_database, wait_for
 from test_cluster import node_env
+from test_mail_in import OPTION
 from test_webhooks import Hosted, deliver, host_game, push_move
 
 from adjudicator.forge import remote
 from adjudicator.games import hosting
-from adjudicator.games.registry import game_path
+from adjudicator.games.outputs import Adjudication
+from adjudicator.games.registry import game_path, open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home import database, store
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import ledger
+from adjudicator.mail import ledger, outgoing
+from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 
 pytestmark = pytest.mark.usefixtures("home")
 
@@ -194,6 +198,40 @@ def test_nodes_with_homes_of_their_own_share_a_game_through_the_database_and_for
         )
     assert SECRET.encode() not in b"".join(rows.values())
     assert any(name.startswith("private/g1/0001-") for name in rows)
+
+
+def test_an_emailed_move_the_forge_did_not_get_is_left_to_the_mail_server(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    """Nobody is told of a move that is in one node's clone only: it would die with it."""
+    with mail_server() as server:
+        settings = settings_for(home, server.port, database_url=database_url, secret_key=SECRET_KEY)
+        database.upgrade(settings)
+        database.require_schema(settings)
+        hosted = host_game(tmp_path, settings)
+        repo = open_game(settings, hosted.game_id)
+        try:
+            head = repo.head()
+            assert head is not None
+            report = repo.read("reports/0000.md", head) or ""
+            outgoing.notify(settings, repo, [Adjudication(0, head, report)])
+        finally:
+            repo.repo.close()
+        asked = next(m for m in server.messages if "It is your decision." in plain(m))
+        raw = reply_to(asked, OPTION.findall(plain(asked))[0])
+        before = len(server.messages)
+        away = hosted.origin.rename(hosted.origin.with_name("away.git"))  # the forge is down
+        with pytest.raises(ForgeUnavailable):
+            handle_message(settings, raw)
+        with pytest.raises(ForgeUnavailable):  # the mail server tries again: still down
+            handle_message(settings, raw)
+        time.sleep(0.5)
+        assert len(server.messages) == before  # no answer, no report
+        away.rename(hosted.origin)
+        again = handle_message(settings, raw)  # and again, the forge back
+        assert again.status == "accepted", again.reason
+        assert _adjudicated_to(hosted) == 1
+        wait_for(lambda: len(server.messages) > before, 30, "the move's mails")
 
 
 def _reports(messages: list[EmailMessage]) -> int:

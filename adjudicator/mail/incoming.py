@@ -309,6 +309,13 @@ def push_to_forge(
     return update
 
 
+class ForgeUnavailable(RuntimeError):
+    """PostgreSQL mode: an emailed move was committed in this node's clone but could not
+    be pushed to the game's forge. The message is left to the mail server to send again:
+    its author is told nothing yet, since the commit dies with the node if it dies first
+    (docs/cluster.md). The next push, by this node or another, makes it count."""
+
+
 def handle_message(
     settings: Settings,
     raw: bytes,
@@ -454,6 +461,14 @@ def _handle(
     return result
 
 
+def _on_forge_or_later(repo: GameRepo, game_id: str, done: Adjudication | None) -> None:
+    """PostgreSQL mode: ForgeUnavailable when the move's commit is in this node's clone
+    only (its push failed): nobody is told of a move that dies with the node."""
+    tip = repo.ref(remote.TRACKING)
+    if done is not None and (tip is None or not repo.is_ancestor(done.commit, tip)):
+        raise ForgeUnavailable(f"the move is not on the forge of {game_id} yet")
+
+
 def _refuse_unauthenticated(
     settings: Settings, repo: GameRepo, player: str, reason: str, deliver_now: bool
 ) -> InboundResult:
@@ -494,9 +509,14 @@ def _handled_before(
     if record.get("status") == "accepted":
         done: Adjudication | None = Adjudication(record["number"], record["commit"], "")
     else:  # pending: the process died; its move landed if a commit says so
+        clustered = settings.database_url is not None and remote.is_remote(repo)
+        if clustered:  # this clone may hold the move unpushed, or another node pushed it
+            push_to_forge(settings, repo, None)
         done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
             repo, player, text, since
         )
+        if clustered:
+            _on_forge_or_later(repo, game_id, done)
     if done is None:
         return None  # crashed before its commit: nothing changed, so adjudicate it now
     paths = ledger.reconcile(settings, repo) + ledger.confirm(settings, repo, game_id, key, done)
@@ -526,6 +546,8 @@ def _adjudicate(
         reason = ""
         play_resigned(repo, settings.home)  # a resigned seat to play next: the stand-in's
     update = push_to_forge(settings, repo, (player, text))
+    if update is None and settings.database_url is not None and remote.is_remote(repo):
+        _on_forge_or_later(repo, game_id, ledger.committed_inbound(repo, key, since))
     paths = ledger.reconcile(settings, repo)
     # A refused move may be the author's own move pushed to the forge just before: then
     # it is the same move, already played, and the author is told it was accepted.

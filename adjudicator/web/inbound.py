@@ -14,7 +14,7 @@ import logging
 
 from flask import Blueprint, Response, jsonify
 
-from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 from adjudicator.mail.signatures import DnsUnavailable
 from adjudicator.web import current_settings, read_body
 
@@ -33,7 +33,7 @@ def email() -> tuple[Response, int]:
         return jsonify(error="the body must be a raw email message"), 400
     try:
         result = handle_message(settings, raw)
-    except DnsUnavailable as error:  # the gateway keeps the message and posts it again
+    except (DnsUnavailable, ForgeUnavailable) as error:  # the gateway posts it again
         log.warning("inbound mail not handled for now: %s", error)
         return jsonify(error=f"try again later: {error}"), 503
     data = dataclasses.asdict(result)

@@ -16,7 +16,7 @@ import pytest
 from gitgame import SECRET, pamir, show
 from mailserver import mail_server, plain, reply_to, settings_for
 from pgserver import SECRET_KEY, Node, scratch_database, wait_for
-from test_cluster import node_env
+from test_cluster import node_env, node_home
 from test_mail_in import OPTION
 from test_webhooks import Hosted, deliver, host_game, push_move
 
@@ -198,6 +198,36 @@ def test_nodes_with_homes_of_their_own_share_a_game_through_the_database_and_for
         )
     assert SECRET.encode() not in b"".join(rows.values())
     assert any(name.startswith("private/g1/0001-") for name in rows)
+
+
+def test_a_node_that_died_after_its_push_has_its_mails_queued_by_the_redelivery(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    """Node a pushes the adjudication, records the delivery and dies before queuing the
+    mails; the forge's redelivery to node b (whose clone lacks the commit) queues them."""
+    setup = node_settings(home, database_url)
+    game = host_game(tmp_path, setup)
+    with mail_server() as smtp:
+        env = {**node_env(database_url, smtp.port), "PAMIR_SECRET_KEY": SECRET_KEY}
+        homes = {name: node_home(tmp_path, name) for name in ("a", "b")}
+        a = Node("a", homes["a"], {**env, "PAMIR_FAULT": "before-queue"}, scheduler=False)
+        b = Node("b", homes["b"], env, scheduler=False)
+        try:
+            cloned = homes["b"] / "games" / game.game_id
+            wait_for(cloned.is_dir, 30, "node b to clone the game as it starts")
+            push_move(game)
+            with pytest.raises(Exception):  # noqa: B017 - the node dies under the request
+                deliver(a.url, game, "d-1")
+            assert a.process.wait(30) == 70
+            assert _adjudicated_to(game) == 1  # pushed, but no mail queued
+            again = deliver(b.url, game, "d-1")
+            assert again.status == 200 and again.json()["duplicate"] is True, again.text
+            wait_for(lambda: _reports(smtp.messages) == 2, 30, "move 1's reports")
+            time.sleep(1.0)
+            assert _reports(smtp.messages) == 2  # once each
+        finally:
+            a.stop()
+            b.stop()
 
 
 def test_an_emailed_move_the_forge_did_not_get_is_left_to_the_mail_server(

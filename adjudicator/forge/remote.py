@@ -176,6 +176,11 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
             origin = _configured_origin(path)
             if origin is not None and normalize_url(origin) in wanted:
                 return _game_id_of(path)
+    # PostgreSQL mode: a game another node set up, not cloned here yet (before the survey
+    # below, which would clone every such game first).
+    for game_id, url in hosting.registered(settings).items():
+        if normalize_url(url) in wanted and hosting.clone(settings, game_id, url) is not None:
+            return game_id
     games = list_games(settings)
     try:
         for game_id, repo in games:
@@ -192,11 +197,6 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
     finally:
         for _, repo in games:
             repo.repo.close()
-    # PostgreSQL mode: a game another node set up, not cloned here yet (survey clones
-    # them, but one that could not be cloned then is tried again now).
-    for game_id, url in hosting.registered(settings).items():
-        if normalize_url(url) in wanted and hosting.clone(settings, game_id, url) is not None:
-            return game_id
     return None
 
 

@@ -248,24 +248,24 @@ def _synchronize(
             # some unqueued), before anything new.
             ledger.reconcile(settings, repo)
             if key is not None and log_.seen(key):  # the same answer as the first time
-                return _reply(
-                    200,
-                    **(log_.outcome(key) or {"game": game_id, "delivery": delivery}),
-                    duplicate=True,
-                )
-            done = remote.update(repo, settings.home)
-            outcome = {
-                "game": game_id,
-                "delivery": delivery,
-                "adjudicated": [d.number for d in done.results],
-                "refused": [r.number for r in done.refused],
-                "attempts": done.attempts,
-                "restored": [b.commit for b in done.restored],
-                "held": done.held,
-            }
-            if key is not None:
-                log_.remember(key, outcome)
-            ledger.announce(settings, repo, done)
+                if settings.database_url is None:
+                    return _reply(
+                        200,
+                        **(log_.outcome(key) or {"game": game_id, "delivery": delivery}),
+                        duplicate=True,
+                    )
+                # PostgreSQL mode: the node that answered it first may have died after its
+                # push and before it queued the mails, and this node's clone lacks its
+                # commits: bring it up to date, queue what is missing, deliver below.
+                ledger.announce(settings, repo, remote.update(repo, settings.home))
+                outcome = log_.outcome(key) or {"game": game_id, "delivery": delivery}
+                outcome["duplicate"] = True
+            else:
+                done = remote.update(repo, settings.home)
+                outcome = _outcome(game_id, delivery, done)
+                if key is not None:
+                    log_.remember(key, outcome)
+                ledger.announce(settings, repo, done)
             needs_host.clear(settings.home, game_id)  # it read and adjudicated: fine again
         except (GameError, GameFileError) as error:
             # The game cannot be read: it needs its host, and nothing else is affected.
@@ -277,6 +277,18 @@ def _synchronize(
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
     _deliver(settings)  # with the lock released: a slow mail server holds up no game
     return _reply(200, **outcome)
+
+
+def _outcome(game_id: str, delivery: str | None, done: remote.Update) -> dict[str, Any]:
+    return {
+        "game": game_id,
+        "delivery": delivery,
+        "adjudicated": [d.number for d in done.results],
+        "refused": [r.number for r in done.refused],
+        "attempts": done.attempts,
+        "restored": [b.commit for b in done.restored],
+        "held": done.held,
+    }
 
 
 def _deliver(settings: Settings) -> None:

@@ -25,6 +25,7 @@ from adjudicator.games import hosting
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_path, open_game
 from adjudicator.games.repo import GameRepo
+from adjudicator.games.seeds import load_secret
 from adjudicator.home import database, store
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import ledger, outgoing
@@ -125,6 +126,30 @@ def test_a_node_refuses_to_start_without_the_key_or_with_another(
         node_settings(tmp_path / "d", database_url)
     after = node_settings(tmp_path / "e", database_url, key=OTHER_KEY)
     assert store.of(after).read("secrets/g1.secret") == b"secret\n"
+
+
+def test_a_home_kept_as_files_is_imported_into_the_database(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    embedded = load_settings({"home": home})  # one machine: everything in files
+    game = host_game(tmp_path, embedded)
+    assert (home / "secrets" / f"{game.game_id}.secret").is_file()
+    env = {"PAMIR_DATABASE_URL": database_url, "PAMIR_SECRET_KEY": SECRET_KEY}
+    assert pamir("db", "upgrade", env=env).returncode == 0
+    done = pamir("db", "import-home", str(home), env=env)
+    assert done.returncode == 0, done.stderr
+    assert "games registered" in done.stdout
+    node = node_settings(tmp_path / "node", database_url)
+    assert hosting.registered(node) == {game.game_id: str(game.origin)}
+    assert load_secret(node.home, game.game_id) == SECRET
+    key = home / "keys" / "adjudicator" / "id_ed25519"
+    assert store.of(node).read("keys/adjudicator/id_ed25519") == key.read_bytes()
+    forge_record = store.of(node).read(f"forge/{game.game_id}.json")
+    assert forge_record == (home / "forge" / f"{game.game_id}.json").read_bytes()
+    again = pamir("db", "import-home", str(home), env=env)
+    assert f"left alone (the database has it already): secrets/{game.game_id}.secret" in (
+        again.stdout
+    )
 
 
 def test_the_registry_names_every_game_and_a_node_clones_what_it_lacks(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
 from adjudicator.cli.refusal import Refused
 from adjudicator.home import advisory, database, store
@@ -29,6 +30,9 @@ def cmd_db(args: argparse.Namespace) -> None:
     settings = _clustered()
     if args.db_command == "rekey":
         _rekey(settings)
+        return
+    if args.db_command == "import-home":
+        _import_home(settings, Path(args.home).resolve())
         return
     try:
         applied = database.upgrade(settings)
@@ -56,6 +60,26 @@ def _rekey(settings: Settings) -> None:
         f"{count} records sealed again under the new key: give every node "
         f"PAMIR_SECRET_KEY={NEW_KEY_VARIABLE}'s value and restart it"
     )
+
+
+def _import_home(settings: Settings, home: Path) -> None:
+    """Copy a PAMIR_HOME's records (kept as files on one machine, or on a shared file
+    system) into the database, and register its forge-hosted games."""
+    from adjudicator.games import hosting
+
+    if not home.is_dir():
+        raise Refused(f"{home} is not a folder")
+    try:
+        database.require_schema(settings)
+        records = store.of(settings)
+        copied, kept = store.import_home(records, home)
+        hosting.register_clones(settings.model_copy(update={"home": home}))
+        registered = hosting.registered(settings)
+    except (database.DatabaseError, store.StoreError, OSError) as error:
+        raise Refused(str(error)) from None
+    for name in kept:
+        print(f"left alone (the database has it already): {name}")
+    print(f"{len(copied)} records copied from {home}; {len(registered)} games registered")
 
 
 def cmd_nodes(args: argparse.Namespace) -> None:

@@ -24,6 +24,7 @@ The service:
     pamir games                             every game, and those that need their host
     pamir db upgrade                        create or migrate the PostgreSQL schema
     pamir db rekey                          seal the database's secrets under a new key
+    pamir db import-home PATH               a PAMIR_HOME's files into the database
     pamir nodes                             nodes, scheduler leader, outbox (PostgreSQL)
 Play by email:
     pamir inbound-email < MESSAGE          a move by email (for the mail server's pipe)
@@ -246,6 +247,11 @@ def register_service(commands: Subcommands) -> None:
         "rekey",
         help="encrypt the database's secrets again under PAMIR_NEW_SECRET_KEY (cluster.md)",
     )
+    imported = db_sub.add_parser(
+        "import-home",
+        help="copy the records of a PAMIR_HOME kept as files into the database (cluster.md)",
+    )
+    imported.add_argument("home", metavar="PATH", help="the PAMIR_HOME to copy from")
     db.set_defaults(func=handler("cluster:cmd_db"))
 
     nodes = commands.add_parser(

@@ -140,14 +140,25 @@ def rebuild(settings: Settings) -> list[str]:
             log.warning("game %s: %s", game_id, error)
             continue
         made.append(game_id)
-    if settings.games_dir.is_dir():
-        for path in sorted(settings.games_dir.iterdir()):
-            if path.name in known or path.name.startswith(".") or not path.is_dir():
-                continue
-            origin = _origin(path)
-            if origin is not None:
-                register(settings, path.name, origin)
+    register_clones(settings, known)
     return made
+
+
+def register_clones(settings: Settings, known: dict[str, str] | None = None) -> list[str]:
+    """Register the forge-hosted clones of the settings' PAMIR_HOME/games that the
+    registry lacks; return their ids."""
+    known = registered(settings) if known is None else known
+    found: list[str] = []
+    if settings.database_url is None or not settings.games_dir.is_dir():
+        return found
+    for path in sorted(settings.games_dir.iterdir()):
+        if path.name in known or path.name.startswith(".") or not path.is_dir():
+            continue
+        origin = _origin(path)
+        if origin is not None:
+            register(settings, path.name, origin)
+            found.append(path.name)
+    return found
 
 
 def _origin(path: Path) -> str | None:

@@ -392,6 +392,46 @@ def store_for(home: Path) -> Store:
     return of(settings)
 
 
+# The folders of an embedded PAMIR_HOME whose files are records (`import_home`).
+RECORD_FOLDERS = (
+    "secrets",
+    "keys/adjudicator",
+    "private",
+    "mail/ledger",
+    "mail/threads",
+    "mail/preferences",
+    "mail/accepted",
+    "mail/press",
+    "mail/digests",
+    "forge",
+    "scheduler/reminded",
+    "needs-host",
+)
+
+
+def import_home(records: Store, home: Path) -> tuple[list[str], list[str]]:
+    """Copy the records of a PAMIR_HOME kept as files into `records` (a database); return
+    the names copied and those left alone because the store holds them already."""
+    copied: list[str] = []
+    kept: list[str] = []
+    for folder in RECORD_FOLDERS:
+        base = home / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*")):
+            relative = path.relative_to(home).as_posix()
+            if not path.is_file() or any(p.startswith(".") for p in relative.split("/")):
+                continue  # temporary files, lock files
+            if relative.endswith(".lock") or relative == "keys/adjudicator/id_ed25519.pub":
+                continue  # locks are the database's; the public key follows from the key
+            if records.read(relative) is not None:
+                kept.append(relative)
+                continue
+            data = path.read_bytes()
+            (copied if records.create(relative, data) == data else kept).append(relative)
+    return copied, kept
+
+
 def read_json(store: Store, name: str) -> Any | None:
     """The JSON a record holds, or None when there is none."""
     data = store.read(name)

@@ -44,7 +44,11 @@ from adjudicator.drawing.board import board_svg, describe
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import Adjudication, translated_report_name
+from adjudicator.games.outputs import (
+    Adjudication,
+    private_section_name,
+    translated_report_name,
+)
 from adjudicator.games.pipeline import position
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
@@ -323,6 +327,9 @@ def private_section(settings: Settings, game_id: str, number: int, player: str) 
     """The player's private section after move `number` (or the latest one before it: a
     refused pushed move writes none), from PAMIR_HOME/private/GAME/NNNN-PLAYER.md."""
     records = store.of(settings)
+    exact = records.read(private_section_name(game_id, number, player))
+    if exact is not None:  # the usual case: one record read, not the game's list
+        return exact.decode("utf-8")
     best: tuple[int, str] | None = None
     for name in records.names(private_folder(game_id)):
         match = PRIVATE_NAME.match(name.rsplit("/", 1)[-1])

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitgame import SECRET, pamir, show
+from gitgame import SECRET, git, pamir, show
 from mailserver import mail_server, plain, reply_to, settings_for
 from pgserver import SECRET_KEY, Node, scratch_database, wait_for
 from test_cluster import node_env, node_home
@@ -126,6 +126,38 @@ def test_a_node_refuses_to_start_without_the_key_or_with_another(
         node_settings(tmp_path / "d", database_url)
     after = node_settings(tmp_path / "e", database_url, key=OTHER_KEY)
     assert store.of(after).read("secrets/g1.secret") == b"secret\n"
+
+
+def test_a_push_whose_record_was_lost_is_known_as_the_services_own(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    """A node pushed an adjudication and died before it wrote the forge record: another
+    node's clone, behind, knows the commit as the service's by its signature, rather than
+    restoring the files and adjudicating the move again."""
+    a = node_settings(home, database_url)
+    game = host_game(tmp_path, a)
+    b = node_settings(tmp_path / "b", database_url)
+    behind = game_path(b, game.game_id)  # node b's clone: the new game
+    assert behind is not None
+    record = f"forge/{game.game_id}.json"
+    before = store.of(a).read(record)
+    assert before is not None
+    push_move(game)
+    ahead = GameRepo(game.service)
+    try:
+        assert [d.number for d in remote.update(ahead, a.home).results] == [1]
+    finally:
+        ahead.repo.close()
+    store.of(a).write(record, before)  # as if node a had died before recording its push
+    push_move(game)
+    clone = GameRepo(behind)
+    try:
+        done = remote.update(clone, b.home)
+    finally:
+        clone.repo.close()
+    assert [d.number for d in done.results] == [2] and done.restored == []
+    moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
+    assert sorted(moves.split()) == ["0", "1", "2"]
 
 
 def test_a_home_kept_as_files_is_imported_into_the_database(

@@ -38,11 +38,13 @@ from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
+from adjudicator.games.signatures import examine
 from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
 from adjudicator.games.sshkeys import parse_key_line
 from adjudicator.home import store
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
+from adjudicator.home.store import DatabaseStore, store_for
 
 ORIGIN = "origin"
 TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
@@ -352,6 +354,10 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
         # the service's, not players' to vet: start from there.
         _move_to(repo, ours, start)
         start = ours
+    own = _pushed_unrecorded(repo, home, ours, upstream)
+    if own is not None and start is not None and _is_ancestor(repo, start, own):
+        _move_to(repo, own, start)
+        start = own
     if anchor is not None and not _is_ancestor(repo, anchor, upstream):
         held = _rewritten(repo, home, upstream, start)
         if held.held is not None:
@@ -378,6 +384,28 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
         f"{repo.path.name}: players kept pushing; gave up after {attempts} attempts "
         "(the next push or poll will try again)"
     )
+
+
+def _pushed_unrecorded(repo: GameRepo, home: Path, ours: str | None, upstream: str) -> str | None:
+    """PostgreSQL mode: the newest commit after the service's record that the service
+    itself made (signed with its key, verified) and pushed, by a node that died before it
+    recorded it; None if there is none. Without it, that commit would be taken for a
+    player's breaking the contract, and its move adjudicated again."""
+    if ours is None or ours == upstream or not isinstance(store_for(home), DatabaseStore):
+        return None
+    if not _is_ancestor(repo, ours, upstream):
+        return None  # a rewritten history: not this case
+    for sha in reversed(repo.commits_between(ours, upstream)):
+        if "\nPamir-Move: " not in str(repo.repo.commit(sha).message):
+            continue  # only the service's commits carry it (and players cannot sign them)
+        try:
+            game = snapshot(repo, sha).game
+        except GameError:
+            continue
+        signed = examine(repo, sha, game)
+        if game.adjudicator is not None and signed.kind == "adjudicator" and signed.valid:
+            return sha
+    return None
 
 
 # -- The contract on a forge -----------------------------------------------------------------

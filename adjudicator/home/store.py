@@ -376,7 +376,7 @@ def store_for(home: Path) -> Store:
     last given for in this process, else the one its settings name (PAMIR_HOME/pamir.toml
     and the PAMIR_* variables, as every command reads them)."""
     with _stores_lock:
-        found = _stores.get(home)
+        found = _stores.get(home) or _stores.get(home.resolve())
     if found is not None:
         return found
     from adjudicator.home.settings import SettingsError, load_settings

@@ -258,6 +258,7 @@ def test_a_node_killed_while_it_holds_a_claim_leaves_the_message_to_another(
         one.kill()  # SIGKILL: its claim stays in the table
         one.communicate(timeout=10)
         ((key, state, attempts, holder),) = rows(database_url)
+        assert attempts == 0  # a claim is no attempt: nothing was refused
         assert state == "pending" and str(holder).startswith("n1 ")
         assert outgoing.deliver(settings).sent == []  # the claim holds until its lease ends
         assert good.messages == []

@@ -65,7 +65,7 @@ def alert_operator(settings: Settings) -> list[str]:
         queue(settings, alert_message(settings, mark))
         log.info("game %s needs its host: the operator is told", mark.game)
 
-    return needs_host.tell_operator(settings.home, send)
+    return needs_host.tell_operator(settings, send)
 
 
 def undeliverable_message(settings: Settings, path: Path, record: dict[str, Any]) -> EmailMessage:

@@ -456,7 +456,7 @@ def _game_job(
         # would otherwise make every due game wait for a slow mail server in turn.
         if work(settings, game_id, clock(), deliver=False):
             wake_outbox(scheduler)
-            needs_host.clear(settings.home, game_id)  # it worked: the game is fine again
+            needs_host.clear(settings, game_id)  # it worked: the game is fine again
         else:
             earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
     except GameError as error:

@@ -20,6 +20,7 @@ import psycopg
 import pytest
 from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import Envelope, Session
+from gitgame import pamir
 from mailserver import MailServer, free_port, mail_server, settings_for
 from pgserver import scratch_database, wait_for
 from test_mail_delays import Refusing, mail_the_new_game, new_game
@@ -75,6 +76,8 @@ def test_a_key_is_queued_once_and_sent_once(home: Path, database_url: str) -> No
         assert first == again and outgoing.queued(settings, "g1-0001-alice-report-abc") == first
         assert outgoing.is_pending(settings, "g1-0001-alice-report")
         assert outgoing.accepted_at(settings, "g1", "g1-0001-alice-report") is None
+        listing = pamir("nodes", env={"PAMIR_DATABASE_URL": database_url})
+        assert "outbox: 1 messages pending" in listing.stdout, listing.stderr  # the table's
         report = outgoing.deliver(settings)
         assert [p.name for p in report.sent] == [first.name]
         assert numbers(server) == Counter({"message 1": 1})

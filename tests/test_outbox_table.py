@@ -125,6 +125,7 @@ def test_refusals_for_good_and_for_now_from_the_table(
         assert report.deferred == [carol]
         (alert,) = server.to("host@example.org")  # once
         assert "bob" in alert.get_content() and "550" in alert.get_content()
+        assert f"Message: {failed[0].name} (table pamir_outbox)" in alert.get_content()
     states = Counter(str(state) for _, state, _, _ in rows(database_url))
     assert states == Counter({"sent": 2, "failed": 1, "pending": 1})  # sent: alice, the alert
     carol_row = [r for r in rows(database_url) if "-carol-" in str(r[0])]
@@ -139,6 +140,24 @@ def test_refusals_for_good_and_for_now_from_the_table(
     assert "outbox: table pamir_outbox" in out
     assert "pending 1" in out and "2 failed attempt(s)" in out and "451" in out
     assert "failed  1" in out and failed[0].name in out and "550" in out
+
+
+def test_a_mail_server_away_puts_off_every_due_message(home: Path, database_url: str) -> None:
+    settings = clustered(home, free_port(), database_url)  # nothing listens there
+    for number in (1, 2, 3):
+        outgoing.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
+    now = datetime.now(UTC)
+    report = outgoing.deliver(settings, now)
+    assert len(report.deferred) == 3 and "cannot reach" in report.errors[0]
+    assert [(r[1], r[2], r[3]) for r in rows(database_url)] == [("pending", 1, None)] * 3
+    assert outgoing.deliver(settings, now).waiting == outgoing.messages_in(settings, "pending")
+    later = now + timedelta(seconds=settings.outbox_retry_seconds)
+    assert len(outgoing.deliver(settings, later).deferred) == 3  # due again: tried again
+    with psycopg.connect(database_url) as connection:
+        waits = connection.execute(
+            "SELECT DISTINCT attempts, next_attempt - %s FROM pamir_outbox", (later,)
+        ).fetchall()
+    assert waits == [(2, timedelta(seconds=2 * settings.outbox_retry_seconds))]  # doubled
 
 
 def test_with_no_smtp_host_the_messages_are_written_on_the_delivering_node(

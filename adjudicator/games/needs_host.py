@@ -13,7 +13,6 @@ The marks are the service's own files, never part of a game repository.
 
 from __future__ import annotations
 
-import fcntl
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,7 +20,9 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from adjudicator.home import locks
 from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
 
 FOLDER = "needs-host"
 
@@ -46,16 +47,13 @@ def _path(home: Path, game_id: str) -> Path:
 
 
 @contextmanager
-def _locked(home: Path) -> Iterator[None]:
-    """One writer at a time across threads and processes (web workers, the scheduler)."""
-    folder = _folder(home)
+def _locked(settings: Settings) -> Iterator[None]:
+    """One writer at a time across threads and processes (web workers, the scheduler),
+    and across the nodes in PostgreSQL mode (the database's lock `needs-host`)."""
+    folder = _folder(settings.home)
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / ".lock", "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locks.exclusive(settings, "needs-host", folder / ".lock"):
+        yield
 
 
 def _read(path: Path) -> Mark | None:
@@ -85,10 +83,11 @@ def every_mark(home: Path) -> list[Mark]:
     return [m for m in marks if m is not None]
 
 
-def mark(home: Path, game_id: str, reason: str, commit: str | None = None) -> bool:
+def mark(settings: Settings, game_id: str, reason: str, commit: str | None = None) -> bool:
     """Mark the game as needing its host; True when this reason is new for it (the
     caller logs it then, and only then)."""
-    with _locked(home):
+    home = settings.home
+    with _locked(settings):
         old = marked(home, game_id)
         if old is not None and old.reason == reason:
             if old.commit != commit:
@@ -100,16 +99,17 @@ def mark(home: Path, game_id: str, reason: str, commit: str | None = None) -> bo
         return True
 
 
-def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
+def clear(settings: Settings, game_id: str, *, unless_at: str | None = None) -> bool:
     """Remove the game's mark (the game works again); True if there was one.
 
     With `unless_at`, a mark made at that commit stays: the game failed there in a way a
     quick read does not see (a move that does not replay, say), and still would.
     """
+    home = settings.home
     path = _path(home, game_id)
     if not path.exists():  # the usual case, without taking the lock
         return False
-    with _locked(home):
+    with _locked(settings):
         old = marked(home, game_id)
         if old is not None and unless_at is not None and old.commit == unless_at:
             return False
@@ -117,13 +117,14 @@ def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
         return old is not None
 
 
-def tell_operator(home: Path, send: Callable[[Mark], None]) -> list[str]:
+def tell_operator(settings: Settings, send: Callable[[Mark], None]) -> list[str]:
     """Call `send` for each mark whose reason the operator has not been told yet, and
     record that it was; return the games told about. Each game and reason is sent once."""
+    home = settings.home
     told: list[str] = []
     if not every_mark(home):
         return told  # the usual case, without taking the lock
-    with _locked(home):
+    with _locked(settings):
         for each in every_mark(home):
             if each.mailed == each.reason:
                 continue

@@ -65,7 +65,7 @@ def alert_operator(settings: Settings) -> list[str]:
         queue(settings, alert_message(settings, mark))
         log.info("game %s needs its host: the operator is told", mark.game)
 
-    return needs_host.tell_operator(settings.home, send)
+    return needs_host.tell_operator(settings, send)
 
 
 def undeliverable_message(settings: Settings, path: Path, record: dict[str, Any]) -> EmailMessage:
@@ -83,11 +83,13 @@ def undeliverable_message(settings: Settings, path: Path, record: dict[str, Any]
     message["X-Pamir-Game"] = game
     message["X-Pamir-Player"] = "operator"
     recipients = ", ".join(str(r) for r in record.get("recipients", []))
+    # In PostgreSQL mode the message is a row of the outbox's table, not a file.
+    where = f"{path.name} (table pamir_outbox)" if settings.database_url else str(path)
     message.set_content(
         f"The mail server refused a message of game {game} to {player} ({recipients}) for\n"
         "good, so it is not tried again.\n\n"
         f"Reason: {record.get('reason')}\n"
-        f"Message: {path}\n\n"
+        f"Message: {where}\n\n"
         "Check the player's address (`pamir email` changes it), then send the message by\n"
         "hand if it still matters; the player's next messages go to the address game.toml\n"
         "then has. `pamir outbox` lists the failed messages.\n"

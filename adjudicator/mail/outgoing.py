@@ -9,7 +9,9 @@ With no `smtp_host` configured, pending messages move to `outbox/written/` and t
 where they are. A message queued with a key (`message_key`) is queued once: its file name
 and Message-ID come from the key, so the mails of a commit can be queued again after a
 crash without a second copy (`adjudicator.mail.ledger`). docs/email.md describes it all for
-players and operators.
+players and operators. With a database configured (PostgreSQL mode) the outbox is the table
+`pamir_outbox` instead, with the same rules (`adjudicator.mail.outbox_table`, to which the
+outbox functions below hand over).
 
 Messages of one game form one thread per player: the first message a player gets (usually
 the report of move 0) is the thread's root; every later one carries `References: ROOT
@@ -240,6 +242,10 @@ def outbox(settings: Settings, folder: str) -> Path:
 
 def messages_in(settings: Settings, folder: str) -> list[Path]:
     """The .eml files of an outbox folder, oldest first (names start with the time)."""
+    if settings.database_url is not None:  # PostgreSQL mode: the rows (docs/cluster.md)
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.messages_in(settings, folder)
     path = settings.outbox_dir / folder
     if not path.is_dir():
         return []
@@ -252,6 +258,10 @@ def _retry_file(path: Path) -> Path:
 
 def queued(settings: Settings, key: str) -> Path | None:
     """The outbox file of the message with this key (pending, sent or written), if any."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.queued(settings, key)
     for folder in (PENDING, SENT, WRITTEN):
         path = settings.outbox_dir / folder
         if path.is_dir():
@@ -271,6 +281,10 @@ def _queue_lock(settings: Settings) -> Iterator[None]:
 def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
     """Write a message to outbox/pending (atomically); return its path. With a `key`, a
     message already queued (or sent, or written) under it is kept and its path returned."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.queue(settings, message, key)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
@@ -1067,6 +1081,10 @@ class Undeliverable:
 
 def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
     """The game's messages in outbox/failed/, oldest first."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.undeliverable(settings, game_id)
     found: list[Undeliverable] = []
     for path in messages_in(settings, FAILED):
         info = failure_info(path)
@@ -1155,12 +1173,20 @@ def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
 def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
     """When the server last accepted a message of the game whose key starts with
     `prefix`, or None if it never did (as far as the record goes)."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.accepted_at(settings, game_id, prefix)
     times = [t for key, t in _accepted(settings, game_id).items() if key.startswith(prefix)]
     return max((datetime.fromisoformat(t) for t in times), default=None)
 
 
 def is_pending(settings: Settings, prefix: str) -> bool:
     """Whether a message whose key starts with `prefix` waits in outbox/pending/."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.is_pending(settings, prefix)
     folder = settings.outbox_dir / PENDING
     return folder.is_dir() and any(folder.glob(f"*-{prefix}*.eml"))
 
@@ -1227,6 +1253,10 @@ def deliver(
     server accepted to outbox/sent. With no smtp_host, move them all to outbox/written and
     log where they are."""
     now = now or datetime.now(UTC)
+    if settings.database_url is not None:  # rows claimed one at a time, by any node
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.deliver(settings, now, force)
     report = DeliveryReport()
     with _delivery_lock(settings):
         pending = messages_in(settings, PENDING)

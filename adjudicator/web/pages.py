@@ -293,7 +293,7 @@ def game(game_id: str) -> str | tuple[str, int]:
             problems = mail_problems(snap)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return needs_host_page(broken_game(repo, error))
-        needs_host.clear(current_settings().home, game_id, unless_at=snap.commit)
+        needs_host.clear(current_settings(), game_id, unless_at=snap.commit)
     return render_template(
         "web/game.html",
         position=position,

@@ -1,6 +1,8 @@
 """A whole game with one Polish and two English players, through the pipeline and mail: a
 real SMTP server, real Git, the real inbound path. Each player reads their own language;
-the Polish player plays in Polish notation and the record stays in English."""
+the Polish player plays in Polish notation and the record stays in English. Nothing a
+Polish reader gets is left in English: not a word of a report (the engine's log lines
+included, at every move of the game), a notice, a press relay or an alert to the host."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ from gitgame import SECRET, isolate, play
 from mailserver import MailServer, email_of, mail_server, plain, reply_to, settings_for
 from test_i18n import english_left
 
-from adjudicator.games.outputs import Adjudication
+from adjudicator.forge.remote import held_notice, put_back_notice, restore_notice
+from adjudicator.games.contract import Breach, ContractBreach, check_commit
+from adjudicator.games.needs_host import Mark
+from adjudicator.games.outputs import Adjudication, translated_report_path
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
@@ -22,12 +27,12 @@ from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.operator import alert_message, undeliverable_message
 from adjudicator.schedule.reminders import compose_reminder
 
 PLAYERS = ("ala", "bob", "cyd")
 DECIDES = {"pl": "Teraz twoja decyzja.", "en": "It is your decision."}
-# A report's "What happened": the engine's log lines, a few of which are not translated yet
-# (docs/i18n.md); left out of the comparison where such a line may appear.
+# A report's "What happened": the engine's log lines.
 HAPPENED = re.compile(r"^## (What happened|Co się wydarzyło)\n.*?(?=^## )", re.M | re.S)
 
 
@@ -47,10 +52,9 @@ def deciding(server: MailServer, languages: dict[str, str]) -> tuple[str, EmailM
     return found[0]
 
 
-def check_languages(server: MailServer, number: int, *, whole: bool = True) -> None:
+def check_languages(server: MailServer, number: int) -> None:
     """The report mails of move `number`: ala's in Polish, bob's and cyd's in English, and
-    nothing in ala's left in English (`whole`: the engine's log lines included; else they
-    are left out, as a few of them are not translated yet)."""
+    nothing in ala's left in English, the engine's log lines included."""
     mails = {
         str(m["X-Pamir-Player"]): m
         for m in server.messages
@@ -61,8 +65,6 @@ def check_languages(server: MailServer, number: int, *, whole: bool = True) -> N
     assert "## Teraz" in polish and "## Rynek" in polish and "## Playing by" not in polish
     assert "## Now" in english and "## Market" in english and "Rynek" not in english
     assert "## Now" in plain(mails["cyd"])
-    if not whole:
-        polish, english = HAPPENED.sub("", polish), HAPPENED.sub("", english)
     left = english_left(polish, english)
     assert left == [], polish
     subject, english_subject = str(mails["ala"]["Subject"]), str(mails["bob"]["Subject"])
@@ -133,8 +135,18 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         last = Adjudication(
             snap.adjudicated, snap.commit, repo.read(f"reports/{snap.adjudicated:04d}.md") or ""
         )
+        # Every report of it in Polish, kept for ala beside the English record: nothing of
+        # the English left, what happened included (events, Wakhan's notes, the deadline's).
+        happened = 0
+        for number in range(1, snap.adjudicated + 1):
+            english = repo.read(f"reports/{number:04d}.md") or ""
+            path = translated_report_path(settings.home, "g1", number, "pl")
+            polish = path.read_text("utf-8")
+            assert english_left(polish, english) == [], polish
+            happened += len(HAPPENED.findall(polish))
+        assert happened > snap.adjudicated // 2  # the log is there to be checked
         outgoing.notify(settings, repo, [last])
-        check_languages(server, snap.adjudicated, whole=False)
+        check_languages(server, snap.adjudicated)
         polish = plain(reports_to(server, "ala")[-1])
         assert "Gra się zakończyła" in polish and "dziękujemy za grę" in polish
         assert "The game is over" in plain(reports_to(server, "cyd")[-1])
@@ -170,6 +182,14 @@ def test_a_player_changes_their_language_by_mail(
         assert handle_message(settings, reply_to(report, "loyalty russian\n")).status == "accepted"
         assert "## Teraz" in plain(reports_to(server, "bob")[-1])
         repo.repo.close()
+
+
+def tampered(repo: GameRepo, parent: str, path: str) -> Breach:
+    """A commit by a player that changes `path` (which breaks the contract), as a breach."""
+    commit = repo.make_commit({path: b"x = 1\n"}, f"change {path}", parent=parent)
+    with pytest.raises(ContractBreach) as breach:
+        check_commit(repo, commit, snapshot(repo).game, snapshot(repo).next_number)
+    return Breach(commit, "bob <bob@example.org>", str(breach.value), breach.value.said)
 
 
 def mails_to(server: MailServer, player: str) -> list[EmailMessage]:
@@ -216,6 +236,38 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
             outgoing.notify_unauthenticated(settings, repo, player, "dkim=fail", day="2026-01-01")
         outgoing.deliver(settings)
         same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # Press from bob to every player: ala gets it in Polish, cyd in English.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "press:\n123 456\n"))
+        relayed = [mails_to(server, p)[-1] for p in ("ala", "cyd")]
+        assert all("> 123 456" in plain(m) for m in relayed)
+        assert str(relayed[1]["Subject"]) == "[g1] Press from bob"
+        same_in_both(*relayed)
+        # Press refused (empty, to oneself, to no one), each told in their language.
+        for line in ("press:", "press to ala: 1", "press to cyd: 1", "press to zz: 1"):
+            for player in ("ala", "cyd"):
+                raw = reply_to(reports_to(server, player)[-1], line + "\n")
+                handle_message(settings, raw)
+            same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # The notices of a forge-hosted game's tampering put back, or of a game held.
+        tip = repo.head()
+        assert tip is not None
+        breaches = [tampered(repo, tip, path) for path in ("game.toml", "press/0001.md")]
+        for notice in (restore_notice(repo, breaches), put_back_notice("g1"), held_notice("g1")):
+            outgoing.notify_all(settings, repo, notice)
+            outgoing.deliver(settings)
+            same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # The host's alerts: in ala's language when she hosts, else in the game's.
+        mark = Mark("g1", "state.json cannot be read", "2026-01-01T00:00:00+00:00")
+        record = {"game": "g1", "player": "bob", "recipients": ["bob@x.org"], "reason": "550"}
+        hosts = [settings.model_copy(update={"operator_email": email_of(p)}) for p in PLAYERS]
+        same_in_both(alert_message(hosts[0], mark), alert_message(hosts[2], mark))
+        same_in_both(
+            undeliverable_message(hosts[0], Path("m.eml"), record),
+            undeliverable_message(hosts[2], Path("m.eml"), record),
+        )
 
         # bob resigns: everyone is told, ala in Polish.
         handle_message(settings, reply_to(reports_to(server, "bob")[-1], "resign\n"))

@@ -27,7 +27,7 @@ from adjudicator.games.gamefile import GameFile
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
-from engine.phrases import Phrase
+from engine.phrases import P, Phrase
 from engine.state import as_said
 
 MOVES_DIR = "moves"
@@ -193,6 +193,37 @@ def apply_submission(
 
 
 NOTE = "# note:"
+# The notes the service writes (schedule/clock.py, games/resign.py), as phrases, so that a
+# report in another language says them in it; any other note is shown as written.
+NOTES: list[tuple[re.Pattern[str], Phrase]] = [
+    (
+        re.compile(r"the deadline passed: a stand-in played for (?P<who>\S+)"),
+        P("the deadline passed: a stand-in played for %(who)s"),
+    ),
+    (
+        re.compile(r"the deadline passed: the default answer was given for (?P<who>\S+)"),
+        P("the deadline passed: the default answer was given for %(who)s"),
+    ),
+    (
+        re.compile(r"(?P<who>\S+) resigned: the stand-in plays for them"),
+        P("%(who)s resigned: the stand-in plays for them"),
+    ),
+    (
+        re.compile(r"(?P<who>\S+) resigned, and the host chose that the game then ends"),
+        P("%(who)s resigned, and the host chose that the game then ends"),
+    ),
+]
+
+
+def note_phrase(text: str) -> Phrase:
+    """A note of a move file as a phrase: one the service writes, translatable; any other
+    as it is. Its English is `text` itself."""
+    for pattern, phrase in NOTES:
+        if (found := pattern.fullmatch(text)) is not None:
+            return P(phrase.message, who=found.group("who"))
+    return as_said(text)
+
+
 RESIGN = "resign"  # the line that ends a game on resignation, written by the adjudicator
 ON_RESIGNED = "resigned"  # `on_behalf` of the moves the service writes for a resigned seat
 
@@ -217,7 +248,7 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     if line.strip().lower().startswith(NOTE):
         # A note for the report (the service says why it played this move).
         outcome.log.append(line.strip()[len(NOTE) :].strip())
-        outcome.said.append(as_said(outcome.log[-1]))
+        outcome.said.append(note_phrase(outcome.log[-1]))
         return state
     name, text = split_line(line)
     if not text:

@@ -27,7 +27,7 @@ import re
 import secrets
 import smtplib
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -912,9 +912,10 @@ def notify_unauthenticated(
     return queue(settings, message, key)
 
 
-def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:
+def notify_all(settings: Settings, repo: GameRepo, said: Callable[[Words], str]) -> list[Path]:
     """Queue one notice to every player (tampering put back, a game held), in each
-    player's thread, with the addresses of game.toml at the service's own tip."""
+    player's thread and language (`said(words)` is its Markdown), with the addresses of
+    game.toml at the service's own tip."""
     snap = snapshot(repo)
     written: list[Path] = []
     with _threads(settings, snap.game.id) as threads:
@@ -923,12 +924,13 @@ def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[P
             own = make_message_id(settings, snap.game.id, snap.adjudicated, key)
             thread = threads.get(key, {})
             root = thread.get("root", own)
+            words = words_for(entry.language)
             message = compose(
                 settings,
                 snap.game.id,
                 entry.name,
-                subject_for(snap.game.id),
-                markdown_text,
+                words("Pax Pamir game %(game)s", game=snap.game.id),
+                said(words),
                 thread_root=root,
                 in_reply_to=thread.get("last"),
                 number=snap.adjudicated,

@@ -138,7 +138,7 @@ def _words(repo: GameRepo, player: str) -> Words:
     return words_for(snapshot(repo).game.player(player).language)
 
 
-def _tell_others(
+def tell_players(
     settings: Settings,
     repo: GameRepo,
     players: list[str],
@@ -219,7 +219,7 @@ def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -
         )
 
     others = [p for p in snap.game.names if p.lower() != asked.player.lower()]
-    paths = _tell_others(
+    paths = tell_players(
         settings,
         repo,
         others,
@@ -266,7 +266,7 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
         return f"[{game_id}] {resigns}", f"# {game_id}: {resigns}\n\n{resigned(words)}\n"
 
     players = game.names
-    paths = _tell_others(settings, repo, players, told, kind="resign", ref=made)
+    paths = tell_players(settings, repo, players, told, kind="resign", ref=made)
     play_resigned(repo, settings.home)  # its reports are queued by the caller's reconcile
     words = _words(repo, asked.player)
     heading, thanks = words("you have resigned"), words("Thank you for playing.")

@@ -3,12 +3,14 @@ reports are in Polish, and `pamir verify` renders them again the same way."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from gitgame import SECRET, current_home, isolate, opened, play
+from test_i18n import english_left
 
 from adjudicator.games.gamefile import parse_game_file
 from adjudicator.games.pipeline import create_game, submit
@@ -42,6 +44,14 @@ def test_a_polish_game_is_recorded_in_polish_and_verifies(
         # bob reads English: the service keeps his copy of each report, never committed.
         english = current_home() / "private" / "kabul" / "reports" / f"{played:04d}.en.md"
         assert "## Market" in english.read_text(encoding="utf-8")
+        # Every committed report is Polish through and through, what happened included.
+        for number in range(played + 1):
+            polish = repo.read(f"reports/{number:04d}.md") or ""
+            path = english.with_name(f"{number:04d}.en.md")
+            assert english_left(polish, path.read_text(encoding="utf-8")) == [], polish
+        # state.json keeps the prompt and the last move's log as phrases for the pages.
+        phrases = json.loads(repo.read("state.json") or "{}")["phrases"]
+        assert phrases["prompt"]["message"] and len(phrases["log"]) >= 1
         result = verify(repo, current_home())
         assert result.divergence is None, result.divergence
         assert result.moves == played

@@ -17,6 +17,10 @@ CODES: dict[str, str] = {
     "too-large": N_("The move file is larger than the service accepts."),
     "syntax": N_("The words cannot be split: a double quote is not closed."),
     "empty": N_("There is no action at all."),
+    "not-canonical": N_(
+        "A pushed move file is written in the notation's English words: the service reads "
+        "Polish words only in moves sent by mail or the web page."
+    ),
     "unknown-verb": N_("The first word is not a verb of the notation."),
     "unknown-player": N_("No player of this game has that name."),
     "which-player": N_("Several players must decide now: start the line with `NAME:`."),

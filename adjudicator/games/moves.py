@@ -25,6 +25,7 @@ from pathlib import Path
 import engine
 from adjudicator.games.gamefile import GameFile
 from adjudicator.home.settings import Settings, SettingsError, load_settings
+from engine.aliases import english_line
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
 from engine.phrases import P, Phrase
@@ -144,6 +145,24 @@ def own_alternatives(error: MoveError, author: str) -> MoveError:
             kept.append(alternative)
     error.alternatives = kept
     return error
+
+
+def check_canonical(text: str) -> None:
+    """Refuse a pushed move file written with the notation's Polish words: a move file
+    holds the canonical English text, which every replay and player reads alike (a move
+    sent by mail or the web page is written so by the service; a pushed file is the
+    player's own commit, which the service cannot rewrite). The reason says, in both
+    languages, what to write instead (docs/game-repository.md#move-files)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        canonical = english_line(line)
+        if canonical != line:
+            raise NotationError(
+                "not-canonical",
+                f"`{line.strip()}` is in Polish words; a pushed move file holds the canonical "
+                f"notation: write `{canonical.strip()}` (plik ruchu wysyłany przez Git "
+                f"zapisuje się w notacji kanonicznej: `{canonical.strip()}`)",
+                line=number,
+            )
 
 
 def public_reason(error: MoveError) -> str:

@@ -25,6 +25,7 @@ from adjudicator.games.moves import (
     MoveName,
     Outcome,
     apply_submission,
+    check_canonical,
     move_limit,
     public_reason,
     read_submission,
@@ -88,9 +89,10 @@ def _adjudicated_files(
         "actions": outcome.actions,
         "log": outcome.log,
     }
-    state_text = state_document(snap.game.id, move.number, last, outcome.state)
+    said = outcome.happened()
+    state_text = state_document(snap.game.id, move.number, last, outcome.state, said)
     title = move_title(move.number, move.player)
-    report = report_for(snap, move.number, title, outcome.state, outcome.log, when)
+    report = report_for(snap, move.number, title, outcome.state, said, when)
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
         BOARD_FILE: board_document(outcome.state).encode(),
@@ -214,6 +216,7 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         try:
             # A forge has no pre-receive hook: the size and the encoding are checked here.
             text = read_submission(snap.data(move), move_limit(home))
+            check_canonical(text)  # no hook on a forge: the hook's check is made here
             if rollback_request(text) is not None:
                 done.append(handle_request(repo, snap, move, text, home=home, pushed=True))
                 continue
@@ -371,11 +374,12 @@ def _first_commit(
             repo.repo.git.config("receive.denyNonFastForwards", "true")
             repo.repo.git.config("receive.denyDeletes", "true")
         store_secret(home, game.id, secret)
-        state_text = state_document(game.id, 0, None, state)
+        said = state.said if len(state.said) == len(state.log) else state.log
+        state_text = state_document(game.id, 0, None, state, said)
         when = now()
         snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
         title = NEW_GAME_TITLE
-        report = report_for(snap, 0, title, state, state.log, when)
+        report = report_for(snap, 0, title, state, said, when)
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),
             STATE_FILE: state_text.encode(),
@@ -386,7 +390,6 @@ def _first_commit(
         message = f"New game {game.id}" + trailers(0, state_text)
         commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
-        said = state.said if len(state.said) == len(state.log) else state.log
         write_translated_reports(home, snap, 0, title, state, said, when)
         _remember(repo, home, commit, state)
     finally:

@@ -25,7 +25,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import digests, outgoing
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.operator import alert_message, undeliverable_message
 from adjudicator.schedule.reminders import compose_reminder
@@ -92,6 +92,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         settings = settings_for(home, server.port, base_url="https://pamir.example")
         repo, created = new_game(settings)
         languages = {p: snapshot(repo).game.player(p).language for p in PLAYERS}
+        confirmations: dict[str, EmailMessage] = {}
         assert languages == {"ala": "pl", "bob": "en", "cyd": "en"}
         assert "## Now" in (repo.read("reports/0000.md") or "")  # the game's language: en
         outgoing.notify(settings, repo, [created])
@@ -120,6 +121,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
             result = handle_message(settings, reply_to(report, line + "\n"))
             assert result.status == "accepted", result.reason
             check_languages(server, number)
+            confirmations[player] = confirmation(server, player)
             if player == "ala":
                 # The record is the canonical English notation.
                 assert repo.read(f"moves/{number:04d}-ala.txt") == "loyalty afghan\n"
@@ -127,6 +129,22 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
                 assert f"[g1] Move {number} by ala: Choose Afghan loyalty." in subjects
                 assert subjects[0].startswith(f"[g1] Ruch {number}, gracz ala: ")
                 assert "sojusz afgański" in subjects[0]
+
+        # The confirmation of a move by mail, in its author's language.
+        confirmed = next(confirmations[p] for p in ("bob", "cyd") if p in confirmations)
+        same_in_both(confirmations["ala"], confirmed)
+        assert "przyjęty" in str(confirmations["ala"]["Subject"]) or "przyjęty" in plain(
+            confirmations["ala"]
+        )
+        # A daily digest of moves 1 to 3, ala's in Polish (from her copies of the reports).
+        held = [[n, report_commit(repo, n), "2026-01-01T00:00:00+00:00"] for n in (1, 2, 3)]
+        for player in ("ala", "bob"):
+            digests._queue(settings, repo, "g1", player, {"day": "2026-01-02", "held": held})
+        outgoing.deliver(settings)
+        polish_digest, english_digest = mails_to(server, "ala")[-1], mails_to(server, "bob")[-1]
+        assert "Your digest of 2026-01-02: moves 1 to 3" in str(english_digest["Subject"])
+        same_in_both(polish_digest, english_digest)
+        assert "wybiera" in plain(polish_digest)  # what happened, in Polish
 
         # The rest of the game through the pipeline; its last report goes out by mail.
         assert play(settings.games_dir / "g1", 3000, seed=3, whole_turn=True) < 3000
@@ -139,10 +157,10 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         # the English left, what happened included (events, Wakhan's notes, the deadline's).
         happened = 0
         for number in range(1, snap.adjudicated + 1):
-            english = repo.read(f"reports/{number:04d}.md") or ""
+            record = repo.read(f"reports/{number:04d}.md") or ""
             path = translated_report_path(settings.home, "g1", number, "pl")
             polish = path.read_text("utf-8")
-            assert english_left(polish, english) == [], polish
+            assert english_left(polish, record) == [], polish
             happened += len(HAPPENED.findall(polish))
         assert happened > snap.adjudicated // 2  # the log is there to be checked
         outgoing.notify(settings, repo, [last])
@@ -182,6 +200,16 @@ def test_a_player_changes_their_language_by_mail(
         assert handle_message(settings, reply_to(report, "loyalty russian\n")).status == "accepted"
         assert "## Teraz" in plain(reports_to(server, "bob")[-1])
         repo.repo.close()
+
+
+def confirmation(server: MailServer, player: str) -> EmailMessage:
+    """The last answer to a player's own message: the confirmation of their move."""
+    answers = [m for m in mails_to(server, player) if m["X-Pamir-Kind"] != "report"]
+    return answers[-1]
+
+
+def report_commit(repo: GameRepo, number: int) -> str:
+    return str(repo.repo.git.log("-1", "--format=%H", "--", f"reports/{number:04d}.md")).strip()
 
 
 def tampered(repo: GameRepo, parent: str, path: str) -> Breach:

@@ -161,6 +161,16 @@ def test_the_prompt_and_the_last_moves_log_are_in_the_visitors_language(site: st
     assert b'<span lang="en">' not in index and b'<span lang="pl">' in index
 
 
+def test_the_cards_the_polish_rulebook_names_are_named_so_on_the_pages(site: str) -> None:
+    polish = fetch(site + "/cards", headers={"Accept-Language": "pl"}).body.decode()
+    english = fetch(site + "/cards", headers={"Accept-Language": "en"}).body.decode()
+    assert "30 Kupcy sikhijscy w Lahore" in polish and "Sikh Merchants" not in polish
+    assert "30 Sikh Merchants in Lahore" in english
+    assert "Sprawdzenie dominacji" in polish and "Mohan Lal" in polish
+    card = fetch(site + "/cards/30", headers={"Accept-Language": "pl"}).body.decode()
+    assert "<h1>30 Kupcy sikhijscy w Lahore</h1>" in card
+
+
 def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
     """A game committed before state.json kept phrases: its prompt and log are shown as
     recorded, marked as English."""

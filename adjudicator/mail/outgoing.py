@@ -954,16 +954,28 @@ def notify_confirmation(
     deliver_now: bool = True,
     key: str | None = None,
 ) -> Path:
-    """Tell the author of a move that it was accepted (the report follows separately)."""
+    """Tell the author of a move, in their language, that it was accepted (the report
+    follows separately)."""
     game = snapshot(repo, result.commit).game
     entry = game.player(player)
+    words = words_for(entry.language)
+    number, commit = result.number, result.commit[:10]
     text = (
-        f"# {game.id}: move {result.number} accepted\n\n"
-        f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
-        "Every player gets the report in the game's thread, at once or in their daily digest "
-        "(as each chose).\n\n"
-        "Your move as it was read from your message:\n\n"
-        "```text\n" + _numbered(submitted_text) + "\n```\n"
+        f"# {game.id}: "
+        + words("move %(number)s accepted", number=number)
+        + "\n\n"
+        + words(
+            "Your move was adjudicated as move %(number)s (commit %(commit)s). Every player "
+            "gets the report in the game's thread, at once or in their daily digest (as each "
+            "chose).",
+            number=number,
+            commit=commit,
+        )
+        + "\n\n"
+        + words("Your move as it was read from your message:")
+        + "\n\n```text\n"
+        + _numbered(submitted_text)
+        + "\n```\n"
     )
     return _answer(
         settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now, key

@@ -19,6 +19,7 @@ from adjudicator.games.wording import in_words
 from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
+from engine.rules.words import CARD_NAME_TERMS
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -109,6 +110,12 @@ def _card_details(number: int) -> str:
     return f"{_id_word(card.suit)}, {_region_name(card.region)}"
 
 
+def _card_name(name: str) -> str:
+    """A card's name: in the visitor's words where the Polish rulebook names the card
+    (docs/i18n.md#card-names), else as printed."""
+    return page_words()(name) if name in CARD_NAME_TERMS else name
+
+
 def _status(error: object) -> str:
     """An error's status name (`Not Found`) in the visitor's words."""
     code, name = getattr(error, "code", None), str(getattr(error, "name", ""))
@@ -178,6 +185,7 @@ FILTERS = {
     "who_word": _who,
     "status_name": _status,
     "card_details": _card_details,
+    "card_name": _card_name,
     "prompt_here": _prompt,
     "log_here": _log,
 }

@@ -314,11 +314,15 @@ def _check_commit(
     said = replayer.saids.get(number) if number is not None else None
     if number == 0:
         said = list(state.said) if len(state.said) == len(state.log) else list(state.log)
+    # The last move's lines, at every commit after it too, as 'last' is checked.
+    last_said = said
+    if last_said is None and want_last is not None and "log" in want_last:
+        last_said = replayer.saids.get(snap.adjudicated)
     if "phrases" in committed:  # (state.json files made before it have none)
-        phrases = state_phrases(state, said)
-        if "log" not in committed["phrases"]:
-            phrases.pop("log", None)  # a rollback's or a refusal's lines, or none
-        found_phrases = {k: v for k, v in committed["phrases"].items() if k in phrases}
+        phrases = state_phrases(state, last_said)
+        found = committed["phrases"] if isinstance(committed["phrases"], dict) else {}
+        # (a rollback's lines are the report's, which is checked against the replay)
+        found_phrases = {k: v for k, v in found.items() if k in phrases}
         if json.loads(json.dumps(phrases, ensure_ascii=False)) != found_phrases:
             return (
                 f"commit {sha[:10]}: {STATE_FILE} 'phrases' differ from the replay "

@@ -380,3 +380,12 @@ def test_every_subject_is_in_polish(kind: str) -> None:
     polish = outgoing.report_subject("g1", number, document, decides=decides, over=over, words=PL)
     english = outgoing.report_subject("g1", number, document, decides=decides, over=over)
     assert english_left(polish, english) == [], polish
+
+
+def test_a_resignation_that_ends_the_game_is_said_in_polish() -> None:
+    """engine.resign starts a log of its own: its phrases go with it, line for line."""
+    state = POSITIONS["turn"]
+    ended = engine.resign(state, state.name(state.active))
+    assert ended.log == [str(said) for said in ended.said] and len(ended.log) == 1
+    (said,) = ended.said
+    assert english_left(PL.phrase(said), str(said)) == [], PL.phrase(said)

@@ -18,6 +18,7 @@ from test_i18n import english_left
 
 from adjudicator.forge.remote import held_notice, put_back_notice, restore_notice
 from adjudicator.games.contract import Breach, ContractBreach, check_commit
+from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.needs_host import Mark
 from adjudicator.games.outputs import Adjudication, translated_report_path
 from adjudicator.games.pipeline import create_game
@@ -25,6 +26,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import Words
 from adjudicator.mail import digests, outgoing
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.operator import alert_message, undeliverable_message
@@ -302,4 +304,35 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
         told = [m for m in server.messages if "bob" in str(m["Subject"])]
         by = {str(m["X-Pamir-Player"]): m for m in told}
         same_in_both(by["ala"], by["cyd"])
+        repo.repo.close()
+
+
+def test_a_game_that_ends_on_resignation_ends_in_each_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`on_resign = "end"`: ala resigns by mail; her answer and the last report are in
+    Polish, the others' reports in English."""
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        snap = snapshot(repo)
+        game = snap.game.model_copy(update={"on_resign": "end"})
+        repo.commit({GAME_FILE: dump_game_file(game).encode()}, "on_resign", parent=snap.commit)
+        outgoing.notify(settings, repo, [created])
+        raw = reply_to(reports_to(server, "ala")[-1], "resign\n")
+        assert handle_message(settings, raw).status == "accepted"
+        outgoing.deliver(settings)
+        answer = [m for m in mails_to(server, "ala") if m["X-Pamir-Kind"] != "report"][-1]
+        over = snapshot(repo).adjudicated
+        english = f"# g1: {Words()('you have resigned')}\n\n" + Words()(
+            "Your resignation is recorded (commit %(commit)s), and the game ends, as its host "
+            'chose (`on_resign = "end"`), with move %(number)s: every player gets its report, '
+            "with who won. Thank you for playing.",
+            commit="0" * 10,
+            number=over,
+        )
+        assert english_left(plain(answer), english) == [], plain(answer)
+        assert "partia kończy się" in plain(answer)
+        check_languages(server, over)
         repo.repo.close()

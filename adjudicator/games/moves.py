@@ -192,6 +192,7 @@ def apply_submission(
                 outcome.state = engine.resign(outcome.state, state.name(seat))
                 outcome.actions.append(RESIGN)
                 outcome.log.extend(outcome.state.log)
+                outcome.said.extend(outcome.state.said)
                 continue
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:

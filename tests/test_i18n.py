@@ -28,6 +28,7 @@ import io
 import random
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ from mailserver import settings_for
 
 import engine
 from adjudicator.games import reports
-from adjudicator.games.codes import CODES, explained_codes
+from adjudicator.games.codes import CODES, explained_codes, refusal_phrase
 from adjudicator.home.translations import LOCALE_DIR, Words, catalogue_paths
 from adjudicator.mail import outgoing
 from engine.cards import COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS, card_name
@@ -389,3 +390,16 @@ def test_a_resignation_that_ends_the_game_is_said_in_polish() -> None:
     assert ended.log == [str(said) for said in ended.said] and len(ended.log) == 1
     (said,) = ended.said
     assert english_left(PL.phrase(said), str(said)) == [], PL.phrase(said)
+
+
+def test_a_refused_pushed_moves_line_gives_its_codes_meaning_in_polish() -> None:
+    """The report of a refused pushed move quotes the engine's English; a Polish reader
+    gets the code's meaning first, in Polish."""
+    reason = "line 1: not-in-hand: card 43 is not in ala's hand [Play, p. 11]"
+    phrase = P("move %(number)s by %(player)s was refused: %(reason)s", number=3, player="ala")
+    phrase = replace(phrase, params={**phrase.params, "reason": refusal_phrase(reason)})
+    assert str(phrase) == f"move 3 by ala was refused: {reason}"
+    polish = PL.phrase(phrase)
+    assert polish.startswith("ruch 3 gracza ala odrzucono: " + PL(CODES["not-in-hand"]))
+    assert polish.endswith(f"(słowami silnika: {reason})")
+    assert str(refusal_phrase("no code here")) == "no code here"

@@ -19,6 +19,7 @@ import tomli_w
 
 import engine
 from adjudicator.games import positions
+from adjudicator.games.codes import refusal_phrase
 from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
     ON_RESIGNED,
@@ -73,7 +74,7 @@ from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_dir
 from engine.aliases import english_text
-from engine.phrases import P, Term
+from engine.phrases import P
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -254,7 +255,7 @@ def record_refusal(
             "move %(number)s by %(player)s was refused: %(reason)s",
             number=move.number,
             player=move.player,
-            reason=Term(reason, translated=False),
+            reason=refusal_phrase(reason),
         )
     ]
     last = {"number": move.number, "player": move.player, "refused": reason}

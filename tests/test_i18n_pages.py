@@ -20,7 +20,9 @@ from gitgame import create, isolate, play
 from liveserver import fetch, serving
 from test_i18n import NAMES, english_left
 
+from adjudicator.games.codes import CODES
 from adjudicator.home.settings import load_settings
+from adjudicator.home.translations import Words
 from adjudicator.mail.tokens import page_token
 from adjudicator.web import create_app
 
@@ -193,3 +195,8 @@ def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
         good = Position("g", ["ala", "bob"], 1, view, last, None, 0, 48, {"log": [said]})
         (line,) = languages._log(good)
         assert line.language == "pl" and "afgańsk" in line.text
+        # A refused move's reason is quoted; its code's meaning is given in Polish.
+        meaning = languages._refusal_meaning("line 1: not-in-hand: card 43 is not in hand")
+        assert meaning == "not-in-hand: " + Words("pl")(CODES["not-in-hand"])
+    with app.test_request_context("/?lang=en"):
+        assert languages._refusal_meaning("line 1: not-in-hand: card 43 is not in hand") == ""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from babel import Locale
 from flask import g, request
 
+from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
 from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
@@ -116,6 +117,12 @@ def _card_name(name: str) -> str:
     return page_words()(name) if name in CARD_NAME_TERMS else name
 
 
+def _refusal_meaning(refusal: str) -> str:
+    """What a refusal's code means, in the visitor's words (nothing in English: the
+    engine's own words, which the page quotes, say it)."""
+    return " ".join(line.replace("`", "") for line in explained_codes(refusal, page_words()))
+
+
 def _status(error: object) -> str:
     """An error's status name (`Not Found`) in the visitor's words."""
     code, name = getattr(error, "code", None), str(getattr(error, "name", ""))
@@ -186,6 +193,7 @@ FILTERS = {
     "status_name": _status,
     "card_details": _card_details,
     "card_name": _card_name,
+    "refusal_meaning": _refusal_meaning,
     "prompt_here": _prompt,
     "log_here": _log,
 }

@@ -29,7 +29,7 @@ import re
 import secrets
 import smtplib
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -926,9 +926,10 @@ def notify_unauthenticated(
     return queue(settings, message, key)
 
 
-def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:
+def notify_all(settings: Settings, repo: GameRepo, said: Callable[[Words], str]) -> list[Path]:
     """Queue one notice to every player (tampering put back, a game held), in each
-    player's thread, with the addresses of game.toml at the service's own tip."""
+    player's thread and language (`said(words)` is its Markdown), with the addresses of
+    game.toml at the service's own tip."""
     snap = snapshot(repo)
     written: list[Path] = []
     with _threads(settings, snap.game.id) as threads:
@@ -937,12 +938,13 @@ def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[P
             own = make_message_id(settings, snap.game.id, snap.adjudicated, key)
             thread = threads.get(key, {})
             root = thread.get("root", own)
+            words = words_for(entry.language)
             message = compose(
                 settings,
                 snap.game.id,
                 entry.name,
-                subject_for(snap.game.id),
-                markdown_text,
+                words("Pax Pamir game %(game)s", game=snap.game.id),
+                said(words),
                 thread_root=root,
                 in_reply_to=thread.get("last"),
                 number=snap.adjudicated,
@@ -966,16 +968,28 @@ def notify_confirmation(
     deliver_now: bool = True,
     key: str | None = None,
 ) -> Path:
-    """Tell the author of a move that it was accepted (the report follows separately)."""
+    """Tell the author of a move, in their language, that it was accepted (the report
+    follows separately)."""
     game = snapshot(repo, result.commit).game
     entry = game.player(player)
+    words = words_for(entry.language)
+    number, commit = result.number, result.commit[:10]
     text = (
-        f"# {game.id}: move {result.number} accepted\n\n"
-        f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
-        "Every player gets the report in the game's thread, at once or in their daily digest "
-        "(as each chose).\n\n"
-        "Your move as it was read from your message:\n\n"
-        "```text\n" + _numbered(submitted_text) + "\n```\n"
+        f"# {game.id}: "
+        + words("move %(number)s accepted", number=number)
+        + "\n\n"
+        + words(
+            "Your move was adjudicated as move %(number)s (commit %(commit)s). Every player "
+            "gets the report in the game's thread, at once or in their daily digest (as each "
+            "chose).",
+            number=number,
+            commit=commit,
+        )
+        + "\n\n"
+        + words("Your move as it was read from your message:")
+        + "\n\n```text\n"
+        + _numbered(submitted_text)
+        + "\n```\n"
     )
     return _answer(
         settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now, key

@@ -624,28 +624,24 @@ def report_message(
     if report_html is None:
         report_html = markdown_html(report, label_tables=False)
 
-    def message(picture: Picture | None) -> EmailMessage:
-        shown = report_html if picture is None else _with_picture(report_html, picture, words)
-        html = _page("\n".join(part for part in [shown, *own_html] if part))
-        made = compose(
-            settings,
-            game.id,
-            player,
-            subject,
-            text,
-            html=html,
-            picture=picture,
-            **headers,
-        )
-        made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
-        return made
+    def html(shown: str) -> str:
+        return _page("\n".join(part for part in [shown, *own_html] if part))
 
-    plain = message(None)
+    made = compose(settings, game.id, player, subject, text, html=html(report_html), **headers)
+    made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
     if illustrations.pictures is None:
-        return plain
-    room = MAIL_BUDGET - len(plain.as_bytes()) - PICTURE_OVERHEAD
+        return made
+    room = MAIL_BUDGET - len(made.as_bytes()) - PICTURE_OVERHEAD
     picture = illustrations.pictures.fitting(room)
-    return plain if picture is None else message(picture)
+    if picture is not None:
+        # The message measured becomes the one with the picture, as `compose` would make
+        # it: composing it again (headers parsed, text encoded) cost as much as the first.
+        html_part = made.get_body(preferencelist=("html",))
+        assert isinstance(html_part, EmailMessage)
+        shown = _with_picture(report_html, picture, words)
+        html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
+        attach_picture(made, picture)
+    return made
 
 
 def notify(
@@ -1088,7 +1084,7 @@ def _fail(
     settings: Settings, path: Path, reason: str, recipients: list[str], now: datetime
 ) -> Path:
     """Move a message refused for good to outbox/failed/, with why; tell the host."""
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    headers = header_block(path.read_bytes())
     game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
     target = _move(settings, path, FAILED)
     record = {
@@ -1114,10 +1110,24 @@ def _fail(
     return target
 
 
+BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
+def header_block(data: bytes) -> EmailMessage:
+    """A message's headers, parsed from the bytes before its first blank line only: the
+    parser reads every line it is given, and a report's body (its picture in base64) is
+    about a hundred times longer than its headers."""
+    end = BLANK_LINE.search(data)
+    head = data if end is None else data[: end.end()]
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(head)
+    assert isinstance(headers, EmailMessage)
+    return headers
+
+
 def _deadline_passed(data: bytes, now: datetime) -> bool:
     """A reminder is pointless once its deadline has passed: what was played instead
     reaches the player in the report of the move made for them."""
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    headers = header_block(data)
     value = headers.get(DEADLINE_HEADER)
     if value is None:
         return False
@@ -1142,7 +1152,7 @@ def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
     key = path.name.split("-", 1)[1].removesuffix(".eml")
     if "-report-" not in key:
         return
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    headers = header_block(path.read_bytes())
     game = str(headers.get("X-Pamir-Game", ""))
     if not game:
         return
@@ -1202,7 +1212,7 @@ def connect(settings: Settings) -> smtplib.SMTP:
 
 
 def _envelope(settings: Settings, data: bytes) -> tuple[str, list[str]]:
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    headers = header_block(data)
     recipients = [a for _, a in getaddresses([str(v) for v in headers.get_all("To", [])]) if a]
     return parseaddr(settings.mail_from)[1] or settings.mail_from, recipients
 

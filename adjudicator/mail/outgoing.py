@@ -35,6 +35,7 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import formataddr, formatdate, getaddresses, parseaddr
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -216,10 +217,21 @@ def compose(
 
 
 def attach_picture(message: EmailMessage, picture: Picture) -> None:
-    """Put `picture` beside the message's HTML part, which becomes multipart/related."""
+    """Put `picture` beside the message's HTML part, which becomes multipart/related (as
+    `add_related` makes it; the picture's part is made once for all of its messages)."""
     html_part = message.get_body(preferencelist=("html",))
     assert isinstance(html_part, EmailMessage)
-    html_part.add_related(
+    html_part.make_related()
+    html_part.attach(_picture_part(picture))
+
+
+@lru_cache(maxsize=4)
+def _picture_part(picture: Picture) -> EmailMessage:
+    """The picture's MIME part, encoded in base64 once: every player's report of an
+    adjudication shows the same picture. Parts are only read once made (when the messages
+    are written out), so the messages can share it."""
+    part = EmailMessage(policy=policy.default)
+    part.set_content(
         picture.png,
         maintype="image",
         subtype="png",
@@ -227,6 +239,15 @@ def attach_picture(message: EmailMessage, picture: Picture) -> None:
         disposition="inline",
         filename="board.png",
     )
+    return part
+
+
+@lru_cache(maxsize=256)
+def mail_html(markdown_text: str) -> str:
+    """A block of Markdown as the mail's HTML, rendered once per distinct text: the report
+    is the same for all who read its language, and a player's instructions repeat from
+    move to move."""
+    return markdown_html(markdown_text, label_tables=False)
 
 
 # -- the outbox ----------------------------------------------------------------------------
@@ -618,11 +639,11 @@ def report_message(
     report, *own_parts = player_message(settings, game, result, player, decides, over)
     words = words_for(game.player(player).language)
     # Markdown blocks render alone: the shared report's HTML is reused as is.
-    own_html = [markdown_html(p, label_tables=False) for p in own_parts]
+    own_html = [mail_html(p) for p in own_parts]
     own_html.insert(len(own_html) - 1, illustrations.hand(player, words))  # before how to reply
     text = "\n\n".join([report, *own_parts]) + "\n"
     if report_html is None:
-        report_html = markdown_html(report, label_tables=False)
+        report_html = mail_html(report)
 
     def html(shown: str) -> str:
         return _page("\n".join(part for part in [shown, *own_html] if part))
@@ -664,7 +685,7 @@ def notify(
         document = _state_document(repo, result.commit)
         view: dict[str, Any] = document.get("view") or {}
         waiting, over = waiting_for(view), is_over(view)
-        report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
+        report_html = mail_html(result.report.rstrip("\n"))
         illustrations = _Illustrations(settings, repo, result, view, rasterize)
         with _threads(settings, game.id) as threads:
             for entry in game.players:

@@ -1167,20 +1167,30 @@ def _accepted(settings: Settings, game_id: str) -> dict[str, str]:
     return data
 
 
-def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
-    """Remember when the server took a report: a player's clock counts from then when
-    the mail was late (docs/scheduler.md). Kept apart from sent/, which may be emptied."""
+def _record_accepted(path: Path, now: datetime, accepted: dict[str, dict[str, str]]) -> None:
+    """Note in `accepted` ({game: {key: time}}) when the server took a report, for
+    `_save_accepted` to remember at the end of the delivery run."""
     key = path.name.split("-", 1)[1].removesuffix(".eml")
     if "-report-" not in key:
         return
     headers = header_block(path.read_bytes())
     game = str(headers.get("X-Pamir-Game", ""))
-    if not game:
-        return
-    times = _accepted(settings, game)
-    times[key] = now.isoformat()
-    kept = dict(list(times.items())[-ACCEPTED_KEPT:])
-    write_atomically(_accepted_path(settings, game), (json.dumps(kept, indent=2) + "\n").encode())
+    if game:
+        accepted.setdefault(game, {})[key] = now.isoformat()
+
+
+def _save_accepted(settings: Settings, accepted: dict[str, dict[str, str]]) -> None:
+    """Remember when the server took each report: a player's clock counts from then when
+    the mail was late (docs/scheduler.md). Kept apart from sent/, which may be emptied.
+
+    One write per game and delivery run (it was one per message, each with an fsync, a
+    fifth of a move's wait): a crash in the run loses its times as a crash between
+    sending a message and writing its time did, and the clock then counts from the move."""
+    for game, times in accepted.items():
+        kept = {**_accepted(settings, game), **times}
+        kept = dict(list(kept.items())[-ACCEPTED_KEPT:])
+        data = (json.dumps(kept, indent=2) + "\n").encode()
+        write_atomically(_accepted_path(settings, game), data)
 
 
 def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
@@ -1283,6 +1293,7 @@ def deliver(
                 _defer(settings, path, reason, now)
                 report.deferred.append(path)
             return report
+        accepted: dict[str, dict[str, str]] = {}
         try:
             for index, path in enumerate(due):
                 data = path.read_bytes()
@@ -1318,12 +1329,13 @@ def deliver(
                         report.deferred.append(rest)
                     break
                 target = _move(settings, path, SENT)
-                _record_accepted(settings, target, now)
+                _record_accepted(target, now, accepted)
                 report.sent.append(target)
                 log.info("mail %s sent to %s", target.name, ", ".join(recipients))
         finally:
             with suppress(OSError, smtplib.SMTPException):
                 smtp.quit()
+            _save_accepted(settings, accepted)
     return report
 
 

@@ -1249,8 +1249,10 @@ def _envelope(settings: Settings, data: bytes) -> tuple[str, list[str]]:
 
 
 def _crlf(data: bytes) -> bytes:
-    """SMTP's line endings (smtplib sends bytes as they are; .eml files use newlines)."""
-    return re.sub(rb"\r?\n", b"\r\n", data)
+    """SMTP's line endings (smtplib sends bytes as they are; .eml files use newlines).
+    Two replaces instead of a regular expression: a report's hundreds of base64 lines
+    took the expression about a millisecond."""
+    return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 
 
 @contextmanager

@@ -84,9 +84,9 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the versions and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from importlib import metadata
+        from adjudicator.version import __version__
 
-        print(f"pamir {metadata.version('pamir')} (engine {engine_version()})")
+        print(f"pamir {__version__} (engine {engine_version()})")
         parser.exit()
 
 

@@ -190,9 +190,11 @@ def compose(
         name, to = player_email(settings, game_id, player)
     own = message_id or make_message_id(settings, game_id, number, player)
     message = EmailMessage()
-    message["From"] = settings.mail_from
-    message["To"] = formataddr((name, to))
-    message["Reply-To"] = tokens.reply_address(settings, game_id, player.lower())
+    message["From"] = address_header("From", settings.mail_from)
+    message["To"] = address_header("To", formataddr((name, to)))
+    message["Reply-To"] = address_header(
+        "Reply-To", tokens.reply_address(settings, game_id, player.lower())
+    )
     message["Subject"] = subject
     message["Date"] = formatdate(usegmt=True)
     message["Message-ID"] = own
@@ -214,6 +216,15 @@ def compose(
     if picture is not None:
         attach_picture(message, picture)
     return message
+
+
+@lru_cache(maxsize=1024)
+def address_header(name: str, value: str) -> Any:
+    """The header `message[name] = value` would store, parsed once per distinct value:
+    parsing an address costs about half a millisecond, three times a message, and the
+    sender's, each player's and each reply address repeat from message to message. The
+    policy stores a header object given to it as it is; none is changed once made."""
+    return policy.default.header_factory(name, value)
 
 
 def attach_picture(message: EmailMessage, picture: Picture) -> None:

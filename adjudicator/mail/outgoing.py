@@ -663,8 +663,7 @@ def report_message(
     made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
     if illustrations.pictures is None:
         return made
-    room = MAIL_BUDGET - len(made.as_bytes()) - PICTURE_OVERHEAD
-    picture = illustrations.pictures.fitting(room)
+    picture = illustrations.pictures.fitting_after(lambda exact: _size(made, exact))
     if picture is not None:
         # The message measured becomes the one with the picture, as `compose` would make
         # it: composing it again (headers parsed, text encoded) cost as much as the first.
@@ -674,6 +673,34 @@ def report_message(
         html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
         attach_picture(made, picture)
     return made
+
+
+def _size(message: EmailMessage, exact: bool) -> int:
+    """The room left for the picture beside `message` under `MAIL_BUDGET`: exactly, from
+    the message written out, or (not `exact`) at least that much, from an upper bound of
+    its size that needs no writing out (a third of the cost of a report's mail). A bound
+    that leaves room enough for the widest picture gives the same choice as the exact
+    figure; `BoardPictures.fitting_after` asks for that only when it does not."""
+    size = len(message.as_bytes()) if exact else size_at_most(message)
+    return MAIL_BUDGET - size - PICTURE_OVERHEAD
+
+
+def size_at_most(message: EmailMessage) -> int:
+    """An upper bound of `len(message.as_bytes())`. Each header at most four bytes for
+    each of its characters (encoded words and folding), plus its name and a hundred; each
+    body as it is stored (encoded already by `set_content`), plus room for its part's
+    boundary; and two kilobytes to spare. A body that is not text counts as unbounded."""
+    total = 2048
+    for part in message.walk():
+        total += 200
+        for name, value in part.items():
+            total += len(name) + 4 * len(str(value)) + 100
+        if not part.is_multipart():
+            body = part.get_payload()
+            if not isinstance(body, str) or not body.isascii():
+                return MAIL_BUDGET * 10
+            total += len(body)
+    return total
 
 
 def notify(

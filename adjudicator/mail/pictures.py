@@ -198,6 +198,15 @@ class BoardPictures:
         warn_once(f"the board does not fit in {room} bytes at {WIDTHS[-1]} px")
         return None
 
+    def fitting_after(self, room: Callable[[bool], int]) -> Picture | None:
+        """`fitting(room(True))`, asking for the exact room (`room(True)`, costly) only when
+        the cheap lower bound of it (`room(False)`) leaves too little for the widest
+        picture: the choice is the same either way."""
+        widest = self.at(WIDTHS[0])
+        if widest is not None and encoded_size(widest.png) <= room(False):
+            return widest
+        return self.fitting(room(True))
+
 
 def encoded_size(data: bytes) -> int:
     """Bytes of `data` in base64 as a mail carries it (76 characters a line, newlines)."""

@@ -17,7 +17,9 @@ aiosmtpd server counting what each player receives.
    round-robin to the nodes.
    Halfway through, the scheduler's leader is killed with SIGKILL (with its git processes)
    while it holds a game's lock. A delivery that gets no answer is delivered again, with
-   the same id, to the next live node, as a forge does.
+   the same id, to the next live node, as a forge does. The outbox is the database's table:
+   a message the killed node had claimed is sent by another node once its claim's lease
+   (LEASE_SECONDS, set short here) has expired.
 
 Throughout step 2 a thread samples how many connections hold the scheduler's advisory
 lock. At the end it checks the forge's history of every game (each move adjudicated once)
@@ -30,9 +32,7 @@ scheduler, and moves_per_s no lower than moves_per_s_one_node (two cores cannot 
 scaling; docs/cluster.md says what bounds it on separate machines).
 
 The games are set up in a home of their own (as by an operator), and registered in the
-database; the nodes clone them from the forge. The outbox is still files: the nodes'
-`outbox` folders are one shared folder (a symbolic link each), so that what a killed node
-queued is sent by the others, as the outbox's table will do.
+database; the nodes clone them from the forge.
 """
 
 from __future__ import annotations
@@ -85,6 +85,7 @@ LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 SAMPLE_SECONDS = 0.1
 QUIET_SECONDS = 3.0  # after the last report, for a second copy of any to arrive
 KILL_LOCK_WAIT = 10.0  # seconds the kill waits for its node to hold a game's lock
+LEASE_SECONDS = 10  # the nodes' outbox_lease_seconds (the local SMTP server answers at once)
 
 
 @contextmanager
@@ -226,15 +227,12 @@ def run_load(
 def start_nodes(
     root: Path, count: int, smtp_port: int, env: dict[str, str], *, scheduler: bool
 ) -> Nodes:
-    """`count` nodes, each with a PAMIR_HOME of its own but for the shared outbox."""
+    """`count` nodes, each with a PAMIR_HOME of its own."""
     nodes: dict[str, Service] = {}
-    shared = root / "outbox"
-    shared.mkdir(exist_ok=True)
     for index in range(count):
         name = f"node{index + 1}"
         home = root / name / "home"
         home.mkdir(parents=True)
-        (home / "outbox").symlink_to(shared, target_is_directory=True)
         node_env = {**env, "PAMIR_NODE_NAME": name, "PAMIR_HOME": str(home)}
         nodes[name] = Service(root, smtp_port, name=name, env=node_env, scheduler=scheduler)
     return Nodes(nodes)
@@ -271,7 +269,16 @@ def prepare(root: Path, name: str, url: str, key: str) -> dict[str, str]:
     """The folder and environment of one step (the home the games are set up in)."""
     folder = root / name
     (folder / "home").mkdir(parents=True)
-    return {"PAMIR_HOME": str(folder / "home"), "PAMIR_DATABASE_URL": url, "PAMIR_SECRET_KEY": key}
+    return {
+        "PAMIR_HOME": str(folder / "home"),
+        "PAMIR_DATABASE_URL": url,
+        "PAMIR_SECRET_KEY": key,
+        # A message the killed node had claimed waits for its claim to expire, then for
+        # the next delivery (at the latest the leader's outbox job): seconds, not minutes,
+        # within the time the mailbox is watched (MAIL_TIMEOUT).
+        "PAMIR_OUTBOX_LEASE_SECONDS": str(LEASE_SECONDS),
+        "PAMIR_OUTBOX_RETRY_SECONDS": str(LEASE_SECONDS),
+    }
 
 
 def forget_games(url: str) -> None:
@@ -372,6 +379,11 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
             stop_nodes(nodes)
         leftover += [n for _, n in advisory_holders(url)]  # and nothing else is left
 
+    with psycopg.connect(url) as connection:  # every message of the outbox's table sent
+        found = connection.execute(
+            "SELECT count(*) FILTER (WHERE state <> 'sent') FROM pamir_outbox"
+        ).fetchone()
+    outbox_unsent = int(str(found[0])) if found else -1
     moves_sent = one.sent + cluster.sent
     pushed = {(g.game_id, n) for g in solo_games + games for n in range(1, g.number + 1)}
     adjudicated: Counter[tuple[str, int]] = Counter()
@@ -411,6 +423,7 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
         "p50_ms": round(percentile(latencies, 0.5), 1) if latencies else None,
         "p99_ms": round(percentile(latencies, 0.99), 1) if latencies else None,
         "locks_left": len(leftover),
+        "outbox_unsent": outbox_unsent,
     }
 
 

@@ -26,9 +26,8 @@ from engine.rules.setup import new_game
 from engine.rules.words import describe_action, phrase_action
 from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
+from engine.version import __version__
 from engine.view import view
-
-__version__ = "0.1.0"  # recorded in each game's game.toml; replays need the same rules
 
 __all__ = [
     "Action",

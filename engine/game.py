@@ -14,7 +14,7 @@ import engine.rules  # noqa: F401  (registers every decision and procedure)
 from engine.actions import Action, format_action
 from engine.errors import IllegalActionError
 from engine.explain import explain_illegal
-from engine.phrases import Phrase
+from engine.phrases import P, Phrase
 from engine.rules.flow import DECISIONS, PROCEDURES, run
 from engine.state import State
 
@@ -155,4 +155,10 @@ def set_policy(state: State, seat: int, action: Action) -> None:
     else:
         player.policy_pay = None
         player.policy_demand = {}
-    state.note(f"{player.name} set a standing policy: {format_action(action)}")
+    state.note(
+        P(
+            "%(who)s set a standing policy: %(action)s",
+            who=player.name,
+            action=format_action(action),
+        )
+    )

@@ -13,6 +13,7 @@ replay (`pamir verify`) calls it for that same line.
 from __future__ import annotations
 
 from engine.errors import IllegalActionError
+from engine.phrases import P, Value
 from engine.rules.stars import count_stars
 from engine.state import State
 
@@ -26,6 +27,7 @@ def resign(state: State, player: str) -> State:
         raise IllegalActionError("not-your-decision", "Wakhan does not resign")
     new = state.copy()
     new.log = []
+    new.said = []  # line for line with `log`
 
     def key(s: int) -> tuple[int, int, int]:
         p = new.players[s]
@@ -36,9 +38,19 @@ def resign(state: State, player: str) -> State:
     new.winners = [s for s in others if key(s) == best]
     new.phase = "over"
     new.stack.clear()
-    names = " and ".join(new.name(s) for s in new.winners)
     new.note(
-        f"{new.name(seat)} resigned: the game ends as it stands (the host's choice); "
-        f"the game is over: {names} won"
+        P(
+            "%(who)s resigned: the game ends as it stands (the host's choice); the game is "
+            "over: %(names)s won",
+            who=new.name(seat),
+            names=_and([new.name(s) for s in new.winners]),
+        )
     )
     return new
+
+
+def _and(names: list[str]) -> Value:
+    """'bob', 'bob and cyd', 'bob and cyd and dan': the winners, translatable."""
+    if len(names) == 1:
+        return names[0]
+    return P("%(names)s and %(last)s", names=_and(names[:-1]), last=names[-1])

@@ -45,6 +45,11 @@ def test_help_loads_nothing_heavy() -> None:
     assert loaded("move", "--help") == (0, [])
 
 
+def test_version_loads_nothing_heavy() -> None:
+    """The engine's version is read from engine/version.py without running the engine."""
+    assert loaded("--version") == (0, [])
+
+
 def test_bad_arguments_are_refused_before_anything_heavy_loads() -> None:
     assert loaded("move", "somewhere") == (2, [])  # --as and FILE missing
 

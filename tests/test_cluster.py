@@ -2,8 +2,7 @@
 `pamir serve` nodes taking pushes for the same games, one of them killed mid-adjudication.
 
 The nodes share one database (docs/cluster.md), each with a PAMIR_HOME of its own; the
-games live on a forge simulated by local bare repositories, as in test_webhooks. The
-outbox is still files: the nodes' `outbox` folders are one shared folder.
+games live on a forge simulated by local bare repositories, as in test_webhooks.
 """
 
 from __future__ import annotations
@@ -418,12 +417,9 @@ def test_two_nodes_share_games_and_a_node_killed_mid_adjudication_loses_nothing(
 
 
 def node_home(tmp_path: Path, name: str) -> Path:
-    """A node's own PAMIR_HOME, empty but for its `outbox`: the nodes' one shared outbox."""
+    """A node's own PAMIR_HOME, empty."""
     home = tmp_path / name / "home"
     home.mkdir(parents=True)
-    shared = tmp_path / "shared-outbox"
-    shared.mkdir(exist_ok=True)
-    (home / "outbox").symlink_to(shared, target_is_directory=True)
     return home
 
 

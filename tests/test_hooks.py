@@ -7,6 +7,7 @@ the post-receive hook adjudicates them with adjudicator commits. Real `git clone
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -34,6 +35,8 @@ from gitgame import (
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.games.moves import apply_submission
+from adjudicator.games.pipeline import adjudicate_pending
+from adjudicator.games.repo import GameRepo
 from adjudicator.hooks import receive
 
 ADJUDICATOR = "pamir adjudicator <adjudicator@pamir.invalid>"
@@ -245,3 +248,31 @@ def test_history_cannot_be_rewritten_by_a_forced_push(bare: Path) -> None:
     done = push(mine, "--force", "main")
     assert done.returncode != 0
     assert refs(bare) == before
+
+
+def test_a_move_pushed_in_polish_words_is_refused_with_its_canonical_form(
+    bare: Path, tmp_path: Path
+) -> None:
+    """Move files hold the canonical notation (docs/game-repository.md#move-files): the
+    service writes it for a move sent in Polish by mail, but cannot rewrite a pushed
+    commit, so the hook refuses one, saying in English and Polish what to write."""
+    player, _ = decider(full_state(bare))
+    mine = clone(bare, player)
+    write_move(mine, 1, player, "# mój ruch\nlojalność afgański\n")
+    before = refs(bare)
+    done = push(mine)
+    assert done.returncode != 0 and refs(bare) == before
+    assert "line 2: not-canonical: `lojalność afgański` is in Polish words" in done.stderr
+    assert "write `loyalty afghan`" in done.stderr and "notacji kanonicznej" in done.stderr
+    git(mine, "reset", "-q", "--hard", "HEAD~1")
+    write_move(mine, 1, player, "loyalty afghan\n")
+    assert push(mine).returncode == 0
+    # A game on a forge runs no hook: the service records the refusal instead.
+    path = create(tmp_path / "forge-like", bare=False)
+    player, _ = decider(full_state(path))
+    write_move(path, 1, player, "lojalnosc afganski\n")
+    repo = GameRepo(path)
+    (refused,) = adjudicate_pending(repo, current_home())
+    state = json.loads(repo.read("state.json") or "{}")
+    assert "not-canonical" in state["last"]["refused"] and refused.number == 1
+    repo.repo.close()

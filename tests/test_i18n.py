@@ -16,10 +16,10 @@ a card name such as Safe House). What is rendered here is what the catalogue cov
   notice of a refused forgery (tests/test_i18n_mail.py, through a real SMTP server);
 - the web pages but for /help and the private page (tests/test_i18n_pages.py).
 
-- every log line the engine gives as a phrase (the story of a turn).
+- every log line of the engine (the story of a turn), events' effects and Wakhan's notes
+  included: none is plain English any more.
 
-Not covered yet, and so not checked: the log lines the engine still gives as plain English
-(events, Wakhan...), rollback lines, card texts, and the few mails docs/i18n.md lists.
+Card names stay as printed but for those the Polish rulebook names (docs/i18n.md).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import io
 import random
 import re
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +41,16 @@ from mailserver import settings_for
 
 import engine
 from adjudicator.games import reports
-from adjudicator.games.codes import CODES, explained_codes
+from adjudicator.games.codes import CODES, explained_codes, refusal_phrase
 from adjudicator.home.translations import LOCALE_DIR, Words, catalogue_paths
 from adjudicator.mail import outgoing
-from engine.cards import COURT_CARDS, EVENT_CARDS, card_name
+from engine.cards import COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS, card_name
 from engine.game import legal_seat_actions
 from engine.phrases import P
+from engine.rules.events import EFFECT_TERMS
 from engine.rules.flow import DECISIONS
-from engine.rules.words import PHRASES
+from engine.rules.wakhan_deck import ACTION_TERMS
+from engine.rules.words import CARD_NAME_TERMS, PHRASES, card_term
 
 ROOT = Path(__file__).resolve().parent.parent
 POLISH = "pl"
@@ -55,7 +58,8 @@ PO, _ = catalogue_paths(POLISH)
 POT = LOCALE_DIR / "messages.pot"
 # Translations that are rightly the English text: proper nouns and pure notation.
 SAME_IN_POLISH = {"Kabul", "Herat", "Kandahar", "Region", "%(first)s–%(second)s", "%(action)s"}
-SAME_IN_POLISH |= {"%(kind)s", "%(line)s"}
+SAME_IN_POLISH |= {"%(kind)s", "%(line)s", "%(card)s: %(effect)s", "%(first)s, %(rest)s"}
+SAME_IN_POLISH |= {"%(first)s-%(second)s", "%(name)s (%(number)s)"}
 NAMES = ("ala", "bob", "cyd")
 PL, EN = Words(POLISH), Words()
 
@@ -215,13 +219,16 @@ def wakhan_games() -> None:
 
 
 wakhan_games()
-UNTRANSLATED = "%(line)s"  # a log line the engine gives as plain English (not covered yet)
+UNTRANSLATED = "%(line)s"  # a line given as plain English (engine/state.py's `as_said`)
 
 
-@pytest.mark.parametrize("message", sorted(set(LOG_LINES) - {UNTRANSLATED}))
-def test_every_log_line_the_engine_translates_is_in_polish(message: str) -> None:
-    """The engine's log lines given as phrases (most of a turn's story); those it still
-    gives as plain English are the ones docs/i18n.md lists as not translated."""
+def test_the_engine_gives_no_log_line_as_plain_english() -> None:
+    assert UNTRANSLATED not in LOG_LINES, [str(s) for s in LOG_LINES[UNTRANSLATED]]
+
+
+@pytest.mark.parametrize("message", sorted(LOG_LINES))
+def test_every_log_line_of_the_engine_is_in_polish(message: str) -> None:
+    """The engine's log lines, as phrases: the whole story of a turn."""
     for said in LOG_LINES[message]:
         polish = PL.phrase(said)
         assert english_left(polish, str(said)) == [], polish
@@ -240,6 +247,37 @@ def test_the_core_of_the_log_is_translated() -> None:
         "Wakhan ended her turn",
     }
     assert core <= set(LOG_LINES)
+
+
+def test_the_tables_of_translated_texts_cover_the_card_data() -> None:
+    """Events' effects and Wakhan's AI card actions are written out for extraction: every
+    one the data holds is there, so none reaches a log line untranslated."""
+    effects = {h.text for c in EVENT_CARDS.values() for h in (c.if_discarded, c.if_purchased)}
+    assert effects == set(EFFECT_TERMS)
+    listed = {a for c in WAKHAN_CARDS.values() for a in c.front.actions}
+    assert listed <= set(ACTION_TERMS)
+    names = {card_name(n) for n in (*COURT_CARDS, *EVENT_CARDS)}
+    assert set(CARD_NAME_TERMS) <= names
+
+
+def test_the_cards_the_polish_rulebook_names_are_named_in_polish() -> None:
+    """Card names: the Polish edition's where its rulebook prints them, else the English."""
+    check = next(n for n in EVENT_CARDS if card_name(n) == "Dominance Check")
+    assert PL.phrase(P("buy %(card)s", card=card_term(check))) == (
+        f"kup kartę Sprawdzenie dominacji ({check})"
+    )
+    assert str(card_term(check)) == f"Dominance Check ({check})"
+    assert PL._value(card_term(1)) == f"{card_name(1)} ({1})"
+
+
+RULEBOOK = ROOT.parent / "shared" / "rules" / "rulebook-2e-pl.md"
+
+
+@pytest.mark.skipif(not RULEBOOK.exists(), reason="the Polish rulebook is not beside the checkout")
+def test_the_polish_card_names_are_the_rulebooks() -> None:
+    rulebook = RULEBOOK.read_text("utf-8")
+    for english, term in CARD_NAME_TERMS.items():
+        assert f"„{PL(term.text)}”" in rulebook, english
 
 
 def test_the_random_games_reach_every_kind_of_decision() -> None:
@@ -343,3 +381,25 @@ def test_every_subject_is_in_polish(kind: str) -> None:
     polish = outgoing.report_subject("g1", number, document, decides=decides, over=over, words=PL)
     english = outgoing.report_subject("g1", number, document, decides=decides, over=over)
     assert english_left(polish, english) == [], polish
+
+
+def test_a_resignation_that_ends_the_game_is_said_in_polish() -> None:
+    """engine.resign starts a log of its own: its phrases go with it, line for line."""
+    state = POSITIONS["turn"]
+    ended = engine.resign(state, state.name(state.active))
+    assert ended.log == [str(said) for said in ended.said] and len(ended.log) == 1
+    (said,) = ended.said
+    assert english_left(PL.phrase(said), str(said)) == [], PL.phrase(said)
+
+
+def test_a_refused_pushed_moves_line_gives_its_codes_meaning_in_polish() -> None:
+    """The report of a refused pushed move quotes the engine's English; a Polish reader
+    gets the code's meaning first, in Polish."""
+    reason = "line 1: not-in-hand: card 43 is not in ala's hand [Play, p. 11]"
+    phrase = P("move %(number)s by %(player)s was refused: %(reason)s", number=3, player="ala")
+    phrase = replace(phrase, params={**phrase.params, "reason": refusal_phrase(reason)})
+    assert str(phrase) == f"move 3 by ala was refused: {reason}"
+    polish = PL.phrase(phrase)
+    assert polish.startswith("ruch 3 gracza ala odrzucono: " + PL(CODES["not-in-hand"]))
+    assert polish.endswith(f"(słowami silnika: {reason})")
+    assert str(refusal_phrase("no code here")) == "no code here"

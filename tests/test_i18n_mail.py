@@ -1,6 +1,8 @@
 """A whole game with one Polish and two English players, through the pipeline and mail: a
 real SMTP server, real Git, the real inbound path. Each player reads their own language;
-the Polish player plays in Polish notation and the record stays in English."""
+the Polish player plays in Polish notation and the record stays in English. Nothing a
+Polish reader gets is left in English: not a word of a report (the engine's log lines
+included, at every move of the game), a notice, a press relay or an alert to the host."""
 
 from __future__ import annotations
 
@@ -14,20 +16,25 @@ from gitgame import SECRET, isolate, play
 from mailserver import MailServer, email_of, mail_server, plain, reply_to, settings_for
 from test_i18n import english_left
 
-from adjudicator.games.outputs import Adjudication
+from adjudicator.forge.remote import held_notice, put_back_notice, restore_notice
+from adjudicator.games.contract import Breach, ContractBreach, check_commit
+from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.needs_host import Mark
+from adjudicator.games.outputs import Adjudication, translated_report_path
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.home.translations import Words
+from adjudicator.mail import digests, outgoing
 from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.operator import alert_message, undeliverable_message
 from adjudicator.schedule.reminders import compose_reminder
 
 PLAYERS = ("ala", "bob", "cyd")
 DECIDES = {"pl": "Teraz twoja decyzja.", "en": "It is your decision."}
-# A report's "What happened": the engine's log lines, a few of which are not translated yet
-# (docs/i18n.md); left out of the comparison where such a line may appear.
+# A report's "What happened": the engine's log lines.
 HAPPENED = re.compile(r"^## (What happened|Co się wydarzyło)\n.*?(?=^## )", re.M | re.S)
 
 
@@ -47,10 +54,9 @@ def deciding(server: MailServer, languages: dict[str, str]) -> tuple[str, EmailM
     return found[0]
 
 
-def check_languages(server: MailServer, number: int, *, whole: bool = True) -> None:
+def check_languages(server: MailServer, number: int) -> None:
     """The report mails of move `number`: ala's in Polish, bob's and cyd's in English, and
-    nothing in ala's left in English (`whole`: the engine's log lines included; else they
-    are left out, as a few of them are not translated yet)."""
+    nothing in ala's left in English, the engine's log lines included."""
     mails = {
         str(m["X-Pamir-Player"]): m
         for m in server.messages
@@ -61,8 +67,6 @@ def check_languages(server: MailServer, number: int, *, whole: bool = True) -> N
     assert "## Teraz" in polish and "## Rynek" in polish and "## Playing by" not in polish
     assert "## Now" in english and "## Market" in english and "Rynek" not in english
     assert "## Now" in plain(mails["cyd"])
-    if not whole:
-        polish, english = HAPPENED.sub("", polish), HAPPENED.sub("", english)
     left = english_left(polish, english)
     assert left == [], polish
     subject, english_subject = str(mails["ala"]["Subject"]), str(mails["bob"]["Subject"])
@@ -90,6 +94,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         settings = settings_for(home, server.port, base_url="https://pamir.example")
         repo, created = new_game(settings)
         languages = {p: snapshot(repo).game.player(p).language for p in PLAYERS}
+        confirmations: dict[str, EmailMessage] = {}
         assert languages == {"ala": "pl", "bob": "en", "cyd": "en"}
         assert "## Now" in (repo.read("reports/0000.md") or "")  # the game's language: en
         outgoing.notify(settings, repo, [created])
@@ -118,6 +123,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
             result = handle_message(settings, reply_to(report, line + "\n"))
             assert result.status == "accepted", result.reason
             check_languages(server, number)
+            confirmations[player] = confirmation(server, player)
             if player == "ala":
                 # The record is the canonical English notation.
                 assert repo.read(f"moves/{number:04d}-ala.txt") == "loyalty afghan\n"
@@ -126,6 +132,22 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
                 assert subjects[0].startswith(f"[g1] Ruch {number}, gracz ala: ")
                 assert "sojusz afgański" in subjects[0]
 
+        # The confirmation of a move by mail, in its author's language.
+        confirmed = next(confirmations[p] for p in ("bob", "cyd") if p in confirmations)
+        same_in_both(confirmations["ala"], confirmed)
+        assert "przyjęty" in str(confirmations["ala"]["Subject"]) or "przyjęty" in plain(
+            confirmations["ala"]
+        )
+        # A daily digest of moves 1 to 3, ala's in Polish (from her copies of the reports).
+        held = [[n, report_commit(repo, n), "2026-01-01T00:00:00+00:00"] for n in (1, 2, 3)]
+        for player in ("ala", "bob"):
+            digests._queue(settings, repo, "g1", player, {"day": "2026-01-02", "held": held})
+        outgoing.deliver(settings)
+        polish_digest, english_digest = mails_to(server, "ala")[-1], mails_to(server, "bob")[-1]
+        assert "Your digest of 2026-01-02: moves 1 to 3" in str(english_digest["Subject"])
+        same_in_both(polish_digest, english_digest)
+        assert "wybiera" in plain(polish_digest)  # what happened, in Polish
+
         # The rest of the game through the pipeline; its last report goes out by mail.
         assert play(settings.games_dir / "g1", 3000, seed=3, whole_turn=True) < 3000
         snap = snapshot(repo)
@@ -133,8 +155,18 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         last = Adjudication(
             snap.adjudicated, snap.commit, repo.read(f"reports/{snap.adjudicated:04d}.md") or ""
         )
+        # Every report of it in Polish, kept for ala beside the English record: nothing of
+        # the English left, what happened included (events, Wakhan's notes, the deadline's).
+        happened = 0
+        for number in range(1, snap.adjudicated + 1):
+            record = repo.read(f"reports/{number:04d}.md") or ""
+            path = translated_report_path(settings.home, "g1", number, "pl")
+            polish = path.read_text("utf-8")
+            assert english_left(polish, record) == [], polish
+            happened += len(HAPPENED.findall(polish))
+        assert happened > snap.adjudicated // 2  # the log is there to be checked
         outgoing.notify(settings, repo, [last])
-        check_languages(server, snap.adjudicated, whole=False)
+        check_languages(server, snap.adjudicated)
         polish = plain(reports_to(server, "ala")[-1])
         assert "Gra się zakończyła" in polish and "dziękujemy za grę" in polish
         assert "The game is over" in plain(reports_to(server, "cyd")[-1])
@@ -170,6 +202,24 @@ def test_a_player_changes_their_language_by_mail(
         assert handle_message(settings, reply_to(report, "loyalty russian\n")).status == "accepted"
         assert "## Teraz" in plain(reports_to(server, "bob")[-1])
         repo.repo.close()
+
+
+def confirmation(server: MailServer, player: str) -> EmailMessage:
+    """The last answer to a player's own message: the confirmation of their move."""
+    answers = [m for m in mails_to(server, player) if m["X-Pamir-Kind"] != "report"]
+    return answers[-1]
+
+
+def report_commit(repo: GameRepo, number: int) -> str:
+    return str(repo.repo.git.log("-1", "--format=%H", "--", f"reports/{number:04d}.md")).strip()
+
+
+def tampered(repo: GameRepo, parent: str, path: str) -> Breach:
+    """A commit by a player that changes `path` (which breaks the contract), as a breach."""
+    commit = repo.make_commit({path: b"x = 1\n"}, f"change {path}", parent=parent)
+    with pytest.raises(ContractBreach) as breach:
+        check_commit(repo, commit, snapshot(repo).game, snapshot(repo).next_number)
+    return Breach(commit, "bob <bob@example.org>", str(breach.value), breach.value.said)
 
 
 def mails_to(server: MailServer, player: str) -> list[EmailMessage]:
@@ -217,9 +267,72 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
         outgoing.deliver(settings)
         same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
 
+        # Press from bob to every player: ala gets it in Polish, cyd in English.
+        handle_message(settings, reply_to(reports_to(server, "bob")[-1], "press:\n123 456\n"))
+        relayed = [mails_to(server, p)[-1] for p in ("ala", "cyd")]
+        assert all("> 123 456" in plain(m) for m in relayed)
+        assert str(relayed[1]["Subject"]) == "[g1] Press from bob"
+        same_in_both(*relayed)
+        # Press refused (empty, to oneself, to no one), each told in their language.
+        for line in ("press:", "press to ala: 1", "press to cyd: 1", "press to zz: 1"):
+            for player in ("ala", "cyd"):
+                raw = reply_to(reports_to(server, player)[-1], line + "\n")
+                handle_message(settings, raw)
+            same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # The notices of a forge-hosted game's tampering put back, or of a game held.
+        tip = repo.head()
+        assert tip is not None
+        breaches = [tampered(repo, tip, path) for path in ("game.toml", "press/0001.md")]
+        for notice in (restore_notice(repo, breaches), put_back_notice("g1"), held_notice("g1")):
+            outgoing.notify_all(settings, repo, notice)
+            outgoing.deliver(settings)
+            same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
+
+        # The host's alerts: in ala's language when she hosts, else in the game's.
+        mark = Mark("g1", "state.json cannot be read", "2026-01-01T00:00:00+00:00")
+        record = {"game": "g1", "player": "bob", "recipients": ["bob@x.org"], "reason": "550"}
+        hosts = [settings.model_copy(update={"operator_email": email_of(p)}) for p in PLAYERS]
+        same_in_both(alert_message(hosts[0], mark), alert_message(hosts[2], mark))
+        same_in_both(
+            undeliverable_message(hosts[0], Path("m.eml"), record),
+            undeliverable_message(hosts[2], Path("m.eml"), record),
+        )
+
         # bob resigns: everyone is told, ala in Polish.
         handle_message(settings, reply_to(reports_to(server, "bob")[-1], "resign\n"))
         told = [m for m in server.messages if "bob" in str(m["Subject"])]
         by = {str(m["X-Pamir-Player"]): m for m in told}
         same_in_both(by["ala"], by["cyd"])
+        repo.repo.close()
+
+
+def test_a_game_that_ends_on_resignation_ends_in_each_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`on_resign = "end"`: ala resigns by mail; her answer and the last report are in
+    Polish, the others' reports in English."""
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        snap = snapshot(repo)
+        game = snap.game.model_copy(update={"on_resign": "end"})
+        repo.commit({GAME_FILE: dump_game_file(game).encode()}, "on_resign", parent=snap.commit)
+        outgoing.notify(settings, repo, [created])
+        raw = reply_to(reports_to(server, "ala")[-1], "resign\n")
+        assert handle_message(settings, raw).status == "accepted"
+        outgoing.deliver(settings)
+        answer = [m for m in mails_to(server, "ala") if m["X-Pamir-Kind"] != "report"][-1]
+        over = snapshot(repo).adjudicated
+        english = f"# g1: {Words()('you have resigned')}\n\n" + Words()(
+            "Your resignation is recorded (commit %(commit)s), and the game ends, as its host "
+            'chose (`on_resign = "end"`), with move %(number)s: every player gets its report, '
+            "with who won. Thank you for playing.",
+            commit="0" * 10,
+            number=over,
+        )
+        assert english_left(plain(answer), english) == [], plain(answer)
+        assert "partia kończy się" in plain(answer)
+        check_languages(server, over)
         repo.repo.close()

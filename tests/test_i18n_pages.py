@@ -20,7 +20,9 @@ from gitgame import create, isolate, play
 from liveserver import fetch, serving
 from test_i18n import NAMES, english_left
 
+from adjudicator.games.codes import CODES
 from adjudicator.home.settings import load_settings
+from adjudicator.home.translations import Words
 from adjudicator.mail.tokens import page_token
 from adjudicator.web import create_app
 
@@ -149,3 +151,52 @@ def test_the_switch_keeps_no_other_parameter(site: str, tmp_path: Path) -> None:
     """`?lang=` links are relative to the page: the path stays, the query is replaced."""
     page = fetch(site + f"/games/{GAME}?page=1", headers={"Accept-Language": "pl"})
     assert b'href="?lang=en"' in page.body
+
+
+def test_the_prompt_and_the_last_moves_log_are_in_the_visitors_language(site: str) -> None:
+    """state.json keeps them as phrases too: a Polish page says them in Polish."""
+    polish = fetch(site + f"/games/{GAME}", headers={"Accept-Language": "pl"}).body
+    english = fetch(site + f"/games/{GAME}", headers={"Accept-Language": "en"}).body
+    assert b'<li lang="pl">' in polish and b'<li lang="en">' not in polish
+    assert b'<li lang="en">' in english
+    index = fetch(site + "/", headers={"Accept-Language": "pl"}).body
+    assert b'<span lang="en">' not in index and b'<span lang="pl">' in index
+
+
+def test_the_cards_the_polish_rulebook_names_are_named_so_on_the_pages(site: str) -> None:
+    polish = fetch(site + "/cards", headers={"Accept-Language": "pl"}).body.decode()
+    english = fetch(site + "/cards", headers={"Accept-Language": "en"}).body.decode()
+    assert "30 Kupcy sikhijscy w Lahore" in polish and "Sikh Merchants" not in polish
+    assert "30 Sikh Merchants in Lahore" in english
+    assert "Sprawdzenie dominacji" in polish and "Mohan Lal" in polish
+    card = fetch(site + "/cards/30", headers={"Accept-Language": "pl"}).body.decode()
+    assert "<h1>30 Kupcy sikhijscy w Lahore</h1>" in card
+
+
+def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
+    """A game committed before state.json kept phrases: its prompt and log are shown as
+    recorded, marked as English."""
+    from adjudicator.web import languages
+    from adjudicator.web.pages import Position
+
+    view = {"pending": {"prompt": "bob must choose a loyalty", "players": ["bob"]}}
+    last = {"number": 1, "player": "ala", "log": ["ala chose afghan loyalty"]}
+    app = create_app({"home": home})
+    with app.test_request_context("/?lang=pl"):
+        old = Position("g", ["ala", "bob"], 1, view, last, None, 0, 48)
+        assert languages._prompt(old) == languages.Shown("bob must choose a loyalty", "en")
+        assert languages._log(old) == [languages.Shown("ala chose afghan loyalty", "en")]
+        # A phrase that does not say what the record says is not shown either.
+        forged = {"log": [{"message": "ala won", "params": {}}], "prompt": None}
+        new = Position("g", ["ala", "bob"], 1, view, last, None, 0, 48, forged)
+        assert languages._log(new) == [languages.Shown("ala chose afghan loyalty", "en")]
+        said = {"message": "%(who)s chose %(coalition)s loyalty", "params": {}}
+        said["params"] = {"who": "ala", "coalition": {"term": "afghan", "message": "Afghan"}}
+        good = Position("g", ["ala", "bob"], 1, view, last, None, 0, 48, {"log": [said]})
+        (line,) = languages._log(good)
+        assert line.language == "pl" and "afgańsk" in line.text
+        # A refused move's reason is quoted; its code's meaning is given in Polish.
+        meaning = languages._refusal_meaning("line 1: not-in-hand: card 43 is not in hand")
+        assert meaning == "not-in-hand: " + Words("pl")(CODES["not-in-hand"])
+    with app.test_request_context("/?lang=en"):
+        assert languages._refusal_meaning("line 1: not-in-hand: card 43 is not in hand") == ""

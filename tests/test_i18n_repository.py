@@ -3,12 +3,14 @@ reports are in Polish, and `pamir verify` renders them again the same way."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from gitgame import SECRET, current_home, isolate, opened, play
+from gitgame import SECRET, create, current_home, git, head, isolate, opened, pamir, play
+from test_i18n import english_left
 
 from adjudicator.games.gamefile import parse_game_file
 from adjudicator.games.pipeline import create_game, submit
@@ -42,6 +44,14 @@ def test_a_polish_game_is_recorded_in_polish_and_verifies(
         # bob reads English: the service keeps his copy of each report, never committed.
         english = current_home() / "private" / "kabul" / "reports" / f"{played:04d}.en.md"
         assert "## Market" in english.read_text(encoding="utf-8")
+        # Every committed report is Polish through and through, what happened included.
+        for number in range(played + 1):
+            polish = repo.read(f"reports/{number:04d}.md") or ""
+            path = english.with_name(f"{number:04d}.en.md")
+            assert english_left(polish, path.read_text(encoding="utf-8")) == [], polish
+        # state.json keeps the prompt and the last move's log as phrases for the pages.
+        phrases = json.loads(repo.read("state.json") or "{}")["phrases"]
+        assert phrases["prompt"]["message"] and len(phrases["log"]) >= 1
         result = verify(repo, current_home())
         assert result.divergence is None, result.divergence
         assert result.moves == played
@@ -101,3 +111,28 @@ def test_pamir_new_refuses_a_bad_language(
     done = pamir_new(tmp_path / "herat", *options)
     assert done.returncode != 0 and said in done.stderr, done.stderr
     assert not (tmp_path / "herat" / "game.toml").exists()
+
+
+ADJUDICATOR = ("pamir adjudicator", "adjudicator@pamir.invalid")
+
+
+@pytest.mark.parametrize("key", ["prompt", "log"])
+def test_verify_checks_the_phrases_of_state_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    """The pages show state.json's phrases to Polish visitors: `pamir verify` checks them
+    against the replay like the rest of the file."""
+    isolate(tmp_path, monkeypatch)
+    path = create(tmp_path / "game", PLAYERS)
+    play(path, 6, seed=7, whole_turn=True)
+    assert pamir("verify", path).returncode == 0
+    document = json.loads((path / "state.json").read_text(encoding="utf-8"))
+    forged = {"message": "%(who)s won the game", "params": {"who": "bob"}}
+    document["phrases"][key] = forged if key == "prompt" else [forged]
+    (path / "state.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    name, email = ADJUDICATOR
+    git(path, "-c", f"user.name={name}", "-c", f"user.email={email}",
+        "commit", "-q", "-am", "Phrases that the position does not say")  # fmt: skip
+    done = pamir("verify", path)
+    assert done.returncode == 3, (done.stdout, done.stderr)
+    assert f"commit {head(path)[:10]}: state.json 'phrases' differ" in done.stderr

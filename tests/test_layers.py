@@ -73,6 +73,7 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
         "engine.phrases",
         "engine.rng",
         "engine.state",
+        "engine.version",
     ),
     ("engine.invariants", "engine.rules"),
     ("engine.game", "engine.explain"),

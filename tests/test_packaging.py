@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from adjudicator import version
+
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = sorted(
     p.relative_to(ROOT / "templates").as_posix()
@@ -46,6 +48,12 @@ def test_the_installed_version_is_the_projects() -> None:
     """A stale installation (pyproject changed, package not reinstalled) shows here."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert metadata.version("pamir") == project["version"]
+
+
+def test_the_version_the_command_line_prints_is_the_projects() -> None:
+    """`pamir --version` reads adjudicator/version.py, not the installed metadata."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert version.__version__ == project["version"]
 
 
 def test_every_code_folder_is_a_package_of_the_wheel() -> None:

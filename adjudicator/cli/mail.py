@@ -7,7 +7,7 @@ import logging
 import sys
 
 from adjudicator.cli.refusal import EXIT_TEMPFAIL
-from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.ledger import reconcile_all
 from adjudicator.mail.outgoing import (
@@ -37,6 +37,9 @@ def cmd_outbox(args: argparse.Namespace) -> None:
         print(f"delivery: {report.summary()}")
         for problem in report.errors:
             print(f"  error: {problem}")
+    if settings.database_url is not None:
+        _table_outbox(settings)
+        return
     pending = messages_in(settings, PENDING)
     print(f"outbox: {settings.outbox_dir}")
     print(f"  pending {len(pending)}")
@@ -58,6 +61,32 @@ def cmd_outbox(args: argparse.Namespace) -> None:
             f"({', '.join(info.get('recipients', []))}: {info.get('reason')})"
         )
     print(f"  expired {len(messages_in(settings, EXPIRED))}")
+    if not settings.smtp_host:
+        print("  (no smtp_host configured: messages are written as .eml files, not sent)")
+
+
+def _table_outbox(settings: Settings) -> None:
+    """`pamir outbox` in PostgreSQL mode: the rows of the table, by state."""
+    from adjudicator.mail import outbox_table
+
+    counts = outbox_table.counts(settings)
+    print("outbox: table pamir_outbox")
+    print(f"  pending {counts[PENDING]}")
+    for waiting in outbox_table.retries(settings):
+        when = waiting.next_attempt.isoformat() if waiting.next_attempt else "now"
+        print(
+            f"    {waiting.name}: {waiting.attempts} failed attempt(s), next at "
+            f"{when} ({waiting.last_error})"
+        )
+    print(f"  sent    {counts[SENT]}")
+    print(f"  written {counts[WRITTEN]}")
+    print(f"  failed  {counts[FAILED]}")
+    for name, info in outbox_table.failures(settings):
+        print(
+            f"    {name}: refused for good at {info.get('failed_at')} "
+            f"({', '.join(info.get('recipients', []))}: {info.get('reason')})"
+        )
+    print(f"  expired {counts[EXPIRED]}")
     if not settings.smtp_host:
         print("  (no smtp_host configured: messages are written as .eml files, not sent)")
 

@@ -22,7 +22,7 @@ import logging
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from adjudicator.home import store
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
+from adjudicator.home.translations import Words
 
 ORIGIN = "origin"
 TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
@@ -71,6 +72,10 @@ class RefusedMove:
     text: str  # the move file as submitted
 
 
+# A notice to the players: its Markdown text in a reader's words.
+Notice = Callable[[Words], str]
+
+
 @dataclass
 class Update:
     """What one `update` did: the adjudicator commits now on the forge, and refusals.
@@ -78,14 +83,15 @@ class Update:
     `restored` lists the pushed commits that broke the contract (their changes were put
     back by an adjudicator commit); `held` says why the game is held for the host (a
     rewritten history that could not be put back); `notices` are what every player should
-    be told (the caller mails them: this module sends no mail)."""
+    be told, each a Markdown text in the reader's words (the caller mails them: this module
+    sends no mail)."""
 
     results: list[Adjudication] = field(default_factory=list)
     refused: list[RefusedMove] = field(default_factory=list)
     attempts: int = 0
     restored: list[Breach] = field(default_factory=list)
     held: str | None = None
-    notices: list[str] = field(default_factory=list)
+    notices: list[Notice] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -373,7 +379,7 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
         if head == upstream or _push(repo):
             _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
             _record(home, repo, str(head))
-            result.notices += [_restore_notice(repo, result.restored)] if result.restored else []
+            result.notices += [restore_notice(repo, result.restored)] if result.restored else []
             repo.sync_worktree()  # once, at the end (a commit made on the way did it already)
             return result
         fresh = _fetch(repo)
@@ -464,12 +470,7 @@ def _rewritten(repo: GameRepo, home: Path, upstream: str, start: str | None) -> 
         log.warning("%s: the main branch was rewritten on the forge; put back", name)
         _git(repo, "update-ref", TRACKING, start)
         done = Update()
-        done.notices.append(
-            f"# {name}: the game's history was put back\n\nSomeone rewrote the history of "
-            "the game's main branch on the forge (a force push). The adjudicator pushed the "
-            "game's true history back; pull (`git fetch` and `git reset --hard origin/main`) "
-            "before your next move.\n"
-        )
+        done.notices.append(put_back_notice(name))
         return done
     reason = (
         f"the {BRANCH} branch of {name} was rewritten on the forge and could not be put back; "
@@ -478,11 +479,7 @@ def _rewritten(repo: GameRepo, home: Path, upstream: str, start: str | None) -> 
     log.error("%s", reason)
     held = Update(held=reason)
     if _hold_is_news(home, repo, upstream):
-        held.notices.append(
-            f"# {name}: the game is held\n\nSomeone rewrote the history of the game's main "
-            "branch on the forge, and the adjudicator could not push the true history back. "
-            "No move is adjudicated until the host restores it.\n"
-        )
+        held.notices.append(held_notice(name))
     return held
 
 
@@ -497,14 +494,49 @@ def _force_push(repo: GameRepo, start: str, upstream: str) -> bool:
     return True
 
 
-def _restore_notice(repo: GameRepo, breaches: list[Breach]) -> str:
-    lines = "\n".join(f"- {b.describe()}" for b in breaches)
-    return (
-        f"# {repo.path.name}: pushed changes were put back\n\n"
-        "A player's commit may only add the next move file, by that player. These commits "
-        "did more, and the adjudicator put back what they changed (the move files they "
-        f"added were not played):\n\n{lines}\n"
+def put_back_notice(name: str) -> Notice:
+    """The notice of a rewritten history pushed back over the forge's."""
+    return lambda words: (
+        f"# {name}: "
+        + words("the game's history was put back")
+        + "\n\n"
+        + words(
+            "Someone rewrote the history of the game's main branch on the forge (a force "
+            "push). The adjudicator pushed the game's true history back; pull (`git fetch` "
+            "and `git reset --hard origin/main`) before your next move."
+        )
+        + "\n"
     )
+
+
+def held_notice(name: str) -> Notice:
+    """The notice of a game held for its host (a rewritten history not put back)."""
+    return lambda words: (
+        f"# {name}: "
+        + words("the game is held")
+        + "\n\n"
+        + words(
+            "Someone rewrote the history of the game's main branch on the forge, and the "
+            "adjudicator could not push the true history back. No move is adjudicated until "
+            "the host restores it."
+        )
+        + "\n"
+    )
+
+
+def restore_notice(repo: GameRepo, breaches: list[Breach]) -> Notice:
+    name = repo.path.name
+
+    def notice(words: Words) -> str:
+        lines = "\n".join(f"- {words.phrase(b.phrase())}" for b in breaches)
+        said = words(
+            "A player's commit may only add the next move file, by that player. These commits "
+            "did more, and the adjudicator put back what they changed (the move files they "
+            "added were not played):"
+        )
+        return f"# {name}: " + words("pushed changes were put back") + f"\n\n{said}\n\n{lines}\n"
+
+    return notice
 
 
 # -- The service's record of each forge-hosted game ------------------------------------------

@@ -11,12 +11,17 @@ from __future__ import annotations
 import re
 
 from adjudicator.home.translations import N_, SOURCE, Words
+from engine.phrases import P, Term, Value
 
 CODES: dict[str, str] = {
     "not-utf-8": N_("The move file is not UTF-8 text."),
     "too-large": N_("The move file is larger than the service accepts."),
     "syntax": N_("The words cannot be split: a double quote is not closed."),
     "empty": N_("There is no action at all."),
+    "not-canonical": N_(
+        "A pushed move file is written in the notation's English words: the service reads "
+        "Polish words only in moves sent by mail or the web page."
+    ),
     "unknown-verb": N_("The first word is not a verb of the notation."),
     "unknown-player": N_("No player of this game has that name."),
     "which-player": N_("Several players must decide now: start the line with `NAME:`."),
@@ -62,3 +67,13 @@ def explained_codes(refusal: str, words: Words) -> list[str]:
         return []
     seen = dict.fromkeys(m.group(1) for m in _CODE.finditer(refusal) if m.group(1) in CODES)
     return [f"`{code}`: {words(CODES[code])}" for code in seen]
+
+
+def refusal_phrase(refusal: str) -> Value:
+    """A refusal as a report line quotes it: the engine's English words, and for a reader
+    of another language its code's meaning first (the English reads as the refusal)."""
+    codes = [m.group(1) for m in _CODE.finditer(refusal) if m.group(1) in CODES]
+    if not codes:
+        return Term(refusal, translated=False)
+    meaning = Term("", message=CODES[codes[0]])  # nothing in English: the words say it
+    return P("%(refusal)s%(meaning)s", refusal=refusal, meaning=meaning)

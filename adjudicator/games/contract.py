@@ -21,6 +21,7 @@ from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.press import PRESS_DIR
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.signatures import examine, judge_player
+from engine.phrases import P, Phrase, Term
 
 # The trailer of the adjudicator's commit that puts back what pushed commits changed on a
 # forge: the full ids of those commits. `pamir verify` checks what it put back.
@@ -28,7 +29,12 @@ RESTORE_TRAILER = "Pamir-Restore"
 
 
 class ContractBreach(Exception):
-    """A player's commit that does more (or less) than add the next move file."""
+    """A player's commit that does more (or less) than add the next move file: `said` is
+    why, translatable (its English is the exception's text)."""
+
+    def __init__(self, said: Phrase) -> None:
+        super().__init__(str(said))
+        self.said = said
 
 
 @dataclass(frozen=True)
@@ -38,9 +44,19 @@ class Breach:
     commit: str
     author: str  # "Name <email>", as the commit says
     problem: str
+    said: Phrase | None = None  # the problem, translatable
 
     def describe(self) -> str:
         return f"commit {self.commit[:10]} by {self.author}: {self.problem}"
+
+    def phrase(self) -> Phrase:
+        """`describe` in a translatable form."""
+        return P(
+            "commit %(commit)s by %(author)s: %(problem)s",
+            commit=self.commit[:10],
+            author=self.author,
+            problem=self.said or self.problem,
+        )
 
 
 @dataclass(frozen=True)
@@ -84,46 +100,66 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
     Raises ContractBreach saying what is wrong."""
     made = repo.commit_info(commit)
     if len(made.parents) != 1:
-        raise ContractBreach("a merge commit (pull with --rebase, then push the move on top)")
+        raise ContractBreach(P("a merge commit (pull with --rebase, then push the move on top)"))
     changed = changes(repo, made.parents[0], commit)
     if not changed:
-        raise ContractBreach("an empty commit: a commit must add the next move file")
+        raise ContractBreach(P("an empty commit: a commit must add the next move file"))
     for status, path in changed:
         folder, _, name = path.rpartition("/")
         if path.startswith(f"{PRESS_DIR}/"):
             raise ContractBreach(
-                f"{path}: press files are the adjudicator's; send press by mail, which "
-                "relays it to the players and keeps it here"
+                P(
+                    "%(path)s: press files are the adjudicator's; send press by mail, which "
+                    "relays it to the players and keeps it here",
+                    path=path,
+                )
             )
         if status != "A" or folder != MOVES_DIR or parse_name(name) is None:
             raise ContractBreach(
-                f"{path}: a push may only add move files moves/NNNN-PLAYER.txt "
-                "(the adjudicator writes everything else)"
+                P(
+                    "%(path)s: a push may only add move files moves/NNNN-PLAYER.txt "
+                    "(the adjudicator writes everything else)",
+                    path=path,
+                )
             )
     if len(changed) > 1:
-        raise ContractBreach(f"{changed[1][1]}: one move file a commit")
+        raise ContractBreach(P("%(path)s: one move file a commit", path=changed[1][1]))
     move = parse_name(changed[0][1].rpartition("/")[2])
     assert move is not None
     checked = _check_move(move, made.author.email, game, expected)
     problem = judge_player(examine(repo, commit, game), checked.player, game)
     if problem is not None:
-        raise ContractBreach(f"{checked.path}: {problem}")
+        # The signature's problem is the signing tools' words, kept as they are.
+        raise ContractBreach(
+            P("%(path)s: %(problem)s", path=checked.path, problem=Term(problem, translated=False))
+        )
     return checked
 
 
 def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> MoveName:
     if move.number != expected:
         raise ContractBreach(
-            f"{move.path}: the next move is number {expected:04d}; pull and renumber"
+            P(
+                "%(path)s: the next move is number %(number)s; pull and renumber",
+                path=move.path,
+                number=f"{expected:04d}",
+            )
         )
     try:
         entry = game.player(move.player)
     except KeyError:
-        raise ContractBreach(f"{move.path}: no player is called {move.player!r}") from None
+        raise ContractBreach(
+            P("%(path)s: no player is called %(name)s", path=move.path, name=repr(move.player))
+        ) from None
     if email.lower() != entry.email.lower():
         raise ContractBreach(
-            f"{move.path}: a move file must be committed by its player "
-            f"(author email {entry.email}), not {email or 'nobody'}"
+            P(
+                "%(path)s: a move file must be committed by its player (author email "
+                "%(email)s), not %(author)s",
+                path=move.path,
+                email=entry.email,
+                author=email or "nobody",
+            )
         )
     return MoveName(move.number, entry.name, move.file)
 
@@ -141,7 +177,9 @@ def vet(repo: GameRepo, base: str, tip: str, game: GameFile, expected: int) -> V
         try:
             move = check_commit(repo, commit, game, expected)
         except ContractBreach as breach:
-            result.breaches.append(Breach(commit, author_of(repo, commit), str(breach)))
+            result.breaches.append(
+                Breach(commit, author_of(repo, commit), str(breach), breach.said)
+            )
             continue
         result.accepted.append(Accepted(commit, move, repo.data(move.path, commit) or b""))
         expected += 1

@@ -25,9 +25,10 @@ from pathlib import Path
 import engine
 from adjudicator.games.gamefile import GameFile
 from adjudicator.home.settings import Settings, SettingsError, load_settings
+from engine.aliases import english_line
 from engine.errors import IllegalActionError, MoveError, NotationError
 from engine.notation import parse_action, split_line
-from engine.phrases import Phrase
+from engine.phrases import P, Phrase
 from engine.state import as_said
 
 MOVES_DIR = "moves"
@@ -146,6 +147,24 @@ def own_alternatives(error: MoveError, author: str) -> MoveError:
     return error
 
 
+def check_canonical(text: str) -> None:
+    """Refuse a pushed move file written with the notation's Polish words: a move file
+    holds the canonical English text, which every replay and player reads alike (a move
+    sent by mail or the web page is written so by the service; a pushed file is the
+    player's own commit, which the service cannot rewrite). The reason says, in both
+    languages, what to write instead (docs/game-repository.md#move-files)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        canonical = english_line(line)
+        if canonical != line:
+            raise NotationError(
+                "not-canonical",
+                f"`{line.strip()}` is in Polish words; a pushed move file holds the canonical "
+                f"notation: write `{canonical.strip()}` (plik ruchu wysyłany przez Git "
+                f"zapisuje się w notacji kanonicznej: `{canonical.strip()}`)",
+                line=number,
+            )
+
+
 def public_reason(error: MoveError) -> str:
     """`line N: CODE: message [section]` without the legal alternatives: what a public
     record of a refusal may say (the author's own alternatives show the author's hand)."""
@@ -173,6 +192,7 @@ def apply_submission(
                 outcome.state = engine.resign(outcome.state, state.name(seat))
                 outcome.actions.append(RESIGN)
                 outcome.log.extend(outcome.state.log)
+                outcome.said.extend(outcome.state.said)
                 continue
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:
@@ -193,6 +213,37 @@ def apply_submission(
 
 
 NOTE = "# note:"
+# The notes the service writes (schedule/clock.py, games/resign.py), as phrases, so that a
+# report in another language says them in it; any other note is shown as written.
+NOTES: list[tuple[re.Pattern[str], Phrase]] = [
+    (
+        re.compile(r"the deadline passed: a stand-in played for (?P<who>\S+)"),
+        P("the deadline passed: a stand-in played for %(who)s"),
+    ),
+    (
+        re.compile(r"the deadline passed: the default answer was given for (?P<who>\S+)"),
+        P("the deadline passed: the default answer was given for %(who)s"),
+    ),
+    (
+        re.compile(r"(?P<who>\S+) resigned: the stand-in plays for them"),
+        P("%(who)s resigned: the stand-in plays for them"),
+    ),
+    (
+        re.compile(r"(?P<who>\S+) resigned, and the host chose that the game then ends"),
+        P("%(who)s resigned, and the host chose that the game then ends"),
+    ),
+]
+
+
+def note_phrase(text: str) -> Phrase:
+    """A note of a move file as a phrase: one the service writes, translatable; any other
+    as it is. Its English is `text` itself."""
+    for pattern, phrase in NOTES:
+        if (found := pattern.fullmatch(text)) is not None:
+            return P(phrase.message, who=found.group("who"))
+    return as_said(text)
+
+
 RESIGN = "resign"  # the line that ends a game on resignation, written by the adjudicator
 ON_RESIGNED = "resigned"  # `on_behalf` of the moves the service writes for a resigned seat
 
@@ -217,7 +268,7 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     if line.strip().lower().startswith(NOTE):
         # A note for the report (the service says why it played this move).
         outcome.log.append(line.strip()[len(NOTE) :].strip())
-        outcome.said.append(as_said(outcome.log[-1]))
+        outcome.said.append(note_phrase(outcome.log[-1]))
         return state
     name, text = split_line(line)
     if not text:

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adjudicator.home import locks, store
+from adjudicator.home.settings import Settings
 
 FOLDER = "needs-host"
 
@@ -46,16 +47,13 @@ def _name(game_id: str) -> str:
 
 
 @contextmanager
-def _locked(home: Path) -> Iterator[None]:
+def _locked(settings: Settings) -> Iterator[None]:
     """One writer at a time across threads and processes (web workers, the scheduler),
-    and across nodes in PostgreSQL mode (an advisory lock)."""
-    records = store.store_for(home)
-    if isinstance(records, store.DatabaseStore):
-        with locks.exclusive(records.settings, FOLDER, _folder(home) / ".lock"):
-            yield
-    else:
-        with locks.file_lock(_folder(home) / ".lock"):
-            yield
+    and across the nodes in PostgreSQL mode (the database's lock `needs-host`)."""
+    folder = _folder(settings.home)
+    folder.mkdir(parents=True, exist_ok=True)
+    with locks.exclusive(settings, "needs-host", folder / ".lock"):
+        yield
 
 
 def _read(home: Path, name: str) -> Mark | None:
@@ -83,10 +81,11 @@ def every_mark(home: Path) -> list[Mark]:
     return [m for m in marks if m is not None]
 
 
-def mark(home: Path, game_id: str, reason: str, commit: str | None = None) -> bool:
+def mark(settings: Settings, game_id: str, reason: str, commit: str | None = None) -> bool:
     """Mark the game as needing its host; True when this reason is new for it (the
     caller logs it then, and only then)."""
-    with _locked(home):
+    home = settings.home
+    with _locked(settings):
         old = marked(home, game_id)
         if old is not None and old.reason == reason:
             if old.commit != commit:
@@ -98,16 +97,17 @@ def mark(home: Path, game_id: str, reason: str, commit: str | None = None) -> bo
         return True
 
 
-def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
+def clear(settings: Settings, game_id: str, *, unless_at: str | None = None) -> bool:
     """Remove the game's mark (the game works again); True if there was one.
 
     With `unless_at`, a mark made at that commit stays: the game failed there in a way a
     quick read does not see (a move that does not replay, say), and still would.
     """
-    records = store.store_for(home)
+    home = settings.home
+    records = store.of(settings)
     if records.read(_name(game_id)) is None:  # the usual case, without taking the lock
         return False
-    with _locked(home):
+    with _locked(settings):
         old = marked(home, game_id)
         if old is not None and unless_at is not None and old.commit == unless_at:
             return False
@@ -115,13 +115,14 @@ def clear(home: Path, game_id: str, *, unless_at: str | None = None) -> bool:
         return old is not None
 
 
-def tell_operator(home: Path, send: Callable[[Mark], None]) -> list[str]:
+def tell_operator(settings: Settings, send: Callable[[Mark], None]) -> list[str]:
     """Call `send` for each mark whose reason the operator has not been told yet, and
     record that it was; return the games told about. Each game and reason is sent once."""
+    home = settings.home
     told: list[str] = []
     if not every_mark(home):
         return told  # the usual case, without taking the lock
-    with _locked(home):
+    with _locked(settings):
         for each in every_mark(home):
             if each.mailed == each.reason:
                 continue

@@ -31,7 +31,7 @@ from adjudicator.games.deadlines import (
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_folder
 from adjudicator.home.store import store_for
-from adjudicator.home.translations import SOURCE, Words
+from adjudicator.home.translations import SOURCE, Words, phrase_data
 from engine.phrases import P, Phrase
 
 # Words of a report that the adjudicator (not the engine's log) writes: a title, a line.
@@ -59,11 +59,28 @@ class Adjudication:
 
 
 def state_document(
-    game_id: str, number: int, last: dict[str, Any] | None, state: engine.State
+    game_id: str,
+    number: int,
+    last: dict[str, Any] | None,
+    state: engine.State,
+    said: Sequence[Said] | None = None,
 ) -> str:
-    """The text of `state.json`: the public view after move `number`."""
+    """The text of `state.json`: the public view after move `number`, and `phrases`: the
+    pending decision's prompt and the last move's log lines (`said`) as translatable data,
+    for pages in another language (docs/game-repository.md)."""
     data = {"game": game_id, "move": number, "last": last, "view": engine.view(state)}
+    data["phrases"] = state_phrases(state, said)
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def state_phrases(state: engine.State, said: Sequence[Said] | None) -> dict[str, Any]:
+    """state.json's `phrases` for `state` after a move that said `said` (None: a commit
+    that plays no move)."""
+    prompt = engine.pending_phrase(state)
+    phrases: dict[str, Any] = {"prompt": None if prompt is None else phrase_data(prompt)}
+    if said is not None:
+        phrases["log"] = [phrase_data(line) for line in said]
+    return phrases
 
 
 BOARD_FILE = "board.svg"
@@ -106,7 +123,8 @@ def report_for(
             deadline = local_text(due, _zone(snap))  # the canonical text of English reports
         else:
             deadline = words.datetime(due, _zone(snap))
-    lines = [_said(words, line) for line in happened]
+    # In English, the engine's own lines (a phrase's English is the line it logged).
+    lines = [str(line) if words.language == SOURCE else _said(words, line) for line in happened]
     if words.language != SOURCE:
         view = reports.translated_view(view, engine.pending_phrase(state), words)
     return reports.public_report(

@@ -19,12 +19,14 @@ import tomli_w
 
 import engine
 from adjudicator.games import positions
+from adjudicator.games.codes import refusal_phrase
 from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
     ON_RESIGNED,
     MoveName,
     Outcome,
     apply_submission,
+    check_canonical,
     move_limit,
     public_reason,
     read_submission,
@@ -74,7 +76,7 @@ from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_folder
 from adjudicator.home.store import store_for
 from engine.aliases import english_text
-from engine.phrases import P, Term
+from engine.phrases import P
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -90,9 +92,10 @@ def _adjudicated_files(
         "actions": outcome.actions,
         "log": outcome.log,
     }
-    state_text = state_document(snap.game.id, move.number, last, outcome.state)
+    said = outcome.happened()
+    state_text = state_document(snap.game.id, move.number, last, outcome.state, said)
     title = move_title(move.number, move.player)
-    report = report_for(snap, move.number, title, outcome.state, outcome.log, when)
+    report = report_for(snap, move.number, title, outcome.state, said, when)
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
         BOARD_FILE: board_document(outcome.state).encode(),
@@ -216,6 +219,7 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         try:
             # A forge has no pre-receive hook: the size and the encoding are checked here.
             text = read_submission(snap.data(move), move_limit(home))
+            check_canonical(text)  # no hook on a forge: the hook's check is made here
             if rollback_request(text) is not None:
                 done.append(handle_request(repo, snap, move, text, home=home, pushed=True))
                 continue
@@ -253,7 +257,7 @@ def record_refusal(
             "move %(number)s by %(player)s was refused: %(reason)s",
             number=move.number,
             player=move.player,
-            reason=Term(reason, translated=False),
+            reason=refusal_phrase(reason),
         )
     ]
     last = {"number": move.number, "player": move.player, "refused": reason}
@@ -373,11 +377,12 @@ def _first_commit(
             repo.repo.git.config("receive.denyNonFastForwards", "true")
             repo.repo.git.config("receive.denyDeletes", "true")
         store_secret(home, game.id, secret)
-        state_text = state_document(game.id, 0, None, state)
+        said = state.said if len(state.said) == len(state.log) else state.log
+        state_text = state_document(game.id, 0, None, state, said)
         when = now()
         snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
         title = NEW_GAME_TITLE
-        report = report_for(snap, 0, title, state, state.log, when)
+        report = report_for(snap, 0, title, state, said, when)
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),
             STATE_FILE: state_text.encode(),
@@ -388,7 +393,6 @@ def _first_commit(
         message = f"New game {game.id}" + trailers(0, state_text)
         commit = repo.commit(files, message, parent=None, when=when)
         write_private_sections(home, snap, 0, state)
-        said = state.said if len(state.said) == len(state.log) else state.log
         write_translated_reports(home, snap, 0, title, state, said, when)
         _remember(repo, home, commit, state)
     finally:

@@ -107,6 +107,8 @@ def _agrees(snap: Snapshot, state: engine.State) -> bool:
         "last": committed.get("last"),
         "view": engine.view(state),
     }
+    if "phrases" in committed:  # kept with the view; state.json files before it have none
+        rebuilt["phrases"] = committed["phrases"]
     return bool(json.loads(json.dumps(rebuilt, ensure_ascii=False)) == committed)
 
 

@@ -96,7 +96,7 @@ def mark_needs_host(settings: Settings, game_id: str, repo: GameRepo, reason: st
         tip = repo.head()
     except Exception:  # the tip is only a hint for clearing the mark later
         tip = None
-    if needs_host.mark(settings.home, game_id, reason, tip):
+    if needs_host.mark(settings, game_id, reason, tip):
         log.warning("game %s needs its host: %s", game_id, reason)
 
 
@@ -112,7 +112,7 @@ def check_game(settings: Settings, repo: GameRepo) -> Listed:
         problem = f"the game cannot be read ({type(error).__name__}: {error})"
     else:
         game_id = folder_id(repo.path)
-        needs_host.clear(settings.home, game_id, unless_at=snap.commit)
+        needs_host.clear(settings, game_id, unless_at=snap.commit)
         # A mark that stays was made at this very commit by work that reads further than
         # a snapshot (the scheduler, an adjudication): the game still needs its host.
         mark = needs_host.marked(settings.home, game_id)

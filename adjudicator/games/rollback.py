@@ -90,7 +90,7 @@ def _files(
     after = Snapshot(snap.repo, snap.commit, snap.game, snap.moves, rollbacks, number)
     state, _ = replay(after, home, upto=number)
     lines = [str(line) for line in happened]  # state.json records the English
-    state_text = state_document(snap.game.id, number, {"rollback": lines}, state)
+    state_text = state_document(snap.game.id, number, {"rollback": lines}, state, happened)
     report = report_for(after, number, title, state, happened, when)
     write_private_sections(home, after, number, state)
     write_translated_reports(home, after, number, title, state, happened, when)

@@ -230,7 +230,7 @@ def initial_state(game: GameFile, seed: int) -> engine.State:
         for policy in entry.policies:
             action = engine.read_action(f"policy {policy}")[0]
             state = engine.apply(state, entry.name, action)
-    state.log = []
+    state.log, state.said = [], []
     return state
 
 

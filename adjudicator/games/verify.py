@@ -22,6 +22,7 @@ key game.toml records, once the game records one, or the history diverges.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,7 +39,14 @@ from adjudicator.games.contract import (
     tree_files,
 )
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.outputs import BOARD_FILE, NEW_GAME_TITLE, move_title, report_for
+from adjudicator.games.outputs import (
+    BOARD_FILE,
+    NEW_GAME_TITLE,
+    Said,
+    move_title,
+    report_for,
+    state_phrases,
+)
 from adjudicator.games.repo import FILE_MODE, CommitInfo, GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
@@ -92,6 +100,7 @@ class _Replayer:
         self.number = 0
         self.state: engine.State | None = None
         self.logs: dict[int, list[str]] = {}
+        self.saids: dict[int, list[Said]] = {}  # each move's log as phrases
         self.actions: dict[int, list[str]] = {}
         self.paths: dict[int, str] = {}  # each move replayed: its file
         self.fresh: list[int] = []  # moves replayed since the caller last looked
@@ -107,6 +116,7 @@ class _Replayer:
             if step.outcome is not None:
                 self.state = step.outcome.state
                 self.logs[step.move.number] = step.outcome.log
+                self.saids[step.move.number] = list(step.outcome.happened())
                 self.actions[step.move.number] = step.outcome.actions
         self.number = number
         return self.state
@@ -301,11 +311,28 @@ def _check_commit(
             f"commit {sha[:10]}: {STATE_FILE} 'last' differs from move "
             f"{snap.adjudicated} as the replay plays it"
         )
+    said = replayer.saids.get(number) if number is not None else None
+    if number == 0:
+        said = list(state.said) if len(state.said) == len(state.log) else list(state.log)
+    # The last move's lines, at every commit after it too, as 'last' is checked.
+    last_said = said
+    if last_said is None and want_last is not None and "log" in want_last:
+        last_said = replayer.saids.get(snap.adjudicated)
+    if "phrases" in committed:  # (state.json files made before it have none)
+        phrases = state_phrases(state, last_said)
+        found = committed["phrases"] if isinstance(committed["phrases"], dict) else {}
+        # (a rollback's lines are the report's, which is checked against the replay)
+        found_phrases = {k: v for k, v in found.items() if k in phrases}
+        if json.loads(json.dumps(phrases, ensure_ascii=False)) != found_phrases:
+            return (
+                f"commit {sha[:10]}: {STATE_FILE} 'phrases' differ from the replay "
+                f"after move {snap.adjudicated}"
+            )
     if number is None:
         return None
     path = f"{REPORTS_DIR}/{number:04d}.md"
     report = repo.read(path, sha)
-    happened = replayer.logs.get(number, state.log if number == 0 else None)
+    happened = said
     if happened is not None and report is not None:
         title = NEW_GAME_TITLE if number == 0 else move_title(number, _author(snap, number))
         want = report_for(snap, number, title, state, happened, commit.committed, view=view)

@@ -75,7 +75,44 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
-    # Version 3 is the outbox's table.
+    Migration(
+        3,
+        "the outbox",
+        # One row per message (adjudicator/mail/outbox_table.py). A node claims a pending
+        # row for outbox_lease_seconds (claimed_by, claimed_until) in a statement of its
+        # own, sends it, and marks it sent; a claim whose node died expires and the row is
+        # sent by another node. The key is unique: queuing a key twice keeps the first.
+        # The scheduler's jobs: APScheduler's SQLAlchemy job store, in its own layout.
+        """
+        CREATE TABLE pamir_outbox (
+            id bigserial PRIMARY KEY,
+            message_key text NOT NULL UNIQUE,
+            name text NOT NULL,
+            game_id text NOT NULL,
+            player text NOT NULL,
+            message bytea NOT NULL,
+            state text NOT NULL DEFAULT 'pending'
+                CHECK (state IN ('pending', 'sent', 'written', 'failed', 'expired')),
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt timestamptz,
+            last_error text,
+            claimed_by text,
+            claimed_until timestamptz,
+            queued_at timestamptz NOT NULL DEFAULT now(),
+            accepted_at timestamptz,
+            done_at timestamptz,
+            failure jsonb
+        );
+        CREATE INDEX pamir_outbox_pending ON pamir_outbox (id) WHERE state = 'pending';
+        CREATE INDEX pamir_outbox_game ON pamir_outbox (game_id, state);
+        CREATE TABLE pamir_scheduler_jobs (
+            id varchar(191) PRIMARY KEY,
+            next_run_time double precision,
+            job_state bytea NOT NULL
+        );
+        CREATE INDEX pamir_scheduler_jobs_next ON pamir_scheduler_jobs (next_run_time);
+        """,
+    ),
     Migration(
         4,
         "the service's records (adjudicator/home/store.py) and the registry of games",

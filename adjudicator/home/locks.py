@@ -1,7 +1,8 @@
 """The service's locks: a file lock under PAMIR_HOME, or a PostgreSQL advisory lock.
 
 Every lock of the service has a name (`game:kabul`, `outbox:deliver`, ...) and a file
-under PAMIR_HOME. With no database configured the file is `flock`ed, as on one machine.
+under PAMIR_HOME. With no database configured the file is locked (`filelock`, an flock on
+POSIX), as on one machine.
 With one (docs/cluster.md) the lock is a session-level advisory lock on the name's key
 (adjudicator/home/advisory.py), so that it excludes the threads and processes of every
 node; the file is not used. A database that cannot be reached is an error, never a
@@ -13,12 +14,13 @@ commands (the Git hooks, `pamir inbound-email`) do not pay for loading it.
 
 from __future__ import annotations
 
-import fcntl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
+
+from filelock import FileLock, Timeout
 
 from adjudicator.home.settings import Settings
 
@@ -27,7 +29,7 @@ ELECTION_SECONDS = 2.0  # how often a standing-by node tries to become the leade
 
 @contextmanager
 def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
-    """Hold the lock `name` (with no database: an flock on `path`) while the block runs."""
+    """Hold the lock `name` (with no database: a file lock on `path`) while the block runs."""
     if settings.database_url is None:
         with file_lock(path):
             yield
@@ -41,12 +43,8 @@ def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="ascii") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with FileLock(path):
+        yield
 
 
 class Leadership(Protocol):
@@ -56,7 +54,7 @@ class Leadership(Protocol):
 
 
 class FileLeadership:
-    """A leadership held as an flock, which holds for as long as the process lives."""
+    """A leadership held as a file lock, which holds for as long as the process lives."""
 
     def holds(self) -> bool:
         return True
@@ -72,7 +70,7 @@ def leadership(
 ) -> Iterator[Leadership | None]:
     """Lead for `name`: yield a Leadership, or None if `stop` was set first.
 
-    With no database, an flock on `path` that must be free (else `LeaderRunning`). With
+    With no database, a file lock on `path` that must be free (else `LeaderRunning`). With
     one, the node stands by, trying the advisory lock every ELECTION_SECONDS until it is
     elected (the leader's node died or stepped down) or `stop` is set.
     """
@@ -83,12 +81,12 @@ def leadership(
             yield held
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="ascii") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LeaderRunning(str(path)) from None
-        try:
-            yield FileLeadership()
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    taken = FileLock(path, blocking=False)
+    try:
+        taken.acquire()
+    except Timeout:
+        raise LeaderRunning(str(path)) from None
+    try:
+        yield FileLeadership()
+    finally:
+        taken.release()

@@ -67,6 +67,9 @@ class Settings(BaseModel):
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)
+    # PostgreSQL mode: how long a node's claim on an outbox message holds (it must outlast
+    # one SMTP transaction); a dead node's message is sent by another after this.
+    outbox_lease_seconds: int = Field(default=120, ge=1)
     # The hour (0-23, on each player's own clock) of the daily digest of reports held back.
     digest_hour: int = Field(default=8, ge=0, le=23)
     # PostgreSQL mode (docs/cluster.md): several nodes coordinate through this database.

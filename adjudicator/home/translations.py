@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from babel import Locale
@@ -102,6 +103,10 @@ class Words:
             return self.plural(phrase.message, phrase.plural, phrase.n, **params)
         return self(phrase.message, **params)
 
+    def said(self, value: Phrase | Term | str | int) -> str:
+        """Any value of a phrase (a phrase, a term, a plain value) in the reader's words."""
+        return str(self._value(value))
+
     def _value(self, value: object) -> object:
         if isinstance(value, Phrase):
             return self.phrase(value)
@@ -123,3 +128,46 @@ class Words:
 def words_for(language: str | None) -> Words:
     """The Words of a language code (None, or one not spoken: the source language)."""
     return Words(language if language in LANGUAGES else SOURCE)
+
+
+# -- phrases kept as data (state.json's `phrases`, docs/game-repository.md) -------------------
+# A phrase is kept as {"message", "params", and "plural" and "n" when it counts}; a term
+# with a translation as {"term", and "message" when it is not the term's own text}; a plain
+# value (a name, a number, a text shown as it is) as itself.
+
+
+def phrase_data(value: Phrase | Term | str | int) -> Any:
+    """A phrase (or any value of one) as JSON data: `phrase_from` reads it back."""
+    if isinstance(value, Phrase):
+        data: dict[str, Any] = {
+            "message": value.message,
+            "params": {name: phrase_data(v) for name, v in value.params.items()},
+        }
+        if value.plural is not None:
+            data |= {"plural": value.plural, "n": value.n}
+        return data
+    if isinstance(value, Term):
+        if not value.translated:
+            return value.text
+        return {"term": value.text} | ({"message": value.message} if value.message else {})
+    return value
+
+
+def phrase_from(data: Any) -> Phrase | Term | str | int:
+    """What `phrase_data` made, back; ValueError for anything else."""
+    if isinstance(data, str | int) and not isinstance(data, bool):
+        return data
+    if isinstance(data, dict) and isinstance(data.get("term"), str):
+        message = data.get("message")
+        return Term(data["term"], message=message if isinstance(message, str) else None)
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("message"), str)
+        and isinstance(data.get("params", {}), dict)
+    ):
+        params = {str(k): phrase_from(v) for k, v in data.get("params", {}).items()}
+        plural, n = data.get("plural"), data.get("n", 0)
+        if plural is not None and not (isinstance(plural, str) and isinstance(n, int)):
+            raise ValueError(f"not a counted phrase: {data!r}")
+        return Phrase(data["message"], params, plural, n)
+    raise ValueError(f"not a phrase: {data!r}")

@@ -18,7 +18,13 @@ import git
 
 import engine
 from adjudicator.games.contract import vet
-from adjudicator.games.moves import apply_submission, move_limit, read_submission, rollback_request
+from adjudicator.games.moves import (
+    apply_submission,
+    check_canonical,
+    move_limit,
+    read_submission,
+    rollback_request,
+)
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import adjudicate_pending, position
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
@@ -79,6 +85,7 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
         move = accepted.move
         try:
             text = read_submission(accepted.data, move_limit(home))
+            check_canonical(text)
         except engine.MoveError as error:
             raise PushRefused(f"{move.path}: {error}") from None
         if rollback_request(text) is not None:

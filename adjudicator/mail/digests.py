@@ -25,11 +25,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from adjudicator.games.deadlines import zone
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import REPORTS_DIR, snapshot
 from adjudicator.home.faults import fault
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import Words, words_for
 from adjudicator.mail import outgoing
 from adjudicator.mail.delivery import digest_record, games_with_digests
 from adjudicator.mail.links import page_links
@@ -105,13 +107,18 @@ def _queue(
 ) -> Path:
     held = sorted(plan["held"], key=lambda item: int(item[0]))
     numbers = [int(item[0]) for item in held]
-    span = f"move {numbers[0]}" if len(numbers) == 1 else f"moves {numbers[0]} to {numbers[-1]}"
+    words = words_for(snapshot(repo).game.player(player).language)
+    span = (
+        words("move %(number)s", number=numbers[0])
+        if len(numbers) == 1
+        else words("moves %(first)s to %(last)s", first=numbers[0], last=numbers[-1])
+    )
     text = digest_text(settings, repo, game_id, player, held, span)
     (path,) = outgoing.notify_players(
         settings,
         repo,
         [player],
-        f"[{game_id}] Your digest of {plan['day']}: {span}",
+        f"[{game_id}] " + words("Your digest of %(day)s: %(span)s", day=plan["day"], span=span),
         text,
         kind="digest",
         ref=plan["day"].replace("-", ""),
@@ -123,45 +130,64 @@ def _queue(
 def digest_text(
     settings: Settings, repo: GameRepo, game_id: str, player: str, held: list[Any], span: str
 ) -> str:
-    """The digest's Markdown: each held report's title and what happened, with its page;
-    then the player's own section, their pages and how to reply, as the game stands."""
+    """The digest's Markdown, in the player's language: each held report's title and what
+    happened, with its page; then the player's own section, their pages and how to reply,
+    as the game stands."""
     choice = notify_preference(settings, game_id, player)
+    words = words_for(snapshot(repo).game.player(player).language)
     parts = [
-        f"# {game_id}: your digest, {span}",
-        f"You get this game's mail as `notify {choice}`: these reports were kept for "
-        "this digest rather than mailed one by one. Whatever asks you to decide is "
-        "mailed at once.",
+        f"# {game_id}: " + words("your digest, %(span)s", span=span),
+        words(
+            "You get this game's mail as `notify %(choice)s`: these reports were kept for this "
+            "digest rather than mailed one by one. Whatever asks you to decide is mailed at "
+            "once.",
+            choice=choice,
+        ),
     ]
     for number, commit, _ in held:
-        parts.append(_summary(settings, repo, game_id, player, int(number), str(commit)))
+        parts.append(_summary(settings, repo, game_id, player, int(number), str(commit), words))
     snap = snapshot(repo)
     section = outgoing.private_section(settings, game_id, snap.adjudicated, player)
     if section:
         parts.append(section.rstrip("\n"))
-    parts.append(outgoing.web_pages(settings, game_id, player, snap.adjudicated))
+    parts.append(outgoing.web_pages(settings, game_id, player, snap.adjudicated, words))
     view = outgoing.public_view(repo, snap.commit) if snap.commit else {}
     decides = player in outgoing.waiting_for(view)
     over = outgoing.is_over(view)
     plays_by = snap.game.player(player).plays_by
-    reply = outgoing.how_to_reply(settings, game_id, player, decides, over, plays_by)
+    reply = outgoing.how_to_reply(settings, game_id, player, decides, over, plays_by, words)
     parts.append(reply.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
 
 
 def _summary(
-    settings: Settings, repo: GameRepo, game_id: str, player: str, number: int, commit: str
+    settings: Settings,
+    repo: GameRepo,
+    game_id: str,
+    player: str,
+    number: int,
+    commit: str,
+    words: Words,
 ) -> str:
-    """One held report in short: its title, what happened, the link to its page."""
-    report = repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit) or ""
+    """One held report in short, in the player's language where the pipeline kept the
+    report in it: its title, what happened, the link to its page."""
+    committed = repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit) or ""
+    game = snapshot(repo, commit).game
+    report = outgoing.report_in(
+        settings, game, Adjudication(number, commit, committed), words.language
+    )
     lines = report.splitlines()
-    title = lines[0].split(": ", 1)[-1] if lines else f"move {number}"
+    title = lines[0].split(": ", 1)[-1] if lines else words("move %(number)s", number=number)
     happened: list[str] = []
-    if "## What happened" in lines:
-        for line in lines[lines.index("## What happened") + 1 :]:
+    headings = [f"## {Words(language)('What happened')}" for language in (words.language, "en")]
+    heading = next((h for h in headings if h in lines), None)
+    if heading is not None:
+        for line in lines[lines.index(heading) + 1 :]:
             if line.startswith("#"):
                 break
             if line.strip():
                 happened.append(line)
     link = page_links(settings, game_id, player, number).turn
-    body = "\n".join(happened) or "- (nothing to tell)"
-    return f"## {title[:1].upper()}{title[1:]}\n\n{body}\n\nThe whole report: {link}"
+    body = "\n".join(happened) or "- " + words("(nothing to tell)")
+    whole = words("The whole report: %(link)s", link=link)
+    return f"## {title[:1].upper()}{title[1:]}\n\n{body}\n\n{whole}"

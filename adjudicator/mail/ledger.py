@@ -107,6 +107,9 @@ def _unmailed(settings: Settings, repo: GameRepo, game_id: str, head: str) -> li
         # that does reconciles before it commits. What came before (the new game, moves
         # made with `pamir move`, mails sent before the ledger existed) is not mailed.
         return []
+    chain = _linear_since(repo, last, head)
+    if chain is not None:
+        return chain
     try:
         # Not only the descendants of `last`: a forge-hosted game's clone can have been
         # reset onto the forge's history, which dropped `last` (made again on top).
@@ -140,6 +143,31 @@ def _follows_ledger(settings: Settings, repo: GameRepo, game_id: str, head: str)
         log.info("game %s: this clone is behind the mail ledger (%s); left alone", game_id, last)
         return False
     return True
+
+
+LINEAR_STEPS = 64  # commits walked in this process before `git rev-list` is asked
+
+
+def _linear_since(repo: GameRepo, last: str, head: str) -> list[str] | None:
+    """The commits after `last` up to `head`, oldest first, when `head` descends from
+    `last` through at most LINEAR_STEPS commits of one parent each: the usual case, a
+    move or two since the last reconciling, read in this process instead of a `git
+    rev-list` process a move. None otherwise (a merge, a reset history, a commit that
+    cannot be read): `git rev-list` decides then."""
+    chain: list[str] = []
+    commit = head
+    while commit != last:
+        if len(chain) == LINEAR_STEPS:
+            return None
+        try:
+            parents = repo.parents(commit)
+        except Exception:  # whatever it is, git's own answer is the one to go by
+            return None
+        if len(parents) != 1:
+            return None
+        chain.append(commit)
+        commit = parents[0]
+    return chain[::-1]
 
 
 def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:

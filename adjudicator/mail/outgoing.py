@@ -9,7 +9,9 @@ With no `smtp_host` configured, pending messages move to `outbox/written/` and t
 where they are. A message queued with a key (`message_key`) is queued once: its file name
 and Message-ID come from the key, so the mails of a commit can be queued again after a
 crash without a second copy (`adjudicator.mail.ledger`). docs/email.md describes it all for
-players and operators.
+players and operators. With a database configured (PostgreSQL mode) the outbox is the table
+`pamir_outbox` instead, with the same rules (`adjudicator.mail.outbox_table`, to which the
+outbox functions below hand over).
 
 Messages of one game form one thread per player: the first message a player gets (usually
 the report of move 0) is the thread's root; every later one carries `References: ROOT
@@ -27,7 +29,7 @@ import re
 import secrets
 import smtplib
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -35,6 +37,7 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
 from email.utils import formataddr, formatdate, getaddresses, parseaddr
+from functools import lru_cache
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -193,9 +196,11 @@ def compose(
         name, to = player_email(settings, game_id, player)
     own = message_id or make_message_id(settings, game_id, number, player)
     message = EmailMessage()
-    message["From"] = settings.mail_from
-    message["To"] = formataddr((name, to))
-    message["Reply-To"] = tokens.reply_address(settings, game_id, player.lower())
+    message["From"] = address_header("From", settings.mail_from)
+    message["To"] = address_header("To", formataddr((name, to)))
+    message["Reply-To"] = address_header(
+        "Reply-To", tokens.reply_address(settings, game_id, player.lower())
+    )
     message["Subject"] = subject
     message["Date"] = formatdate(usegmt=True)
     message["Message-ID"] = own
@@ -219,11 +224,31 @@ def compose(
     return message
 
 
+@lru_cache(maxsize=1024)
+def address_header(name: str, value: str) -> Any:
+    """The header `message[name] = value` would store, parsed once per distinct value:
+    parsing an address costs about half a millisecond, three times a message, and the
+    sender's, each player's and each reply address repeat from message to message. The
+    policy stores a header object given to it as it is; none is changed once made."""
+    return policy.default.header_factory(name, value)
+
+
 def attach_picture(message: EmailMessage, picture: Picture) -> None:
-    """Put `picture` beside the message's HTML part, which becomes multipart/related."""
+    """Put `picture` beside the message's HTML part, which becomes multipart/related (as
+    `add_related` makes it; the picture's part is made once for all of its messages)."""
     html_part = message.get_body(preferencelist=("html",))
     assert isinstance(html_part, EmailMessage)
-    html_part.add_related(
+    html_part.make_related()
+    html_part.attach(_picture_part(picture))
+
+
+@lru_cache(maxsize=4)
+def _picture_part(picture: Picture) -> EmailMessage:
+    """The picture's MIME part, encoded in base64 once: every player's report of an
+    adjudication shows the same picture. Parts are only read once made (when the messages
+    are written out), so the messages can share it."""
+    part = EmailMessage(policy=policy.default)
+    part.set_content(
         picture.png,
         maintype="image",
         subtype="png",
@@ -231,6 +256,15 @@ def attach_picture(message: EmailMessage, picture: Picture) -> None:
         disposition="inline",
         filename="board.png",
     )
+    return part
+
+
+@lru_cache(maxsize=256)
+def mail_html(markdown_text: str) -> str:
+    """A block of Markdown as the mail's HTML, rendered once per distinct text: the report
+    is the same for all who read its language, and a player's instructions repeat from
+    move to move."""
+    return markdown_html(markdown_text, label_tables=False)
 
 
 # -- the outbox ----------------------------------------------------------------------------
@@ -244,6 +278,10 @@ def outbox(settings: Settings, folder: str) -> Path:
 
 def messages_in(settings: Settings, folder: str) -> list[Path]:
     """The .eml files of an outbox folder, oldest first (names start with the time)."""
+    if settings.database_url is not None:  # PostgreSQL mode: the rows (docs/cluster.md)
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.messages_in(settings, folder)
     path = settings.outbox_dir / folder
     if not path.is_dir():
         return []
@@ -256,6 +294,10 @@ def _retry_file(path: Path) -> Path:
 
 def queued(settings: Settings, key: str) -> Path | None:
     """The outbox file of the message with this key (pending, sent or written), if any."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.queued(settings, key)
     for folder in (PENDING, SENT, WRITTEN):
         path = settings.outbox_dir / folder
         if path.is_dir():
@@ -275,6 +317,10 @@ def _queue_lock(settings: Settings) -> Iterator[None]:
 def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
     """Write a message to outbox/pending (atomically); return its path. With a `key`, a
     message already queued (or sent, or written) under it is kept and its path returned."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.queue(settings, message, key)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
@@ -621,34 +667,57 @@ def report_message(
     report, *own_parts = player_message(settings, game, result, player, decides, over)
     words = words_for(game.player(player).language)
     # Markdown blocks render alone: the shared report's HTML is reused as is.
-    own_html = [markdown_html(p, label_tables=False) for p in own_parts]
+    own_html = [mail_html(p) for p in own_parts]
     own_html.insert(len(own_html) - 1, illustrations.hand(player, words))  # before how to reply
     text = "\n\n".join([report, *own_parts]) + "\n"
     if report_html is None:
-        report_html = markdown_html(report, label_tables=False)
+        report_html = mail_html(report)
 
-    def message(picture: Picture | None) -> EmailMessage:
-        shown = report_html if picture is None else _with_picture(report_html, picture, words)
-        html = _page("\n".join(part for part in [shown, *own_html] if part))
-        made = compose(
-            settings,
-            game.id,
-            player,
-            subject,
-            text,
-            html=html,
-            picture=picture,
-            **headers,
-        )
-        made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
-        return made
+    def html(shown: str) -> str:
+        return _page("\n".join(part for part in [shown, *own_html] if part))
 
-    plain = message(None)
+    made = compose(settings, game.id, player, subject, text, html=html(report_html), **headers)
+    made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
     if illustrations.pictures is None:
-        return plain
-    room = MAIL_BUDGET - len(plain.as_bytes()) - PICTURE_OVERHEAD
-    picture = illustrations.pictures.fitting(room)
-    return plain if picture is None else message(picture)
+        return made
+    picture = illustrations.pictures.fitting_after(lambda exact: _size(made, exact))
+    if picture is not None:
+        # The message measured becomes the one with the picture, as `compose` would make
+        # it: composing it again (headers parsed, text encoded) cost as much as the first.
+        html_part = made.get_body(preferencelist=("html",))
+        assert isinstance(html_part, EmailMessage)
+        shown = _with_picture(report_html, picture, words)
+        html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
+        attach_picture(made, picture)
+    return made
+
+
+def _size(message: EmailMessage, exact: bool) -> int:
+    """The room left for the picture beside `message` under `MAIL_BUDGET`: exactly, from
+    the message written out, or (not `exact`) at least that much, from an upper bound of
+    its size that needs no writing out (a third of the cost of a report's mail). A bound
+    that leaves room enough for the widest picture gives the same choice as the exact
+    figure; `BoardPictures.fitting_after` asks for that only when it does not."""
+    size = len(message.as_bytes()) if exact else size_at_most(message)
+    return MAIL_BUDGET - size - PICTURE_OVERHEAD
+
+
+def size_at_most(message: EmailMessage) -> int:
+    """An upper bound of `len(message.as_bytes())`. Each header at most four bytes for
+    each of its characters (encoded words and folding), plus its name and a hundred; each
+    body as it is stored (encoded already by `set_content`), plus room for its part's
+    boundary; and two kilobytes to spare. A body that is not text counts as unbounded."""
+    total = 2048
+    for part in message.walk():
+        total += 200
+        for name, value in part.items():
+            total += len(name) + 4 * len(str(value)) + 100
+        if not part.is_multipart():
+            body = part.get_payload()
+            if not isinstance(body, str) or not body.isascii():
+                return MAIL_BUDGET * 10
+            total += len(body)
+    return total
 
 
 def notify(
@@ -671,7 +740,7 @@ def notify(
         document = _state_document(repo, result.commit)
         view: dict[str, Any] = document.get("view") or {}
         waiting, over = waiting_for(view), is_over(view)
-        report_html = markdown_html(result.report.rstrip("\n"), label_tables=False)
+        report_html = mail_html(result.report.rstrip("\n"))
         illustrations = _Illustrations(settings, repo, result, view, rasterize)
         with _threads(settings, game.id) as threads:
             for entry in game.players:
@@ -915,9 +984,10 @@ def notify_unauthenticated(
     return queue(settings, message, key)
 
 
-def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[Path]:
+def notify_all(settings: Settings, repo: GameRepo, said: Callable[[Words], str]) -> list[Path]:
     """Queue one notice to every player (tampering put back, a game held), in each
-    player's thread, with the addresses of game.toml at the service's own tip."""
+    player's thread and language (`said(words)` is its Markdown), with the addresses of
+    game.toml at the service's own tip."""
     snap = snapshot(repo)
     written: list[Path] = []
     with _threads(settings, snap.game.id) as threads:
@@ -926,12 +996,13 @@ def notify_all(settings: Settings, repo: GameRepo, markdown_text: str) -> list[P
             own = make_message_id(settings, snap.game.id, snap.adjudicated, key)
             thread = threads.get(key, {})
             root = thread.get("root", own)
+            words = words_for(entry.language)
             message = compose(
                 settings,
                 snap.game.id,
                 entry.name,
-                subject_for(snap.game.id),
-                markdown_text,
+                words("Pax Pamir game %(game)s", game=snap.game.id),
+                said(words),
                 thread_root=root,
                 in_reply_to=thread.get("last"),
                 number=snap.adjudicated,
@@ -955,16 +1026,28 @@ def notify_confirmation(
     deliver_now: bool = True,
     key: str | None = None,
 ) -> Path:
-    """Tell the author of a move that it was accepted (the report follows separately)."""
+    """Tell the author of a move, in their language, that it was accepted (the report
+    follows separately)."""
     game = snapshot(repo, result.commit).game
     entry = game.player(player)
+    words = words_for(entry.language)
+    number, commit = result.number, result.commit[:10]
     text = (
-        f"# {game.id}: move {result.number} accepted\n\n"
-        f"Your move was adjudicated as move {result.number} (commit {result.commit[:10]}). "
-        "Every player gets the report in the game's thread, at once or in their daily digest "
-        "(as each chose).\n\n"
-        "Your move as it was read from your message:\n\n"
-        "```text\n" + _numbered(submitted_text) + "\n```\n"
+        f"# {game.id}: "
+        + words("move %(number)s accepted", number=number)
+        + "\n\n"
+        + words(
+            "Your move was adjudicated as move %(number)s (commit %(commit)s). Every player "
+            "gets the report in the game's thread, at once or in their daily digest (as each "
+            "chose).",
+            number=number,
+            commit=commit,
+        )
+        + "\n\n"
+        + words("Your move as it was read from your message:")
+        + "\n\n```text\n"
+        + _numbered(submitted_text)
+        + "\n```\n"
     )
     return _answer(
         settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now, key
@@ -1070,6 +1153,10 @@ class Undeliverable:
 
 def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
     """The game's messages in outbox/failed/, oldest first."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.undeliverable(settings, game_id)
     found: list[Undeliverable] = []
     for path in messages_in(settings, FAILED):
         info = failure_info(path)
@@ -1091,7 +1178,7 @@ def _fail(
     settings: Settings, path: Path, reason: str, recipients: list[str], now: datetime
 ) -> Path:
     """Move a message refused for good to outbox/failed/, with why; tell the host."""
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    headers = header_block(path.read_bytes())
     game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
     target = _move(settings, path, FAILED)
     record = {
@@ -1117,10 +1204,24 @@ def _fail(
     return target
 
 
+BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
+def header_block(data: bytes) -> EmailMessage:
+    """A message's headers, parsed from the bytes before its first blank line only: the
+    parser reads every line it is given, and a report's body (its picture in base64) is
+    about a hundred times longer than its headers."""
+    end = BLANK_LINE.search(data)
+    head = data if end is None else data[: end.end()]
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(head)
+    assert isinstance(headers, EmailMessage)
+    return headers
+
+
 def _deadline_passed(data: bytes, now: datetime) -> bool:
     """A reminder is pointless once its deadline has passed: what was played instead
     reaches the player in the report of the move made for them."""
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    headers = header_block(data)
     value = headers.get(DEADLINE_HEADER)
     if value is None:
         return False
@@ -1139,31 +1240,48 @@ def _accepted(settings: Settings, game_id: str) -> dict[str, str]:
     return data
 
 
-def _record_accepted(settings: Settings, path: Path, now: datetime) -> None:
-    """Remember when the server took a report: a player's clock counts from then when
-    the mail was late (docs/scheduler.md). Kept apart from sent/, which may be emptied."""
+def _record_accepted(path: Path, now: datetime, accepted: dict[str, dict[str, str]]) -> None:
+    """Note in `accepted` ({game: {key: time}}) when the server took a report, for
+    `_save_accepted` to remember at the end of the delivery run."""
     key = path.name.split("-", 1)[1].removesuffix(".eml")
     if "-report-" not in key:
         return
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(path.read_bytes())
+    headers = header_block(path.read_bytes())
     game = str(headers.get("X-Pamir-Game", ""))
-    if not game:
-        return
-    times = _accepted(settings, game)
-    times[key] = now.isoformat()
-    kept = dict(list(times.items())[-ACCEPTED_KEPT:])
-    store.write_json(store.of(settings), _accepted_name(game), kept)
+    if game:
+        accepted.setdefault(game, {})[key] = now.isoformat()
+
+
+def _save_accepted(settings: Settings, accepted: dict[str, dict[str, str]]) -> None:
+    """Remember when the server took each report: a player's clock counts from then when
+    the mail was late (docs/scheduler.md). Kept apart from sent/, which may be emptied.
+
+    One write per game and delivery run (it was one per message, each with an fsync, a
+    fifth of a move's wait): a crash in the run loses its times as a crash between
+    sending a message and writing its time did, and the clock then counts from the move."""
+    for game, times in accepted.items():
+        kept = {**_accepted(settings, game), **times}
+        kept = dict(list(kept.items())[-ACCEPTED_KEPT:])
+        store.write_json(store.of(settings), _accepted_name(game), kept)
 
 
 def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
     """When the server last accepted a message of the game whose key starts with
     `prefix`, or None if it never did (as far as the record goes)."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.accepted_at(settings, game_id, prefix)
     times = [t for key, t in _accepted(settings, game_id).items() if key.startswith(prefix)]
     return max((datetime.fromisoformat(t) for t in times), default=None)
 
 
 def is_pending(settings: Settings, prefix: str) -> bool:
     """Whether a message whose key starts with `prefix` waits in outbox/pending/."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.is_pending(settings, prefix)
     folder = settings.outbox_dir / PENDING
     return folder.is_dir() and any(folder.glob(f"*-{prefix}*.eml"))
 
@@ -1205,14 +1323,16 @@ def connect(settings: Settings) -> smtplib.SMTP:
 
 
 def _envelope(settings: Settings, data: bytes) -> tuple[str, list[str]]:
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(data)
+    headers = header_block(data)
     recipients = [a for _, a in getaddresses([str(v) for v in headers.get_all("To", [])]) if a]
     return parseaddr(settings.mail_from)[1] or settings.mail_from, recipients
 
 
 def _crlf(data: bytes) -> bytes:
-    """SMTP's line endings (smtplib sends bytes as they are; .eml files use newlines)."""
-    return re.sub(rb"\r?\n", b"\r\n", data)
+    """SMTP's line endings (smtplib sends bytes as they are; .eml files use newlines).
+    Two replaces instead of a regular expression: a report's hundreds of base64 lines
+    took the expression about a millisecond."""
+    return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
 
 
 @contextmanager
@@ -1230,6 +1350,10 @@ def deliver(
     server accepted to outbox/sent. With no smtp_host, move them all to outbox/written and
     log where they are."""
     now = now or datetime.now(UTC)
+    if settings.database_url is not None:  # rows claimed one at a time, by any node
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.deliver(settings, now, force)
     report = DeliveryReport()
     with _delivery_lock(settings):
         pending = messages_in(settings, PENDING)
@@ -1255,6 +1379,7 @@ def deliver(
                 _defer(settings, path, reason, now)
                 report.deferred.append(path)
             return report
+        accepted: dict[str, dict[str, str]] = {}
         try:
             for index, path in enumerate(due):
                 data = path.read_bytes()
@@ -1290,12 +1415,13 @@ def deliver(
                         report.deferred.append(rest)
                     break
                 target = _move(settings, path, SENT)
-                _record_accepted(settings, target, now)
+                _record_accepted(target, now, accepted)
                 report.sent.append(target)
                 log.info("mail %s sent to %s", target.name, ", ".join(recipients))
         finally:
             with suppress(OSError, smtplib.SMTPException):
                 smtp.quit()
+            _save_accepted(settings, accepted)
     return report
 
 

@@ -23,9 +23,11 @@ from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home import store
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import Words, words_for
 from adjudicator.mail import outgoing
-from adjudicator.mail.selfservice import Asked, Outcome
+from adjudicator.mail.selfservice import Asked, Outcome, tell_players
 from adjudicator.mail.tokens import PRESS_ALL
+from engine.phrases import P, Phrase
 
 HEADER = re.compile(r"^press(\s+to\s+(?P<to>[a-z][a-z0-9_.-]*))?\s*:\s*(?P<rest>.*)$", re.I)
 MAX_CHARS = 8000  # a press message is a letter, not a document
@@ -79,7 +81,7 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
     game = snapshot(repo).game
     entries = _log(settings, game.id)
     if any(e.get("inbound") == asked.key for e in entries):
-        return _answer(settings, repo, asked, "accepted", "press relayed before", "")
+        return _answer(settings, repo, asked, "accepted", P("press relayed before"), "")
     problem = _problem(settings, repo, press, asked, entries)
     if problem is not None:
         return _answer(settings, repo, asked, "refused", problem, "")
@@ -94,19 +96,23 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
         number = 1 + sum(1 for e in entries if e["to"] != "all")
         recipients, ref = [to], asked.key
         _keep_private(settings, repo, number, sender, to, press.text, now)
-    paths = outgoing.notify_players(
-        settings,
-        repo,
-        recipients,
-        f"[{game.id}] Press from {sender}" + ("" if to == "all" else " (to you alone)"),
-        _relayed(game.id, sender, to, press.text),
-        kind="press",
-        ref=ref,
-    )
+
+    def relayed(words: Words) -> tuple[str, str]:
+        subject = (
+            words("Press from %(name)s", name=sender)
+            if to == "all"
+            else words("Press from %(name)s (to you alone)", name=sender)
+        )
+        return f"[{game.id}] {subject}", _relayed(game.id, sender, to, press.text, words)
+
+    paths = tell_players(settings, repo, recipients, relayed, kind="press", ref=ref)
     entry = {"inbound": asked.key, "from": sender, "to": to, "number": number}
     _write_log(settings, game.id, [*entries, entry | {"sent": now.isoformat()}])
-    reached = "every other player" if to == "all" else to
-    said = f"press relayed to {reached}" + (f" (press/{number:04d}.md)" if to == "all" else "")
+    said = (
+        P("press relayed to every other player (%(path)s)", path=f"press/{number:04d}.md")
+        if to == "all"
+        else P("press relayed to %(name)s", name=to)
+    )
     outcome = _answer(settings, repo, asked, "accepted", said, press.text)
     outcome.paths += paths
     return outcome
@@ -114,20 +120,24 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
 
 def _problem(
     settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[dict[str, Any]]
-) -> str | None:
-    """Why the press cannot be relayed, or None."""
+) -> Phrase | None:
+    """Why the press cannot be relayed (its code, then its reason), or None."""
     game = snapshot(repo).game
     if not press.text:
-        return "empty-press: write your message after `press:` (or `press to NAME:`)"
+        return P("empty-press: write your message after `press:` (or `press to NAME:`)")
     if len(press.text) > MAX_CHARS:
-        return f"press-too-long: a press message has at most {MAX_CHARS} characters"
+        return P("press-too-long: a press message has at most %(n)s characters", n=MAX_CHARS)
     if press.to is not None:
         try:
             to = game.player(press.to).name
         except KeyError:
-            return f"unknown-player: no player is called {press.to!r} ({', '.join(game.names)})"
+            return P(
+                "unknown-player: no player is called %(name)s (%(names)s)",
+                name=repr(press.to),
+                names=", ".join(game.names),
+            )
         if to.lower() == asked.player.lower():
-            return "press-to-self: press goes to another player"
+            return P("press-to-self: press goes to another player")
     since = datetime.now(UTC) - WINDOW
     sent = [
         e
@@ -136,10 +146,12 @@ def _problem(
     ]
     if len(sent) >= settings.press_per_day:
         again = min(datetime.fromisoformat(e["sent"]) for e in sent) + WINDOW
-        return (
-            f"press-limit: you have sent {len(sent)} press messages in this game in the last "
-            f"24 hours, the most allowed (press_per_day = {settings.press_per_day}); the "
-            f"next may go from {again.strftime('%Y-%m-%d %H:%M UTC')}"
+        return P(
+            "press-limit: you have sent %(sent)s press messages in this game in the last 24 "
+            "hours, the most allowed (press_per_day = %(most)s); the next may go from %(when)s",
+            sent=len(sent),
+            most=settings.press_per_day,
+            when=again.strftime("%Y-%m-%d %H:%M UTC"),
         )
     return None
 
@@ -166,27 +178,41 @@ def _keep_private(
     store.of(settings).write(name, document.encode())
 
 
-def _relayed(game_id: str, sender: str, to: str, text: str) -> str:
-    whom = "to all players" if to == "all" else f"to {to} alone"
+def _relayed(game_id: str, sender: str, to: str, text: str, words: Words) -> str:
+    heading = (
+        words("press from %(name)s, to all players", name=sender)
+        if to == "all"
+        else words("press from %(name)s, to %(to)s alone", name=sender, to=to)
+    )
+    how = words(
+        "To answer every player, reply with a line `press:` and your message below it; to "
+        "answer %(name)s alone, `press to %(login)s:`. Or write your message to your reply "
+        "address with `+all` (every player) or `+%(login)s` (%(name)s alone) added before "
+        "its `@`.",
+        name=sender,
+        login=sender.lower(),
+    )
     return (
-        f"# {game_id}: press from {sender}, {whom}\n\n"
+        f"# {game_id}: {heading}\n\n"
         + "".join(f"> {line}\n" for line in text.splitlines())
-        + "\nTo answer every player, reply with a line `press:` and your message below it; "
-        f"to answer {sender} alone, `press to {sender.lower()}:`. Or write your message to "
-        f"your reply address with `+all` (every player) or `+{sender.lower()}` ({sender} "
-        "alone) added before its `@`.\n"
+        + f"\n{how}\n"
     )
 
 
 def _answer(
-    settings: Settings, repo: GameRepo, asked: Asked, status: str, reason: str, text: str
+    settings: Settings, repo: GameRepo, asked: Asked, status: str, reason: Phrase, text: str
 ) -> Outcome:
-    game_id = snapshot(repo).game.id
+    """Answer the sender, in their language; the outcome's reason is the English."""
+    game = snapshot(repo).game
+    game_id = game.id
+    words = words_for(game.player(asked.player).language)
     if status == "refused":
-        body = f"# {game_id}: press refused\n\nYour press was not relayed: {reason}.\n"
+        refused = words("press refused")
+        said = words("Your press was not relayed: %(reason)s.", reason=words.phrase(reason))
+        body = f"# {game_id}: {refused}\n\n{said}\n"
     else:
         quoted = "".join(f"> {line}\n" for line in text.splitlines())
-        body = f"# {game_id}: {reason}\n\n{quoted}"
+        body = f"# {game_id}: {words.phrase(reason)}\n\n{quoted}"
     key = outgoing.message_key(game_id, 0, asked.player, "press-answer", asked.key)
     path = outgoing.notify_answer(
         settings,
@@ -197,4 +223,4 @@ def _answer(
         in_reply_to=asked.message_id,
         subject=asked.subject,
     )
-    return Outcome("accepted" if status == "accepted" else "refused", reason, [path])
+    return Outcome("accepted" if status == "accepted" else "refused", str(reason), [path])

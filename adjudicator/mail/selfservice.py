@@ -138,7 +138,7 @@ def _words(repo: GameRepo, player: str) -> Words:
     return words_for(snapshot(repo).game.player(player).language)
 
 
-def _tell_others(
+def tell_players(
     settings: Settings,
     repo: GameRepo,
     players: list[str],
@@ -219,7 +219,7 @@ def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -
         )
 
     others = [p for p in snap.game.names if p.lower() != asked.player.lower()]
-    paths = _tell_others(
+    paths = tell_players(
         settings,
         repo,
         others,
@@ -266,7 +266,7 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
         return f"[{game_id}] {resigns}", f"# {game_id}: {resigns}\n\n{resigned(words)}\n"
 
     players = game.names
-    paths = _tell_others(settings, repo, players, told, kind="resign", ref=made)
+    paths = tell_players(settings, repo, players, told, kind="resign", ref=made)
     play_resigned(repo, settings.home)  # its reports are queued by the caller's reconcile
     words = _words(repo, asked.player)
     heading, thanks = words("you have resigned"), words("Thank you for playing.")
@@ -285,18 +285,24 @@ def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, ma
         ended = end_resigned(repo, settings.home, name)
     except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
         log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)
-        text = (
-            f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
-            f"{made[:10]}). The game could not end at once ({refusal}); it ends with the "
-            "next move the service adjudicates.\n"
+        words = _words(repo, asked.player)
+        said = words(
+            "Your resignation is recorded (commit %(commit)s). The game could not end at once "
+            "(%(refusal)s); it ends with the next move the service adjudicates.",
+            commit=made[:10],
+            refusal=refusal,
         )
+        text = f"# {game_id}: " + words("you have resigned") + f"\n\n{said}\n"
         return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
-    text = (
-        f"# {game_id}: you have resigned\n\nYour resignation is recorded (commit "
-        f'{made[:10]}), and the game ends, as its host chose (`on_resign = "end"`), with '
-        f"move {ended.number}: every player gets its report, with who won. Thank you for "
-        "playing.\n"
+    words = _words(repo, asked.player)
+    said = words(
+        "Your resignation is recorded (commit %(commit)s), and the game ends, as its host "
+        'chose (`on_resign = "end"`), with move %(number)s: every player gets its report, with '
+        "who won. Thank you for playing.",
+        commit=made[:10],
+        number=ended.number,
     )
+    text = f"# {game_id}: " + words("you have resigned") + f"\n\n{said}\n"
     return _answered(settings, repo, asked, "accepted", f"resigned ({made[:10]})", text)
 
 

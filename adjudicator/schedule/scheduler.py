@@ -12,6 +12,13 @@ The scheduler runs in its own process so that web workers never run a job twice;
 file refuses a second scheduler on the same PAMIR_HOME, and every change to a game is made
 under the game's lock (`service.game_lock`) after checking the repository again.
 
+In PostgreSQL mode (docs/cluster.md#the-scheduler) the one active scheduler is elected,
+and its jobs are kept in APScheduler's SQLAlchemy job store (the table
+`pamir_scheduler_jobs`), so that the next leader starts from them; each stored job names a
+module-level function and the game it is about (`run_stored`), never the scheduler or the
+settings, which are the leader's own. The new leader rebuilds the games' jobs from the
+repositories as a single scheduler does when it starts, replacing the stored ones.
+
 One game never stops the others: a game that cannot be read is marked as needing its host
 (`adjudicator.games.needs_host`, and one mail to the operator) and gets no jobs until it
 reads again, while every other game's jobs, the polls and the outbox go on.
@@ -100,11 +107,14 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
     once it is shutting down (APScheduler 3 holds its job store lock while it waits for
     running jobs to finish: a job editing jobs then would wait forever)."""
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, settings: Settings | None = None) -> None:
+        stored = settings is not None and settings.database_url is not None
         super().__init__(
             timezone=UTC,
             job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 3},
+            jobstores={"default": job_store(settings)} if stored and settings else {},
         )
+        self.pamir_stored = stored  # jobs in the database: their arguments are plain
         self.pamir_clock = clock
         self.pamir_lock = threading.RLock()
         self.pamir_stopping = False
@@ -125,15 +135,85 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
                 raise
 
 
+JOBS_TABLE = "pamir_scheduler_jobs"  # made by the schema's migrations (home/database.py)
+
+
+def job_store(settings: Settings) -> Any:
+    """APScheduler's SQLAlchemy job store on the settings' database (psycopg 3)."""
+    from apscheduler.jobstores.sqlalchemy import (  # type: ignore[import-untyped, unused-ignore]
+        SQLAlchemyJobStore,
+    )
+    from sqlalchemy import create_engine
+
+    from adjudicator.home import database
+
+    assert settings.database_url is not None
+    url = "postgresql+psycopg://" + settings.database_url.split("://", 1)[1]
+    engine = create_engine(
+        url,
+        pool_size=2,
+        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
+        connect_args={
+            "application_name": f"pamir jobs {database.node_name(settings)}"[:63],
+            "options": database.SESSION_OPTIONS,
+        },
+    )
+    return SQLAlchemyJobStore(engine=engine, tablename=JOBS_TABLE)
+
+
+# The leader's scheduler and settings, for the jobs of the job store (`run_stored`).
+_leading: tuple[GameScheduler, Settings] | None = None
+
+
+def _add_job(
+    scheduler: GameScheduler,
+    function: Callable[..., object],
+    trigger: Any,
+    args: list[Any],
+    **options: Any,
+) -> None:
+    """Add a job. In the job store the job is `run_stored` with the function's name and
+    the plain arguments (a game's id): the scheduler and the settings are not stored
+    (they are the leader's own, and the settings hold passwords)."""
+    if scheduler.pamir_stored:
+        plain = [a for a in args if not isinstance(a, GameScheduler | Settings)]
+        function, args = run_stored, [function.__name__, *plain]
+    scheduler.add_job(function, trigger, args=args, **options)
+
+
+def run_stored(name: str, *args: str) -> None:
+    """A job of the job store: run the function it names on this node's scheduler."""
+    if _leading is None:
+        log.warning("job %s not run: this node does not lead", name)
+        return
+    scheduler, settings = _leading
+    if name == mail_tick.__name__:
+        mail_tick(settings)
+        return
+    functions: dict[str, Callable[..., object]] = {
+        f.__name__: f for f in (poll, watch, digest_tick, deadline_job, reminder_job)
+    }
+    if name not in functions:
+        log.error("job %s not run: no such job (stored by another version of pamir?)", name)
+        return
+    functions[name](scheduler, settings, *args)
+
+
 def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameScheduler:
     """A scheduler (not started) whose jobs are built from the game repositories.
 
     `clock` gives the current time (default: the real one); tests inject another. Jobs
-    run when the clock shows their time, assuming it runs at the real clock's pace.
+    run when the clock shows their time, assuming it runs at the real clock's pace. With
+    a database, the jobs are kept in its job store, and the scheduler is this node's
+    leading one (the one `run_stored` runs the stored jobs on).
     """
-    scheduler = GameScheduler(clock or utc_now)
+    global _leading
+    scheduler = GameScheduler(clock or utc_now, settings)
+    if scheduler.pamir_stored:
+        _leading = (scheduler, settings)
     refresh_all(scheduler, settings)
-    scheduler.add_job(
+    _add_job(
+        scheduler,
         poll,
         IntervalTrigger(minutes=settings.poll_minutes, timezone=UTC),
         args=[scheduler, settings],
@@ -142,7 +222,8 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         replace_existing=True,
     )
     watch(scheduler, settings)  # what the jobs were just built from
-    scheduler.add_job(
+    _add_job(
+        scheduler,
         watch,
         IntervalTrigger(seconds=WATCH_SECONDS, timezone=UTC),
         args=[scheduler, settings],
@@ -151,7 +232,8 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         replace_existing=True,
         max_instances=1,
     )
-    scheduler.add_job(
+    _add_job(
+        scheduler,
         mail_tick,
         IntervalTrigger(seconds=settings.outbox_retry_seconds, timezone=UTC),
         args=[settings],
@@ -159,7 +241,8 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         name="queue the mails of every commit that has none yet, deliver the outbox",
         replace_existing=True,
     )
-    scheduler.add_job(
+    _add_job(
+        scheduler,
         digest_tick,
         IntervalTrigger(seconds=DIGEST_SECONDS, timezone=UTC),
         args=[scheduler, settings],
@@ -195,7 +278,7 @@ def _put(
     trigger = DateTrigger(run_date=_real_time(scheduler, when), timezone=UTC)
     if not scheduler.running:
         _drop(scheduler, job_id)  # pending jobs are not replaced by id until the start
-    scheduler.add_job(function, trigger, args=args, id=job_id, name=name, replace_existing=True)
+    _add_job(scheduler, function, trigger, args, id=job_id, name=name, replace_existing=True)
 
 
 def _drop(scheduler: GameScheduler, job_id: str) -> None:
@@ -456,7 +539,7 @@ def _game_job(
         # would otherwise make every due game wait for a slow mail server in turn.
         if work(settings, game_id, clock(), deliver=False):
             wake_outbox(scheduler)
-            needs_host.clear(settings.home, game_id)  # it worked: the game is fine again
+            needs_host.clear(settings, game_id)  # it worked: the game is fine again
         else:
             earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
     except GameError as error:
@@ -721,4 +804,11 @@ def _lead(settings: Settings, stop: threading.Event, held: Leadership) -> None:
                 break
     finally:
         scheduler.shutdown(wait=True)
+        _stop_leading(scheduler)
         log.info("scheduler stopped")
+
+
+def _stop_leading(scheduler: GameScheduler) -> None:
+    global _leading
+    if _leading is not None and _leading[0] is scheduler:
+        _leading = None

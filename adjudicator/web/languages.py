@@ -8,16 +8,19 @@ language.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from babel import Locale
 from flask import g, request
 
+from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
-from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words
+from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
+from engine.rules.words import CARD_NAME_TERMS
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -108,6 +111,18 @@ def _card_details(number: int) -> str:
     return f"{_id_word(card.suit)}, {_region_name(card.region)}"
 
 
+def _card_name(name: str) -> str:
+    """A card's name: in the visitor's words where the Polish rulebook names the card
+    (docs/i18n.md#card-names), else as printed."""
+    return page_words()(name) if name in CARD_NAME_TERMS else name
+
+
+def _refusal_meaning(refusal: str) -> str:
+    """What a refusal's code means, in the visitor's words (nothing in English: the
+    engine's own words, which the page quotes, say it)."""
+    return " ".join(line.replace("`", "") for line in explained_codes(refusal, page_words()))
+
+
 def _status(error: object) -> str:
     """An error's status name (`Not Found`) in the visitor's words."""
     code, name = getattr(error, "code", None), str(getattr(error, "name", ""))
@@ -124,6 +139,45 @@ def _in_words(actions: str) -> str:
     return in_words(actions) if words.language == SOURCE else in_words(actions, words)
 
 
+@dataclass(frozen=True)
+class Shown:
+    """A text a page shows, and the language it is in (`lang` of its element)."""
+
+    text: str
+    language: str
+
+
+def _said(data: object, english: str) -> Shown:
+    """What the engine said, kept in state.json as a phrase (`phrases`), in the visitor's
+    words; its English, and marked as such, when state.json has no phrase for it (a file
+    made before it) or the phrase cannot be read. English readers get the line itself."""
+    words = page_words()
+    if words.language == SOURCE or data is None:
+        return Shown(english, SOURCE)
+    try:
+        said = phrase_from(data)
+        if str(said) != english:  # a phrase that does not say what the record says
+            return Shown(english, SOURCE)
+        return Shown(words.said(said), words.language)
+    except (ValueError, KeyError, TypeError):
+        return Shown(english, SOURCE)
+
+
+def _prompt(position: Any) -> Shown:
+    """The pending decision's prompt of a game's position, in the visitor's words."""
+    phrases = position.phrases or {}
+    return _said(phrases.get("prompt"), str(position.view["pending"]["prompt"]))
+
+
+def _log(position: Any) -> list[Shown]:
+    """The last move's log lines of a game's position, in the visitor's words."""
+    lines = list((position.last or {}).get("log") or [])
+    said = (position.phrases or {}).get("log")
+    if not isinstance(said, list) or len(said) != len(lines):
+        said = [None] * len(lines)
+    return [_said(data, str(line)) for data, line in zip(said, lines, strict=True)]
+
+
 # The page filters that say something in words, in the visitor's language.
 FILTERS = {
     "region_name": _region_name,
@@ -138,6 +192,10 @@ FILTERS = {
     "who_word": _who,
     "status_name": _status,
     "card_details": _card_details,
+    "card_name": _card_name,
+    "refusal_meaning": _refusal_meaning,
+    "prompt_here": _prompt,
+    "log_here": _log,
 }
 
 

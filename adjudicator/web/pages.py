@@ -75,6 +75,8 @@ class Position:
     deadline: str | None  # when the awaited players must have decided (the game's zone)
     waiting: int  # pushed moves not adjudicated yet
     turn_hours: int
+    # state.json's `phrases` (the prompt, the last move's log), for other languages.
+    phrases: dict[str, Any] | None = None
 
     @property
     def awaited(self) -> list[str]:
@@ -156,6 +158,7 @@ def read_position(repo: GameRepo, snap: Snapshot | None = None) -> Position:
         deadline=deadline,
         waiting=len(snap.pending()),
         turn_hours=snap.game.deadlines.turn_hours,
+        phrases=document.get("phrases") if isinstance(document.get("phrases"), dict) else None,
     )
 
 
@@ -293,7 +296,7 @@ def game(game_id: str) -> str | tuple[str, int]:
             problems = mail_problems(snap)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return needs_host_page(broken_game(repo, error))
-        needs_host.clear(current_settings().home, game_id, unless_at=snap.commit)
+        needs_host.clear(current_settings(), game_id, unless_at=snap.commit)
     return render_template(
         "web/game.html",
         position=position,

@@ -266,7 +266,7 @@ def _synchronize(
                 if key is not None:
                     log_.remember(key, outcome)
                 ledger.announce(settings, repo, done)
-            needs_host.clear(settings.home, game_id)  # it read and adjudicated: fine again
+            needs_host.clear(settings, game_id)  # it read and adjudicated: fine again
         except (GameError, GameFileError) as error:
             # The game cannot be read: it needs its host, and nothing else is affected.
             mark_needs_host(settings, game_id, repo, str(error))

@@ -109,14 +109,16 @@ def start(state: State, seat: int, card: int, where: str | int) -> None:
     site = where if isinstance(where, int) else as_region(where)
     limit = min(card_actions.rank(card), strength(state, seat, site))
     place = (
-        words.name_term(COURT_CARDS[site].name) if isinstance(site, int) else words.id_term(site)
+        words.card_name_term(COURT_CARDS[site].name)
+        if isinstance(site, int)
+        else words.id_term(site)
     )
     state.note(
         P(
             "%(who)s battles in %(where)s with %(card)s",
             who=words.who(state, seat),
             where=place,
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     push(
@@ -167,7 +169,7 @@ def remove(state: State, seat: int, site: RegionId | int, action: Action) -> Non
                 "%(who)s removed a spy of %(victim)s from %(card)s",
                 who=words.name_term(me),
                 victim=words.who(state, victim),
-                card=words.name_term(COURT_CARDS[int(site)].name),
+                card=words.card_name_term(COURT_CARDS[int(site)].name),
             )
         )
         safe_house(state, victim, int(site))
@@ -216,7 +218,7 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
             P(
                 "%(who)s's spy escaped to %(card)s (Safe House)",
                 who=words.who(state, seat),
-                card=words.name_term(COURT_CARDS[card].name),
+                card=words.card_name_term(COURT_CARDS[card].name),
             )
         )
 

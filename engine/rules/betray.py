@@ -51,7 +51,7 @@ def start(state: State, seat: int, card: int, target: int) -> None:
         P(
             "%(who)s betrayed %(card)s in %(owner)s's court",
             who=words.who(state, seat),
-            card=words.name_term(info.name),
+            card=words.card_name_term(info.name),
             owner=words.who(state, owner),
         )
     )
@@ -88,7 +88,7 @@ class PrizeDecision(Decision[PrizeFrame]):
             P(
                 "%(who)s took %(card)s as %(prize)s prize",
                 who=words.name_term(player.name),
-                card=words.name_term(COURT_CARDS[card].name),
+                card=words.card_name_term(COURT_CARDS[card].name),
                 prize=words.article_id_term(prize),
             )
         )

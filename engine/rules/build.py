@@ -64,7 +64,7 @@ def start(state: State, seat: int, card: int) -> None:
         P(
             "%(who)s builds with %(card)s",
             who=words.who(state, seat),
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     if has_ability(state, seat, "infrastructure"):

@@ -66,7 +66,7 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
             "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
             paid,
             who=words.name_term(player.name),
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     if missing and state.is_wakhan(seat):
@@ -193,7 +193,7 @@ class DiscardDecision(Decision[DiscardFrame]):
             P(
                 "%(who)s discarded %(card)s",
                 who=words.name_term(player.name),
-                card=words.name_term(COURT_CARDS[card].name),
+                card=words.card_name_term(COURT_CARDS[card].name),
             )
         )
         if card in player.hand:

@@ -133,7 +133,7 @@ def expire_effects(state: State) -> None:
     for effect in state.effects:
         if effect["until"] == "check":
             state.discard.append(effect["card"])
-            ended = words.name_term(EVENT_CARDS[effect["card"]].name)
+            ended = words.card_name_term(EVENT_CARDS[effect["card"]].name)
             state.note(P("%(card)s: its effect has ended", card=ended))
     state.effects = [e for e in state.effects if e["until"] != "check"]
 

@@ -24,7 +24,7 @@ from engine.cards import (
     as_suit,
 )
 from engine.frames import ChooseFrame, DiscardEachFrame, Effect
-from engine.phrases import P, Phrase
+from engine.phrases import P, Phrase, T, Term, Value
 from engine.rules import court, dominance, market, pieces, words
 from engine.rules.flow import BaseDecision, Decision, decision, push
 from engine.state import State
@@ -55,18 +55,98 @@ FAVOR: dict[EffectId, Suit] = {
 }
 BACKING_RUPEES = 3
 
+# The effects' texts (engine/data/events.json's paraphrases), written out so that extraction
+# finds them; a test checks that they cover the card data. The log quotes them.
+EFFECT_TERMS: dict[str, Term] = {
+    term.text: term
+    for term in (
+        T(
+            "Resolve a Dominance Check immediately; if it succeeds, all coalition blocks are "
+            "then cleared from the map."
+        ),
+        T("The favored suit marker moves to Military."),
+        T(
+            "Until the next Dominance Check, all Military cards in the purchaser's court count as "
+            "favored."
+        ),
+        T("Gifts give no influence to anyone until the next Dominance Check has been resolved."),
+        T(
+            "Each of the purchaser's gifts counts for one extra influence point until the next "
+            "Dominance Check has been resolved."
+        ),
+        T("No bribes are owed by anyone until the next Dominance Check."),
+        T("The purchaser may decline to pay any bribe until the next Dominance Check."),
+        T("Every player discards all of their loyalty prizes."),
+        T(
+            "The purchaser picks a player whose patriots give no influence until the next "
+            "Dominance Check has been resolved."
+        ),
+        T("Every tribe and army in Punjab is removed."),
+        T(
+            "At the next Dominance Check a coalition needs a lead of only two blocks (instead of "
+            "four) to be dominant."
+        ),
+        T("Every tribe and army in Herat is removed."),
+        T(
+            "Until the next Dominance Check the purchaser's tribes can move and battle as though "
+            "they were armies."
+        ),
+        T("Nothing happens."),
+        T(
+            "While in the market this card can never be bought, and any rupees placed on it are "
+            "taken out of the game."
+        ),
+        T("Every tribe and army in Kabul is removed."),
+        T(
+            "Until the next Dominance Check the purchaser places double the normal number of "
+            "blocks with each build action."
+        ),
+        T("Every tribe and army in Persia is removed."),
+        T("The purchaser gains three rupees from the bank."),
+        T("Each player at once discards one card from their hand (if they have one)."),
+        T(
+            "The purchaser swaps their entire hand with another player's hand; either hand may "
+            "be empty."
+        ),
+        T("The favored suit marker moves to Intelligence."),
+        T(
+            "The purchaser sets the favored suit of their choice, and favored-suit-change impact "
+            "icons have no effect until the next Dominance Check."
+        ),
+        T("The favored suit marker moves to Political."),
+        T("The purchaser picks one region and removes every tribe and army there."),
+    )
+}
+
+
+def effect_term(text: str) -> Value:
+    """An effect's text as the card data gives it, translated where the table has it."""
+    return EFFECT_TERMS.get(text, words.name_term(text))
+
 
 def on_purchase(state: State, seat: int, card: int) -> None:
     """Resolve an event's bottom effect for its purchaser [Purchase, p. 10]."""
     effect = EVENT_CARDS[card].if_purchased.id
-    state.note(f"{EVENT_CARDS[card].name}: {EVENT_CARDS[card].if_purchased.text}")
+    state.note(
+        P(
+            "%(card)s: %(effect)s",
+            card=words.card_name_term(EVENT_CARDS[card].name),
+            effect=effect_term(EVENT_CARDS[card].if_purchased.text),
+        )
+    )
     resolve(state, effect, card, seat)
 
 
 def on_discard(state: State, card: int) -> None:
     """Resolve an event's top effect for everyone [Cleanup, p. 9]."""
     effect = EVENT_CARDS[card].if_discarded.id
-    state.note(f"{EVENT_CARDS[card].name} was discarded: {EVENT_CARDS[card].if_discarded.text}")
+    state.note(
+        P(
+            "%(card)s was discarded: %(effect)s",
+            card=words.card_name_term(EVENT_CARDS[card].name),
+            effect=effect_term(EVENT_CARDS[card].if_discarded.text),
+        )
+    )
     resolve(state, effect, card, None)
 
 
@@ -194,7 +274,7 @@ class ChooseDecision(Decision[ChooseFrame]):
                 "%(who)s chose %(choice)s for %(card)s",
                 who=words.who(state, seat),
                 choice=words.id_term(choice),
-                card=words.name_term(EVENT_CARDS[card].name),
+                card=words.card_name_term(EVENT_CARDS[card].name),
             )
         )
         if effect == "rumor":
@@ -246,7 +326,7 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             P(
                 "%(who)s discarded %(card)s from hand",
                 who=words.who(state, seat),
-                card=words.name_term(COURT_CARDS[card].name),
+                card=words.card_name_term(COURT_CARDS[card].name),
             )
         )
 

@@ -31,7 +31,7 @@ def start(state: State, seat: int, card: int, cost: int) -> None:
             "%(who)s bought a gift for %(cost)s with %(card)s",
             who=words.who(state, seat),
             cost=cost,
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     limits.place_cylinder(state, seat, "gift", cost)

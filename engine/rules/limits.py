@@ -150,7 +150,7 @@ def _put_cylinder(state: State, seat: int, kind: str, location: str | int) -> No
             P(
                 "%(who)s placed a spy on %(card)s",
                 who=words.who(state, seat),
-                card=words.name_term(COURT_CARDS[int(location)].name),
+                card=words.card_name_term(COURT_CARDS[int(location)].name),
             )
         )
     else:  # the card left play while the piece was being taken (Overthrow Rule)
@@ -179,7 +179,14 @@ def take_piece(state: State, seat: int, source: Action, coalition: Coalition | N
         state.players[seat].cylinders += 1
     else:
         pieces.remove_spies(state, seat, int(where))
-    state.note(f"{state.name(seat)} took {article(str(kind))} from {where} (component limit)")
+    state.note(
+        P(
+            "%(who)s took %(piece)s from %(where)s (component limit)",
+            who=words.who(state, seat),
+            piece=words.ARTICLE_PIECE_TERMS.get(str(kind)) or article(str(kind)),
+            where=words.place_id_term(where),
+        )
+    )
 
 
 @decision

@@ -115,7 +115,7 @@ def start(state: State, seat: int, card: int) -> None:
         P(
             "%(who)s moves with %(card)s",
             who=words.who(state, seat),
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     push(
@@ -168,8 +168,8 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
                 P(
                     "%(who)s moved a spy from %(origin)s to %(destination)s",
                     who=words.who(state, seat),
-                    origin=words.name_term(COURT_CARDS[int(origin)].name),
-                    destination=words.name_term(COURT_CARDS[int(destination)].name),
+                    origin=words.card_name_term(COURT_CARDS[int(origin)].name),
+                    destination=words.card_name_term(COURT_CARDS[int(destination)].name),
                 )
             )
 

@@ -109,7 +109,7 @@ def complete_play(state: State, seat: int, card: int, side: str) -> None:
     state.actions_used += 1
     said = {
         "who": words.name_term(player.name),
-        "card": words.name_term(info.name),
+        "card": words.card_name_term(info.name),
         "region": words.id_term(info.region),
     }
     if side == "left":
@@ -267,7 +267,7 @@ def resolve_next_icon(state: State, frame: IconsFrame) -> None:
         state.note(
             P(
                 "%(card)s left the court: its other icons do nothing",
-                card=words.name_term(COURT_CARDS[card].name),
+                card=words.card_name_term(COURT_CARDS[card].name),
             )
         )
         return

@@ -136,7 +136,7 @@ def purchase(state: State, seat: int, card: int) -> None:
     cost = 0 if free else col * per
     said: dict[str, Value] = {
         "who": words.name_term(player.name),
-        "card": words.name_term(name),
+        "card": words.card_name_term(name),
         "cost": PN("%(n)s rupee(s)", "%(n)s rupee(s)", cost),
     }
     if gained:

@@ -69,7 +69,7 @@ def start(state: State, seat: int, card: int) -> None:
         P(
             "%(who)s taxes with %(card)s",
             who=words.who(state, seat),
-            card=words.name_term(COURT_CARDS[card].name),
+            card=words.card_name_term(COURT_CARDS[card].name),
         )
     )
     push(
@@ -98,7 +98,7 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             for row in range(MARKET_ROWS):
                 if source in state.market[row]:
                     state.market_rupees[row][state.market[row].index(source)] -= 1
-            taken_from = words.name_term(card_name(source))
+            taken_from = words.card_name_term(card_name(source))
             who = words.who(state, seat)
             state.note(P("%(who)s took a rupee from %(source)s", who=who, source=taken_from))
         else:

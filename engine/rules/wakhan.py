@@ -39,6 +39,7 @@ from engine.rules.card_actions import ACTIONS_PER_TURN
 from engine.rules.events import CHOICES
 from engine.rules.flow import DECISIONS, automaton, procedure, push
 from engine.rules.wakhan_deck import (
+    action_term,
     arrow_target,
     border_order,
     describe,
@@ -60,7 +61,13 @@ def wakhan_turn(state: State, frame: WakhanDrawFrame | WakhanTurnFrame) -> None:
     seat = frame["player"]
     if frame["step"] == "draw":
         number = draw(state)
-        state.note(f"Wakhan drew AI card {number}: {describe(state, number)}")
+        state.note(
+            P(
+                "Wakhan drew AI card %(number)s: %(card)s",
+                number=number,
+                card=describe(state, number),
+            )
+        )
         sync_pragmatic_loyalty(state)
         state.stack[-1] = WakhanTurnFrame(
             kind="wakhan_turn", player=seat, step="actions", next=0, used=0, skipped=0, tried=[]
@@ -100,7 +107,7 @@ def take_next_action(state: State, frame: WakhanTurnFrame, seat: int) -> None:
     frame["next"] = (frame["next"] + 1) % len(listed)
     kind = take_listed_action(state, seat, action)
     if kind is None:
-        state.note(f"Wakhan skips {action.replace('_', ' ')}: it is not valid now")
+        state.note(P("Wakhan skips %(action)s: it is not valid now", action=action_term(action)))
         frame["skipped"] += 1
         return
     frame["skipped"] = 0
@@ -183,7 +190,7 @@ def _spy(state: State, frame: Frame, seat: int, options: list[Action]) -> Action
     card = best_card(state, seat, contested or cards)
     if card is None:
         return options[0]
-    spied = words.name_term(card_name(card))
+    spied = words.card_name_term(card_name(card))
     if contested:
         state.note(
             P(
@@ -216,15 +223,19 @@ def _take(state: State, frame: Frame, seat: int, options: list[Action]) -> Actio
 
     chosen = min(options, key=rank)
     state.note(
-        f"Wakhan takes her {chosen.args[0]} from {chosen.args[1]}: armies, roads and tribes "
-        "by her AI card's regions first, then spies by card priority, then gifts"
+        P(
+            "Wakhan takes her %(piece)s from %(where)s: armies, roads and tribes by her AI "
+            "card's regions first, then spies by card priority, then gifts",
+            piece=words.PIECE_TERMS.get(str(chosen.args[0])) or str(chosen.args[0]),
+            where=words.place_id_term(chosen.args[1]),
+        )
     )
     return chosen
 
 
 def _discard(state: State, frame: Frame, seat: int, options: list[Action]) -> Action:
     card = card_to_discard(state, seat, [int(a.args[0]) for a in options])
-    discarded = words.name_term(card_name(card))
+    discarded = words.card_name_term(card_name(card))
     state.note(P("Wakhan discards %(card)s, first in her discard order", card=discarded))
     return Action("discard", (card,))
 
@@ -273,7 +284,7 @@ def _best_spy_card(state: State, frame: Frame, seat: int, options: list[Action])
         P(
             "Wakhan always uses what she may do: a spy on %(card)s, the highest-priority card "
             "offered",
-            card=words.name_term(card_name(card)),
+            card=words.card_name_term(card_name(card)),
         )
     )
     return Action("spy", (card,))

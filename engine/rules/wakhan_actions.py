@@ -28,7 +28,8 @@ from collections.abc import Callable
 from engine.actions import Action
 from engine.cards import COURT_CARDS, REGIONS, Coalition, RegionId
 from engine.frames import BattleFrame, BuildFrame, InfrastructureFrame, MoveFrame, TaxFrame
-from engine.rules import betray, card_actions, tax
+from engine.phrases import P, Phrase, T
+from engine.rules import betray, card_actions, tax, words
 from engine.rules.abilities import has_ability
 from engine.rules.battle import CITADELS, strength
 from engine.rules.card_based import CARD_ACTIONS, least_cost
@@ -215,24 +216,52 @@ def card_action(verb: str, card: int, target: Target) -> Action:
     return CARD_ACTIONS[verb].action(card, target)
 
 
-def describe_target(state: State, verb: str, target: Target) -> str:
+def describe_target(state: State, verb: str, target: Target) -> Phrase:
     if verb == "tax":
-        return "she takes rupees from players before market cards, the richest first"
+        return P("she takes rupees from players before market cards, the richest first")
     if verb == "gift":
-        return f"the cheapest gift she can afford costs {target}"
+        return P("the cheapest gift she can afford costs %(cost)s", cost=str(target))
     if verb == "build":
-        return f"she builds armies in {target}: the leftmost region on her AI card she rules"
+        return P(
+            "she builds armies in %(region)s: the leftmost region on her AI card she rules",
+            region=words.id_term(target),
+        )
     if verb == "move":
         origin, destination = str(target).split(">")
-        return f"her armies move towards other players' tribes ({origin} to {destination} first)"
+        return P(
+            "her armies move towards other players' tribes (%(origin)s to %(destination)s first)",
+            origin=words.id_term(origin),
+            destination=words.id_term(destination),
+        )
     if verb == "betray":
-        return (
-            f"{COURT_CARDS[int(target)].name} is the highest-priority card with a prize "
-            "where she has a spy"
+        return P(
+            "%(card)s is the highest-priority card with a prize where she has a spy",
+            card=words.card_name_term(COURT_CARDS[int(target)].name),
         )
     if isinstance(target, str):
-        return f"{target} is the leftmost region on her AI card where she can battle"
-    return f"{COURT_CARDS[int(target)].name} is the card she battles on"
+        return P(
+            "%(region)s is the leftmost region on her AI card where she can battle",
+            region=words.id_term(target),
+        )
+    return P(
+        "%(card)s is the card she battles on",
+        card=words.card_name_term(COURT_CARDS[int(target)].name),
+    )
+
+
+# What she will do, by verb: one message each, as languages say the verbs differently.
+WILL_TAKE: dict[str, str] = {
+    "tax": P("Wakhan will tax with %(card)s (%(how)s for it): %(why)s").message,
+    "gift": P("Wakhan will gift with %(card)s (%(how)s for it): %(why)s").message,
+    "build": P("Wakhan will build with %(card)s (%(how)s for it): %(why)s").message,
+    "move": P("Wakhan will move with %(card)s (%(how)s for it): %(why)s").message,
+    "betray": P("Wakhan will betray with %(card)s (%(how)s for it): %(why)s").message,
+    "battle": P("Wakhan will battle with %(card)s (%(how)s for it): %(why)s").message,
+}
+LEFTMOST_BONUS, HIGHEST_PRIORITY = (
+    T("her leftmost unused bonus card"),
+    T("her highest-priority card"),
+)
 
 
 def take(state: State, seat: int, verb: str, target: Target, card: int | None = None) -> str | None:
@@ -246,10 +275,13 @@ def take(state: State, seat: int, verb: str, target: Target, card: int | None = 
     if chosen is None:
         return None
     kind = "bonus" if card_actions.is_favored_card(state, seat, chosen) else "core"
-    how = "her leftmost unused bonus card" if card is not None else "her highest-priority card"
     state.note(
-        f"Wakhan will {verb} with {COURT_CARDS[chosen].name} ({how} for it): "
-        f"{describe_target(state, verb, target)}"
+        P(
+            WILL_TAKE[verb],
+            card=words.card_name_term(COURT_CARDS[chosen].name),
+            how=LEFTMOST_BONUS if card is not None else HIGHEST_PRIORITY,
+            why=describe_target(state, verb, target),
+        )
     )
     begin_card_action(state, seat, card_action(verb, chosen, target))
     return kind

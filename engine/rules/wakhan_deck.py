@@ -25,7 +25,7 @@ from engine.cards import (
     WakhanBack,
     WakhanFront,
 )
-from engine.phrases import P
+from engine.phrases import P, Phrase, T, Term, Value
 from engine.rng import shuffle
 from engine.rules import words
 from engine.state import State, WakhanState
@@ -157,11 +157,47 @@ def arrow_target(state: State) -> int:
     return before if red_arrow(state) == "top" else after
 
 
-def describe(state: State, number: int) -> str:
+# The actions an AI card lists, by id, as the log writes them (the id with spaces), written
+# out so that extraction finds them; a test checks that they cover the card data.
+ACTION_TERMS: dict[str, Term] = {
+    term.text.replace(" ", "_"): term
+    for term in (
+        T("battle"),
+        T("battle on most spied card with wakhan spy"),
+        T("betray"),
+        T("build"),
+        T("gift"),
+        T("move"),
+        T("radicalize"),
+        T("radicalize any intelligence"),
+        T("radicalize card gaining region rule"),
+        T("radicalize dominant patriot if dominance"),
+        T("radicalize most armies roads"),
+        T("radicalize most net rupees if under 2 rupees"),
+        T("radicalize most spies tribes if no dominance"),
+        T("radicalize move card if none"),
+        T("radicalize top economic if political favored"),
+        T("radicalize top intelligence"),
+        T("radicalize top intelligence if fewer spies"),
+        T("radicalize top military if military favored"),
+        T("radicalize top political"),
+        T("radicalize top political if court full"),
+        T("tax"),
+    )
+}
+
+
+def action_term(action: str) -> Value:
+    """An AI card's action by its id, in words: `radicalize top political`."""
+    return ACTION_TERMS.get(action) or action.replace("_", " ")
+
+
+def describe(state: State, number: int) -> Phrase:
     """AI card `number` in words, for the log."""
     card = WAKHAN_CARDS[number].front
-    actions = ", ".join(a.replace("_", " ") for a in card.actions)
-    return (
-        f"{actions}; regions {', '.join(card.region_priority)}; "
-        f"loyalties {', '.join(card.pragmatic_loyalty)}"
+    return P(
+        "%(actions)s; regions %(regions)s; loyalties %(loyalties)s",
+        actions=words.comma_phrase([action_term(a) for a in card.actions]),
+        regions=words.comma_phrase([words.id_term(r) for r in card.region_priority]),
+        loyalties=words.comma_phrase([words.id_term(c) for c in card.pragmatic_loyalty]),
     )

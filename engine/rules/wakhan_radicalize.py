@@ -314,7 +314,11 @@ def choose(state: State, seat: int, action: str) -> Choice:
 def radicalize(state: State, seat: int, card: int, why: Phrase) -> None:
     """Buy `card` and play it at once, or discard it if she cannot pay the bribe."""
     state.note(
-        P("Wakhan radicalizes %(card)s: %(why)s", card=words.name_term(card_name(card)), why=why)
+        P(
+            "Wakhan radicalizes %(card)s: %(why)s",
+            card=words.card_name_term(card_name(card)),
+            why=why,
+        )
     )
     purchase.purchase(state, seat, card)
     if is_event(card):
@@ -330,7 +334,7 @@ def radicalize(state: State, seat: int, card: int, why: Phrase) -> None:
                 owner=words.who(state, owner),
                 n=bribe,
                 region=words.id_term(region),
-                card=words.name_term(card_name(card)),
+                card=words.card_name_term(card_name(card)),
             )
         )
         return

@@ -169,6 +169,22 @@ def id_term(value: Arg) -> Value:
     return ID_TERMS.get(str(value), str(value))
 
 
+def comma_phrase(values: list[Value]) -> Value:
+    """'a, b, c' (a list written with commas alone), each value translated."""
+    if len(values) <= 1:
+        return values[0] if values else name_term("")
+    return P("%(first)s, %(rest)s", first=values[0], rest=comma_phrase(values[1:]))
+
+
+def place_id_term(where: Arg) -> Value:
+    """A region or a border by its id as the log writes it (`kabul`, `herat-kabul`),
+    translated as its regions' names; a card's number or a gift's cost as it is."""
+    if str(where) in BORDERS:
+        first, second = str(where).split("-")
+        return P("%(first)s-%(second)s", first=id_term(first), second=id_term(second))
+    return id_term(where)
+
+
 def article_id_term(coalition: Arg) -> Value:
     """'an afghan' as the log writes it, translated as the coalition with its article."""
     return ARTICLE_ID_TERMS.get(str(coalition)) or article(str(coalition))
@@ -194,9 +210,26 @@ def stop_term(taken: int) -> Value:
     return P(", or stop (`done`)") if taken else name_term("")
 
 
-def card_term(number: Arg) -> str:
-    """A card by its printed name and number: the same in every language."""
+# The cards whose names the Polish rulebook prints (docs/i18n.md#card-names): translated;
+# every other card keeps its English name in every language.
+CARD_NAME_TERMS: dict[str, Term] = {
+    "Dominance Check": T("Dominance Check"),
+    "Sikh Merchants in Lahore": T("Sikh Merchants in Lahore"),
+}
+
+
+def card_term(number: Arg) -> Value:
+    """A card by its printed name and number, in the reader's language where the Polish
+    rulebook names it, else as printed."""
+    name = card_name(int(number))
+    if name in CARD_NAME_TERMS:
+        return P("%(name)s (%(number)s)", name=CARD_NAME_TERMS[name], number=int(number))
     return name_term(card(number))
+
+
+def card_name_term(name: str) -> Value:
+    """A card's printed name alone, translated where the Polish rulebook names it."""
+    return CARD_NAME_TERMS.get(name) or name
 
 
 def region_term(region_id: Arg) -> Value:

@@ -1,0 +1,392 @@
+"""The outbox in PostgreSQL mode: the table `pamir_outbox` (docs/cluster.md).
+
+`adjudicator.mail.outgoing` keeps the outbox as files under PAMIR_HOME/outbox/ with no
+database configured; with one, its outbox functions hand over to these, which keep the
+same rules in rows: a message is queued once per key (the key is unique), sent when due,
+retried with the same back-off, refused for good (state `failed`, the operator alerted
+once), dropped when its deadline passed (`expired`), and the time the server accepted it is
+kept in the row (`accepted_at`).
+
+Any node sends, and none sends a message twice: a node claims one due row at a time, in a
+statement of its own (`FOR UPDATE SKIP LOCKED`: nodes claiming at once get different rows
+and never wait for each other), by writing its claim and a lease (`claimed_by`,
+`claimed_until`, `outbox_lease_seconds` away, longer than one SMTP transaction takes). It then
+sends the message, holding no transaction, and marks the row sent only if its claim is
+still there. A node that dies while it holds a claim leaves a lease that expires: another
+node sends the message after the lease. The one window left is the usual one of SMTP: the
+server accepted the message and the node died (or lost the database) before its mark was
+written; the message is then sent again once the lease expires. It is at most one
+duplicate per message and per dead node, never a lost message.
+
+With no smtp_host configured, the delivering node writes each message to its own
+PAMIR_HOME/outbox/written/ (as in embedded mode, for an operator to read) and marks the row
+`written`. The paths these functions return name the rows as the files would be named
+(`PAMIR_HOME/outbox/STATE/NAME.eml`); only written messages exist as files.
+
+Imported only in PostgreSQL mode, so that the embedded mode never loads the database client.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import smtplib
+from contextlib import suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from adjudicator.home import database
+from adjudicator.home.faults import fault
+from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+from adjudicator.mail.outgoing import (
+    EXPIRED,
+    FAILED,
+    PENDING,
+    SENT,
+    WRITTEN,
+    DeliveryReport,
+    Undeliverable,
+)
+
+log = logging.getLogger(__name__)
+
+Row = tuple[Any, ...]
+
+
+def _path(settings: Settings, state: str, name: str) -> Path:
+    return settings.outbox_dir / state / name
+
+
+# -- queuing -------------------------------------------------------------------------------
+
+
+def queue(settings: Settings, message: EmailMessage, key: str | None) -> Path:
+    """Insert the message as a pending row; with a key already in the table (in whatever
+    state), keep the first message and return its path."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    game = str(message.get("X-Pamir-Game", "pamir"))
+    player = str(message.get("X-Pamir-Player", "someone"))
+    number = int(str(message.get("X-Pamir-Move", "0")))
+    if key is None:  # a message of its own: a key nobody else has
+        key = f"{game}-{number:04d}-{player}-{secrets.token_hex(4)}"
+    name = f"{stamp}-{key}.eml"
+    with database.connection(settings) as connection:
+        row = connection.execute(
+            "INSERT INTO pamir_outbox (message_key, name, game_id, player, message)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (message_key) DO NOTHING RETURNING name",
+            (key, name, game, player, message.as_bytes()),
+        ).fetchone()
+        if row is not None:
+            return _path(settings, PENDING, str(row[0]))
+    found = queued(settings, key)
+    assert found is not None  # the conflicting row; rows are never deleted
+    return found
+
+
+def queued(settings: Settings, key: str) -> Path | None:
+    """The path of the message queued under this key (in any state), if any."""
+    with database.connection(settings) as connection:
+        row = connection.execute(
+            "SELECT state, name FROM pamir_outbox WHERE message_key = %s", (key,)
+        ).fetchone()
+    return None if row is None else _path(settings, str(row[0]), str(row[1]))
+
+
+# -- what the outbox holds -----------------------------------------------------------------
+
+
+def messages_in(settings: Settings, state: str) -> list[Path]:
+    """The messages in a state, oldest first."""
+    with database.connection(settings) as connection:
+        rows = connection.execute(
+            "SELECT name FROM pamir_outbox WHERE state = %s ORDER BY id", (state,)
+        ).fetchall()
+    return [_path(settings, state, str(name)) for (name,) in rows]
+
+
+def counts(settings: Settings) -> dict[str, int]:
+    """How many messages are in each state (`pamir outbox`, `pamir nodes`)."""
+    with database.connection(settings) as connection:
+        rows = connection.execute(
+            "SELECT state, count(*) FROM pamir_outbox GROUP BY state"
+        ).fetchall()
+    found = {state: 0 for state in (PENDING, SENT, WRITTEN, FAILED, EXPIRED)}
+    found.update({str(state): int(str(n)) for state, n in rows})
+    return found
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A pending message that failed before: how often, when it is tried next, and why."""
+
+    name: str
+    attempts: int
+    next_attempt: datetime | None
+    last_error: str | None
+
+
+def retries(settings: Settings) -> list[Waiting]:
+    """The pending messages that failed at least once, oldest first."""
+    with database.connection(settings) as connection:
+        rows = connection.execute(
+            "SELECT name, attempts, next_attempt, last_error FROM pamir_outbox"
+            " WHERE state = 'pending' AND attempts > 0 ORDER BY id"
+        ).fetchall()
+    return [Waiting(str(n), int(str(a)), when, err) for n, a, when, err in rows]  # type: ignore[arg-type]
+
+
+def failures(settings: Settings, game_id: str | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The messages refused for good (of one game, or all), oldest first, with their
+    records (reason, recipients, failed_at, game, player)."""
+    query = "SELECT name, failure FROM pamir_outbox WHERE state = 'failed'"
+    values: tuple[str, ...] = ()
+    if game_id is not None:
+        query += " AND game_id = %s"
+        values = (game_id,)
+    with database.connection(settings) as connection:
+        rows = connection.execute(query + " ORDER BY id", values).fetchall()
+    return [(str(name), dict(record or {})) for name, record in rows]  # type: ignore[call-overload]
+
+
+def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
+    return [
+        Undeliverable(
+            str(info.get("player", "")),
+            tuple(str(r) for r in info.get("recipients", [])),
+            str(info.get("reason", "")),
+            str(info.get("failed_at", "")),
+        )
+        for _, info in failures(settings, game_id)
+    ]
+
+
+def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
+    with database.connection(settings) as connection:
+        row = connection.execute(
+            "SELECT max(accepted_at) FROM pamir_outbox"
+            " WHERE game_id = %s AND starts_with(message_key, %s)",
+            (game_id, prefix),
+        ).fetchone()
+    found = row[0] if row else None
+    return found if isinstance(found, datetime) else None
+
+
+def is_pending(settings: Settings, prefix: str) -> bool:
+    with database.connection(settings) as connection:
+        row = connection.execute(
+            "SELECT EXISTS (SELECT 1 FROM pamir_outbox"
+            " WHERE state = 'pending' AND starts_with(message_key, %s))",
+            (prefix,),
+        ).fetchone()
+    return bool(row and row[0])
+
+
+# -- delivering ----------------------------------------------------------------------------
+
+_DUE = (
+    "state = 'pending' AND (%(force)s OR next_attempt IS NULL OR next_attempt <= %(now)s)"
+    " AND (claimed_until IS NULL OR claimed_until < now())"
+)
+
+
+class Claims:
+    """One delivery run's claims, under a name no other run has."""
+
+    def __init__(self, settings: Settings, now: datetime, force: bool) -> None:
+        self.settings = settings
+        self.now = now
+        self.force = force
+        self.owner = f"{database.node_name(settings)} {os.getpid()} {secrets.token_hex(4)}"
+        self.lease = timedelta(seconds=settings.outbox_lease_seconds)
+
+    def _values(self) -> dict[str, Any]:
+        return {"force": self.force, "now": self.now, "owner": self.owner, "lease": self.lease}
+
+    def next(self) -> Row | None:
+        """Claim the oldest due message no one holds: (id, name, message, attempts)."""
+        with database.connection(self.settings) as connection:
+            return connection.execute(
+                "UPDATE pamir_outbox SET claimed_by = %(owner)s,"
+                " claimed_until = now() + %(lease)s"
+                " WHERE id = (SELECT id FROM pamir_outbox WHERE " + _DUE + " ORDER BY id"
+                " LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                " RETURNING id, name, message, attempts",
+                self._values(),
+            ).fetchone()
+
+    def finish(self, row: Row, state: str, **columns: Any) -> bool:
+        """Move a claimed row to `state` (setting `columns` too) and let go of it; False
+        when the claim was no longer this run's (its lease expired and another took it)."""
+        assignments = "".join(f", {column} = %({column})s" for column in columns)
+        with database.connection(self.settings) as connection:
+            done = connection.execute(
+                "UPDATE pamir_outbox SET state = %(state)s, done_at = now(),"
+                " claimed_by = NULL, claimed_until = NULL" + assignments + " WHERE id = %(id)s"
+                " AND claimed_by = %(owner)s RETURNING id",
+                {**self._values(), **columns, "state": state, "id": row[0]},
+            ).fetchone()
+        if done is None:
+            log.error("mail %s: its claim expired while it was being sent", row[1])
+        return done is not None
+
+    def defer(self, row: Row, error: str) -> None:
+        """Let go of a claimed row, to be tried again after the back-off."""
+        attempts = int(row[3]) + 1
+        later = self.now + timedelta(seconds=outgoing.retry_delay(self.settings, attempts))
+        with database.connection(self.settings) as connection:
+            connection.execute(
+                "UPDATE pamir_outbox SET attempts = %s, next_attempt = %s, last_error = %s,"
+                " claimed_by = NULL, claimed_until = NULL WHERE id = %s AND claimed_by = %s",
+                (attempts, later, error, row[0], self.owner),
+            )
+        log.warning(
+            "mail %s not delivered (attempt %d: %s); next attempt at %s",
+            row[1],
+            attempts,
+            error,
+            later.isoformat(),
+        )
+
+    def defer_all(self, error: str) -> list[Path]:
+        """Put off every due message no one holds (the mail server cannot be reached)."""
+        values = {**self._values(), "error": error, "first": self.settings.outbox_retry_seconds}
+        with database.connection(self.settings) as connection:
+            rows = connection.execute(
+                "UPDATE pamir_outbox SET attempts = attempts + 1, last_error = %(error)s,"
+                " next_attempt = %(now)s + least(%(first)s * power(2, attempts),"
+                f" {outgoing.MAX_RETRY_SECONDS}) * interval '1 second'"
+                " WHERE " + _DUE + " RETURNING name",
+                values,
+            ).fetchall()
+        return [_path(self.settings, PENDING, str(name)) for (name,) in rows]
+
+    def waiting(self) -> list[Path]:
+        """The pending messages not due yet."""
+        with database.connection(self.settings) as connection:
+            rows = connection.execute(
+                "SELECT name FROM pamir_outbox WHERE state = 'pending'"
+                " AND NOT %(force)s AND next_attempt > %(now)s ORDER BY id",
+                self._values(),
+            ).fetchall()
+        return [_path(self.settings, PENDING, str(name)) for (name,) in rows]
+
+
+def deliver(settings: Settings, now: datetime, force: bool) -> DeliveryReport:
+    """Send the due messages no other node holds, one claim at a time (see the module's
+    documentation); with no smtp_host, write them to this node's outbox/written/."""
+    report = DeliveryReport()
+    claims = Claims(settings, now, force)
+    try:
+        row = claims.next()
+    except psycopg.Error as error:
+        raise database.DatabaseError(f"cannot read the outbox: {error}") from None
+    if row is None:
+        report.waiting = claims.waiting()
+        return report
+    if settings.smtp_host is None:
+        while row is not None:
+            report.written.append(_write(settings, claims, row))
+            row = claims.next()
+        return report
+    fault("before-send")
+    try:
+        smtp = outgoing.connect(settings)
+    except (OSError, smtplib.SMTPException) as error:
+        reason = f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {error}"
+        report.errors.append(reason)
+        claims.defer(row, reason)
+        report.deferred.append(_path(settings, PENDING, str(row[1])))
+        report.deferred.extend(claims.defer_all(reason))
+        report.waiting = claims.waiting()
+        return report
+    try:
+        while row is not None:
+            if not _send(settings, claims, smtp, row, report):
+                break
+            row = claims.next()
+    finally:
+        with suppress(OSError, smtplib.SMTPException):
+            smtp.quit()
+    report.waiting = claims.waiting()
+    return report
+
+
+def _write(settings: Settings, claims: Claims, row: Row) -> Path:
+    target = outgoing.outbox(settings, WRITTEN) / str(row[1])
+    write_atomically(target, bytes(row[2]))
+    claims.finish(row, WRITTEN)
+    log.info("no smtp_host configured: mail written to %s", target)
+    return target
+
+
+def _send(
+    settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, report: DeliveryReport
+) -> bool:
+    """Send one claimed message; False when the SMTP session broke (the run stops)."""
+    name, data = str(row[1]), bytes(row[2])
+    sender, recipients = outgoing._envelope(settings, data)
+    if outgoing._deadline_passed(data, claims.now):
+        claims.finish(row, EXPIRED)
+        report.expired.append(_path(settings, EXPIRED, name))
+        log.info("mail %s not sent: its deadline has passed", name)
+        return True
+    try:
+        smtp.sendmail(sender, recipients, outgoing._crlf(data))
+    except (
+        smtplib.SMTPRecipientsRefused,
+        smtplib.SMTPSenderRefused,
+        smtplib.SMTPDataError,
+    ) as error:
+        report.errors.append(f"{name}: {error}")
+        permanent = outgoing.permanent_refusal(error)
+        if permanent is None:
+            claims.defer(row, str(error))
+            report.deferred.append(_path(settings, PENDING, name))
+        else:
+            report.failed.append(_fail(settings, claims, row, permanent, recipients))
+        with suppress(OSError, smtplib.SMTPException):
+            smtp.rset()
+        return True
+    except (OSError, smtplib.SMTPException) as error:
+        report.errors.append(f"{name}: {error}")
+        claims.defer(row, f"session lost: {error}")
+        report.deferred.append(_path(settings, PENDING, name))
+        report.deferred.extend(claims.defer_all(f"session lost: {error}"))
+        return False
+    # Accepted by the server. Until the mark below is written, a death of this node makes
+    # the message go out again once its lease expires: the one at-least-once window.
+    claims.finish(row, SENT, accepted_at=claims.now)
+    report.sent.append(_path(settings, SENT, name))
+    log.info("mail %s sent to %s", name, ", ".join(recipients))
+    return True
+
+
+def _fail(settings: Settings, claims: Claims, row: Row, reason: str, recipients: list[str]) -> Path:
+    headers = BytesHeaderParser(policy=policy.default).parsebytes(bytes(row[2]))
+    game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
+    record = {
+        "reason": reason,
+        "recipients": recipients,
+        "failed_at": claims.now.isoformat(),
+        "game": game,
+        "player": player,
+    }
+    target = _path(settings, FAILED, str(row[1]))
+    claims.finish(row, FAILED, failure=json.dumps(record), last_error=reason)
+    log.error("mail %s to %s cannot be delivered: %s", row[1], ", ".join(recipients), reason)
+    if player != "operator":  # a refused alert must not beget another one
+        from adjudicator.mail.operator import alert_undeliverable
+
+        alert_undeliverable(settings, target, record)
+    return target

@@ -89,6 +89,8 @@ ROADS = {
     "british": plural("%(n)s british road", "%(n)s british roads"),
     "russian": plural("%(n)s russian road", "%(n)s russian roads"),
 }
+# The English has always said "blocks", even of one.
+IN_SUPPLY = plural("%(coalition)s: %(n)s blocks in supply", "%(coalition)s: %(n)s blocks in supply")
 # A count of a coalition's blocks (armies, roads) in a list: "armies: 2 afghan".
 BLOCKS = {
     "afghan": plural("%(n)s afghan", "%(n)s afghan"),
@@ -563,15 +565,7 @@ def _supply_of(supply: dict[str, Any], y: float, words: Words) -> str:
         parts.append(
             svg.group(
                 {"class": "supply", "data-coalition": coalition, "data-count": count},
-                svg.title(
-                    words.plural(
-                        # The English has always said "blocks", even of one.
-                        "%(coalition)s: %(n)s blocks in supply",
-                        "%(coalition)s: %(n)s blocks in supply",
-                        count,
-                        coalition=name(coalition, words),
-                    )
-                ),
+                svg.title(words.plural(*IN_SUPPLY, count, coalition=name(coalition, words))),
                 _block(x, y, coalition),
                 _text(x + 16, y + 5, f"{name(coalition, words)} {count}", "start"),
             )
@@ -694,7 +688,7 @@ def board_svg(view: dict[str, Any], words: Words = ENGLISH) -> str:
                 "fill": "#1b1b1b",
             },
             svg.element("title", {"id": "board-title"}, svg.escape(label)),
-            svg.element("desc", {"id": "board-desc"}, svg.escape(describe(view))),
+            svg.element("desc", {"id": "board-desc"}, svg.escape(describe(view, words))),
             svg.element(
                 "rect", {"x": 0, "y": 0, "width": WIDTH, "height": height, "fill": "#fbfaf6"}
             ),

@@ -5,7 +5,8 @@ marks with its own `lang` (a committed report, the engine's prompt and log, card
 
 Covered: the list of games, a game's page, a move's page, the notation help, the cards, a
 card, the error pages and a player's private page (in the player's language unless the
-switch says otherwise). Not covered yet (docs/i18n.md): the board drawing's labels.
+switch says otherwise), and the board drawn on a game's page, a move's page and the private
+page: its labels, titles and description.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ def test_a_players_private_page_is_in_polish(site: str, home: Path, player: str)
 
 class Visible(HTMLParser):
     """The text a visitor reads in the page's language: what is inside an element whose
-    `lang` is another language, code and the board's drawing are left out."""
+    `lang` is another language and code are left out (the board's drawing is read: its
+    labels, titles and description are in the page's language)."""
 
-    SKIPPED: ClassVar = {"code", "svg", "style", "script"}
+    SKIPPED: ClassVar = {"code", "style", "script"}
     VOID: ClassVar = {"br", "img", "input", "meta", "link", "hr", "wbr", "source", "area", "col"}
 
     def __init__(self, language: str) -> None:

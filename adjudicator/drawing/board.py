@@ -12,7 +12,13 @@ tribe, a square for an army, a wide bar for a road, a diamond for a ruler). The 
 `role="img"`, a title and a description that says everything the picture shows, and every
 region and border has a `<title>` of its own.
 
-`board_svg(view)` is a pure function of the view: the same view gives the same bytes.
+Every label is in the reader's language (`board_svg(view, words)`, English by default):
+the game's language in the repository's `board.svg`, each player's in their mail, the
+visitor's on the pages (docs/i18n.md). Card names stay as printed, but for the few the
+Polish rulebook names.
+
+`board_svg(view, words)` is a pure function of the view and the language: the same view
+gives the same bytes.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from typing import Any, ParamSpec, TypeVar
 
 from adjudicator.drawing import svg
 from adjudicator.drawing.cards import card_label
+from adjudicator.home.translations import N_, Words
 from engine.cards import BORDERS, COALITIONS, REGION_IDS, REGIONS, SUITS
+from engine.rules.words import CARD_NAME_TERMS
 
 WIDTH = 800
 MAP_TOP = 40
@@ -43,6 +51,79 @@ REGION_FILLS = {
 }
 VP_CELLS = 24  # the track runs 0 to 23; a score beyond it widens the cells
 FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif"
+ENGLISH = Words()
+
+
+def plural(singular: str, many: str) -> tuple[str, str]:
+    """A counted message, marked for extraction (`plural` is a keyword of `make messages`)
+    where a table holds it; `Words.plural` says it with its count."""
+    return singular, many
+
+
+# The names the drawing shows, by id: in English the id itself (or the printed name of a
+# region), as the drawing always wrote them.
+NAMES = {
+    "afghan": N_("afghan"),
+    "british": N_("british"),
+    "russian": N_("russian"),
+    "economic": N_("economic"),
+    "military": N_("military"),
+    "political": N_("political"),
+    "intelligence": N_("intelligence"),
+    "kabul": N_("Kabul"),
+    "herat": N_("Herat"),
+    "kandahar": N_("Kandahar"),
+    "persia": N_("Persia"),
+    "punjab": N_("Punjab"),
+    "transcaspia": N_("Transcaspia"),
+}
+# Counted pieces of a coalition: one message each, since a Polish adjective agrees with
+# its count (1 afgańska armia, 2 afgańskie armie, 5 afgańskich armii).
+ARMIES = {
+    "afghan": plural("%(n)s afghan army", "%(n)s afghan armies"),
+    "british": plural("%(n)s british army", "%(n)s british armies"),
+    "russian": plural("%(n)s russian army", "%(n)s russian armies"),
+}
+ROADS = {
+    "afghan": plural("%(n)s afghan road", "%(n)s afghan roads"),
+    "british": plural("%(n)s british road", "%(n)s british roads"),
+    "russian": plural("%(n)s russian road", "%(n)s russian roads"),
+}
+# The English has always said "blocks", even of one.
+IN_SUPPLY = plural("%(coalition)s: %(n)s blocks in supply", "%(coalition)s: %(n)s blocks in supply")
+# A count of a coalition's blocks (armies, roads) in a list: "armies: 2 afghan".
+BLOCKS = {
+    "afghan": plural("%(n)s afghan", "%(n)s afghan"),
+    "british": plural("%(n)s british", "%(n)s british"),
+    "russian": plural("%(n)s russian", "%(n)s russian"),
+}
+
+
+def name(value: Any, words: Words) -> str:
+    """A coalition, suit or region by its id, in `words` (anything else as it is)."""
+    key = str(value)
+    if key not in NAMES:
+        return key
+    if words.language == ENGLISH.language:
+        region = REGIONS.get(key)  # type: ignore[call-overload]
+        return key if region is None else str(region.name)
+    return words(NAMES[key])
+
+
+def _counted(table: dict[str, tuple[str, str]], coalition: str, n: int, words: Words) -> str:
+    if coalition not in table:  # not a coalition of the game: said as the drawing always did
+        return f"{n} {coalition}"
+    singular, many = table[coalition]
+    return words.plural(singular, many, n)
+
+
+def _card(number: int, words: Words) -> str:
+    """A card's label: its name as printed, but where the Polish rulebook names it."""
+    label = card_label(number)
+    for english in CARD_NAME_TERMS:
+        if label == f"{number} {english}":
+            return f"{number} {words(english)}"
+    return label
 
 
 @dataclass(frozen=True)
@@ -147,10 +228,6 @@ def _text(x: float, y: float, content: str, look: str = "", **more: svg.Attr) ->
     return svg.text(x, y, content, values)
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 # -- pieces ---------------------------------------------------------------------------------
 
 
@@ -171,18 +248,20 @@ def _block(x: float, y: float, coalition: str, w: float = 20, h: float = 20) -> 
     return rect + _text(x, y + 4.5, letter, "on-dark", font_size=13)
 
 
-def _tribe(x: float, y: float, seats: _Seats, name: str, count: int) -> str:
-    label = f"{_plural(count, 'tribe')} of {name}"
+def _tribe(x: float, y: float, seats: _Seats, player: str, count: int, words: Words) -> str:
+    label = words.plural(
+        "%(n)s tribe of %(player)s", "%(n)s tribes of %(player)s", count, player=player
+    )
     return svg.group(
-        {"class": "piece tribe", "data-player": name, "data-count": count},
+        {"class": "piece tribe", "data-player": player, "data-count": count},
         svg.title(label),
-        _seat_marker(x + 10, y, seats, name),
+        _seat_marker(x + 10, y, seats, player),
         _text(x + 24, y + 5, f"×{count}", "start"),
     )
 
 
-def _army(x: float, y: float, coalition: str, count: int) -> str:
-    label = f"{_plural(count, coalition + ' army')}".replace("armys", "armies")
+def _army(x: float, y: float, coalition: str, count: int, words: Words) -> str:
+    label = _counted(ARMIES, coalition, count, words)
     return svg.group(
         {"class": "piece army", "data-coalition": coalition, "data-count": count},
         svg.title(label),
@@ -191,16 +270,16 @@ def _army(x: float, y: float, coalition: str, count: int) -> str:
     )
 
 
-def _ruler(x: float, y: float, seats: _Seats, ruler: str | None) -> str:
+def _ruler(x: float, y: float, seats: _Seats, ruler: str | None, words: Words) -> str:
     if ruler is None:
-        return _text(x, y + 5, "no ruler", "faint")
+        return _text(x, y + 5, words("no ruler"), "faint")
     diamond = f"{x + 9},{y - 9} {x + 18},{y} {x + 9},{y + 9} {x},{y}"
     return svg.group(
         {"class": "ruler", "data-player": ruler},
-        svg.title(f"ruled by {ruler}"),
+        svg.title(words("ruled by %(player)s", player=ruler)),
         svg.element("polygon", {"points": diamond, "fill": seats.colour(ruler), "stroke": "#222"}),
         _text(x + 9, y + 4.5, str(seats.number(ruler)), font_size=11),
-        _text(x + 24, y + 5, f"ruler: {svg.shorten(ruler, 14)}", "start"),
+        _text(x + 24, y + 5, words("ruler: %(player)s", player=svg.shorten(ruler, 14)), "start"),
     )
 
 
@@ -221,24 +300,25 @@ def _region_pieces(region: dict[str, Any], seats: _Seats) -> list[tuple[str, str
     return found
 
 
-def _region_text(region_id: str, region: dict[str, Any]) -> str:
-    name = REGIONS[region_id].name  # type: ignore[index]
-    parts = [f"ruled by {region['ruler']}" if region.get("ruler") else "no ruler"]
+def _region_text(region_id: str, region: dict[str, Any], words: Words) -> str:
+    ruler = region.get("ruler")
+    parts = [words("ruled by %(player)s", player=ruler) if ruler else words("no ruler")]
     tribes = region.get("tribes") or {}
     armies = region.get("armies") or {}
     if any(tribes.values()):
-        parts.append("tribes: " + ", ".join(f"{n} {who}" for who, n in tribes.items() if n))
+        listed = ", ".join(f"{n} {who}" for who, n in tribes.items() if n)
+        parts.append(words("tribes: %(list)s", list=listed))
     if any(armies.values()):
-        parts.append("armies: " + ", ".join(f"{n} {c}" for c, n in armies.items() if n))
-    return f"{name}: " + "; ".join(parts)
+        listed = ", ".join(_counted(BLOCKS, c, n, words) for c, n in armies.items() if n)
+        parts.append(words("armies: %(list)s", list=listed))
+    return f"{name(region_id, words)}: " + "; ".join(parts)
 
 
 @_kept
-def _region(region_id: str, region: dict[str, Any], seats: _Seats) -> str:
+def _region(region_id: str, region: dict[str, Any], seats: _Seats, words: Words) -> str:
     box = REGION_BOXES[region_id]
-    name = REGIONS[region_id].name  # type: ignore[index]
     shapes = [
-        svg.title(_region_text(region_id, region)),
+        svg.title(_region_text(region_id, region, words)),
         svg.element(
             "rect",
             {
@@ -250,28 +330,32 @@ def _region(region_id: str, region: dict[str, Any], seats: _Seats) -> str:
                 "stroke": "#6b5a45",
             },
         ),
-        _text(box.x + 12, box.y + 30, name, "region-name"),
-        _ruler(box.x + 12, box.y + 52, seats, region.get("ruler")),
+        _text(box.x + 12, box.y + 30, name(region_id, words), "region-name"),
+        _ruler(box.x + 12, box.y + 52, seats, region.get("ruler"), words),
     ]
     per_line = max(1, int((box.w - 24) // 62))
     for index, (kind, who, count) in enumerate(_region_pieces(region, seats)):
         x = box.x + 12 + (index % per_line) * 62
         y = box.y + 80 + (index // per_line) * 26
         shapes.append(
-            _tribe(x, y, seats, who, count) if kind == "tribe" else _army(x, y, who, count)
+            _tribe(x, y, seats, who, count, words)
+            if kind == "tribe"
+            else _army(x, y, who, count, words)
         )
     return svg.group({"id": f"region-{region_id}", "class": "region"}, *shapes)
 
 
-def _border_text(border_id: str, roads: dict[str, int]) -> str:
+def _border_text(border_id: str, roads: dict[str, int], words: Words) -> str:
     first, second = BORDERS[border_id].regions
-    names = f"{REGIONS[first].name}–{REGIONS[second].name}"
-    built = ", ".join(f"{n} {c}" for c, n in roads.items() if n)
-    return f"border {names}: " + (f"roads {built}" if built else "no roads")
+    names = f"{name(first, words)}–{name(second, words)}"
+    built = ", ".join(_counted(BLOCKS, c, n, words) for c, n in roads.items() if n)
+    if built:
+        return words("border %(regions)s: roads %(roads)s", regions=names, roads=built)
+    return words("border %(regions)s: no roads", regions=names)
 
 
 @_kept
-def _border(border_id: str, roads: dict[str, int]) -> str:
+def _border(border_id: str, roads: dict[str, int], words: Words) -> str:
     first, second = BORDERS[border_id].regions
     edge = shared_edge(REGION_BOXES[first], REGION_BOXES[second])
     assert edge is not None, border_id  # the geometry follows the map (tested)
@@ -300,14 +384,14 @@ def _border(border_id: str, roads: dict[str, int]) -> str:
         marks.append(
             svg.group(
                 {"class": "piece road", "data-coalition": coalition, "data-count": count},
-                svg.title(f"{_plural(count, coalition + ' road')}"),
+                svg.title(_counted(ROADS, coalition, count, words)),
                 _block(x, y, coalition, w=46, h=18),
                 _text(x + 14, y + 4.5, str(count), "on-dark", font_size=12),
             )
         )
     return svg.group(
         {"id": f"border-{border_id}", "class": "border"},
-        svg.title(_border_text(border_id, roads)),
+        svg.title(_border_text(border_id, roads, words)),
         line,
         *marks,
     )
@@ -321,32 +405,35 @@ def _roads_of(view: dict[str, Any], border_id: str) -> dict[str, int]:
 # -- the panels around the map ----------------------------------------------------------
 
 
-def _legend(view: dict[str, Any], seats: _Seats) -> str:
-    players = [(str(p["name"]), p.get("loyalty") or "no loyalty yet") for p in view["players"]]
-    return _legend_of(players, seats)
+def _legend(view: dict[str, Any], seats: _Seats, words: Words) -> str:
+    players = [
+        (str(p["name"]), name(p["loyalty"], words) if p.get("loyalty") else words("no loyalty yet"))
+        for p in view["players"]
+    ]
+    return _legend_of(players, seats, words)
 
 
 @_kept
-def _legend_of(players: list[tuple[str, str]], seats: _Seats) -> str:
+def _legend_of(players: list[tuple[str, str]], seats: _Seats, words: Words) -> str:
     x, y = LEGEND.x + 10, LEGEND.y + 16
-    lines = [_text(x, y, "Players (seat order)", "heading")]
+    lines = [_text(x, y, words("Players (seat order)"), "heading")]
     for index, (player, loyalty) in enumerate(players):
         row_y = y + 17 + index * 16
-        name = svg.shorten(player, 16)
+        short = svg.shorten(player, 16)
         lines.append(_seat_marker(x + 8, row_y - 4, seats, player, r=7))
-        lines.append(_text(x + 22, row_y, f"{name}, {loyalty}", "start", font_size=13))
-    shapes = "● tribe  ■ army  ▬ road  ◆ ruler; A afghan, B british, R russian"
+        lines.append(_text(x + 22, row_y, f"{short}, {loyalty}", "start", font_size=13))
+    shapes = words("● tribe  ■ army  ▬ road  ◆ ruler; A afghan, B british, R russian")
     key = _text(WIDTH - 10, MAP_BOTTOM + 20, shapes, text_anchor="end", font_size=12)
     return svg.group({"class": "legend"}, *lines, key)
 
 
-def _suits(view: dict[str, Any], y: float) -> str:
-    return _suits_of(view.get("favored"), y)
+def _suits(view: dict[str, Any], y: float, words: Words) -> str:
+    return _suits_of(view.get("favored"), y, words)
 
 
 @_kept
-def _suits_of(favored: Any, y: float) -> str:
-    parts = [_text(10, y + 5, "Favored suit", "heading")]
+def _suits_of(favored: Any, y: float, words: Words) -> str:
+    parts = [_text(10, y + 5, words("Favored suit"), "heading")]
     for index, suit in enumerate(SUITS):
         x = 150 + index * 150
         chosen = suit == favored
@@ -364,22 +451,23 @@ def _suits_of(favored: Any, y: float) -> str:
                 },
             )
         )
-        label = f"★ {suit}" if chosen else suit
+        label = f"★ {name(suit, words)}" if chosen else name(suit, words)
         parts.append(_text(x + 70, y + 5, label, "on-dark" if chosen else ""))
     return svg.group(
         {"class": "favored", "data-suit": str(favored)},
-        svg.title(f"favored suit: {favored}"),
+        svg.title(words("favored suit: %(suit)s", suit=name(favored, words))),
         *parts,
     )
 
 
-def _checks(view: dict[str, Any], y: float) -> str:
-    return _checks_of(int(view.get("checks_resolved") or 0), int(view.get("checks_left") or 0), y)
+def _checks(view: dict[str, Any], y: float, words: Words) -> str:
+    resolved, left = int(view.get("checks_resolved") or 0), int(view.get("checks_left") or 0)
+    return _checks_of(resolved, left, y, words)
 
 
 @_kept
-def _checks_of(resolved: int, left: int, y: float) -> str:
-    parts = [_text(10, y + 5, "Dominance Checks", "heading")]
+def _checks_of(resolved: int, left: int, y: float, words: Words) -> str:
+    parts = [_text(10, y + 5, words("Dominance Checks"), "heading")]
     for index in range(resolved + left):
         done = index < resolved
         parts.append(
@@ -397,29 +485,31 @@ def _checks_of(resolved: int, left: int, y: float) -> str:
         )
         if done:
             parts.append(_text(190 + index * 26, y + 4.5, "✓", "on-dark", font_size=12))
-    words = f"{resolved} resolved, {left} to come"
-    parts.append(_text(200 + (resolved + left) * 26, y + 5, words, "start"))
+    said = words("%(resolved)s resolved, %(left)s to come", resolved=resolved, left=left)
+    parts.append(_text(200 + (resolved + left) * 26, y + 5, said, "start"))
     return svg.group(
         {"class": "checks", "data-resolved": resolved, "data-left": left},
-        svg.title(f"Dominance Checks: {words}"),
+        svg.title(words("Dominance Checks: %(checks)s", checks=said)),
         *parts,
     )
 
 
-def _vp_track(view: dict[str, Any], seats: _Seats, y: float) -> tuple[str, float]:
+def _vp_track(view: dict[str, Any], seats: _Seats, y: float, words: Words) -> tuple[str, float]:
     scores = [(str(p["name"]), int(p.get("vp") or 0)) for p in view["players"]]
-    return _track(scores, seats, y)
+    return _track(scores, seats, y, words)
 
 
 @_kept
-def _track(scores: list[tuple[str, int]], seats: _Seats, y: float) -> tuple[str, float]:
+def _track(
+    scores: list[tuple[str, int]], seats: _Seats, y: float, words: Words
+) -> tuple[str, float]:
     cells = max(VP_CELLS, max((vp for _, vp in scores), default=0) + 1)
     width = (WIDTH - 20) / cells
     stacked: dict[int, int] = {}
     for _, vp in scores:
         stacked[vp] = stacked.get(vp, 0) + 1
     height = 22 + 20 * max(stacked.values(), default=1)
-    parts = [_text(10, y + 5, "Victory points", "heading")]
+    parts = [_text(10, y + 5, words("Victory points"), "heading")]
     top = y + 14
     for cell in range(cells):
         x = 10 + cell * width
@@ -440,132 +530,147 @@ def _track(scores: list[tuple[str, int]], seats: _Seats, y: float) -> tuple[str,
             _text(x + width / 2, top + height - 6, str(cell), fill="#5a5a5a", font_size=11)
         )
     placed: dict[int, int] = {}
-    for name, vp in scores:
+    for player, vp in scores:
         level = placed.get(vp, 0)
         placed[vp] = level + 1
         cx = 10 + vp * width + width / 2
         cy = top + 12 + level * 20
         parts.append(
             svg.group(
-                {"class": "vp-marker", "data-player": name, "data-vp": vp},
-                svg.title(f"{name}: {_plural(vp, 'victory point')}"),
-                _seat_marker(cx, cy, seats, name, r=min(9, width / 2 - 1)),
+                {"class": "vp-marker", "data-player": player, "data-vp": vp},
+                svg.title(
+                    words.plural(
+                        "%(player)s: %(n)s victory point",
+                        "%(player)s: %(n)s victory points",
+                        vp,
+                        player=player,
+                    )
+                ),
+                _seat_marker(cx, cy, seats, player, r=min(9, width / 2 - 1)),
             )
         )
     return svg.group({"class": "vp-track"}, *parts), height + 36
 
 
-def _supply(view: dict[str, Any], y: float) -> str:
-    return _supply_of(view.get("block_supply") or {}, y)
+def _supply(view: dict[str, Any], y: float, words: Words) -> str:
+    return _supply_of(view.get("block_supply") or {}, y, words)
 
 
 @_kept
-def _supply_of(supply: dict[str, Any], y: float) -> str:
-    parts = [_text(10, y + 5, "Blocks in supply", "heading")]
+def _supply_of(supply: dict[str, Any], y: float, words: Words) -> str:
+    parts = [_text(10, y + 5, words("Blocks in supply"), "heading")]
     for index, coalition in enumerate(COALITIONS):
         x = 190 + index * 150
         count = int(supply.get(coalition, 0))
         parts.append(
             svg.group(
                 {"class": "supply", "data-coalition": coalition, "data-count": count},
-                svg.title(f"{coalition}: {count} blocks in supply"),
+                svg.title(words.plural(*IN_SUPPLY, count, coalition=name(coalition, words))),
                 _block(x, y, coalition),
-                _text(x + 16, y + 5, f"{coalition} {count}", "start"),
+                _text(x + 16, y + 5, f"{name(coalition, words)} {count}", "start"),
             )
         )
     return svg.group({"class": "supplies"}, *parts)
 
 
-def _lines(heading: str, items: list[str], y: float, css: str) -> tuple[str, float]:
-    """A heading and one line per item (a dash for none); the height used."""
+def _lines(heading: str, items: list[str], y: float, css: str, words: Words) -> tuple[str, float]:
+    """A heading and one line per item ("none" for none); the height used."""
     parts = [_text(10, y + 5, heading, "heading")]
-    for index, item in enumerate(items or ["none"]):
+    for index, item in enumerate(items or [words("none")]):
         parts.append(_text(180, y + 5 + index * 20, item, "start"))
     return svg.group({"class": css}, *parts), 20 * max(1, len(items)) + 12
 
 
-def _events(view: dict[str, Any]) -> list[str]:
+def _events(view: dict[str, Any], words: Words) -> list[str]:
     found = []
     for effect in view.get("effects") or []:
         owner = f" ({effect['player']})" if effect.get("player") else ""
-        found.append(svg.shorten(f"{card_label(int(effect['card']))}{owner}", 70))
+        found.append(svg.shorten(f"{_card(int(effect['card']), words)}{owner}", 70))
     return found
 
 
-def _hand(view: dict[str, Any]) -> list[str] | None:
+def _hand(view: dict[str, Any], words: Words) -> list[str] | None:
     """The viewer's own hand, in a player's view; None in the public view."""
     viewer = view.get("viewer")
     for player in view["players"]:
         if viewer is not None and player["name"] == viewer and player.get("hand") is not None:
-            return [card_label(int(card)) for card in player["hand"]]
+            return [_card(int(card), words) for card in player["hand"]]
     return None
 
 
 # -- the whole ------------------------------------------------------------------------
 
 
-def describe(view: dict[str, Any]) -> str:
+def describe(view: dict[str, Any], words: Words = ENGLISH) -> str:
     """The drawing in words: what the `<desc>` says to a screen reader."""
     regions = view.get("regions") or {}
-    sentences = [_region_text(r, regions[r]) for r in REGION_IDS if r in regions]
+    sentences = [_region_text(r, regions[r], words) for r in REGION_IDS if r in regions]
     roads = [
-        _border_text(b, _roads_of(view, b))
+        _border_text(b, _roads_of(view, b), words)
         for b in sorted(BORDERS)
         if any(_roads_of(view, b).values())
     ]
-    sentences.append("; ".join(roads) if roads else "no roads")
-    sentences.append(f"favored suit: {view.get('favored')}")
+    sentences.append("; ".join(roads) if roads else words("no roads"))
+    favored = name(view.get("favored"), words)
+    sentences.append(words("favored suit: %(suit)s", suit=favored))
     resolved, left = view.get("checks_resolved"), view.get("checks_left")
-    sentences.append(f"Dominance Checks: {resolved} resolved, {left} to come")
-    sentences.append(
-        "victory points: " + ", ".join(f"{p['name']} {p.get('vp', 0)}" for p in view["players"])
-    )
+    checks = words("%(resolved)s resolved, %(left)s to come", resolved=resolved, left=left)
+    sentences.append(words("Dominance Checks: %(checks)s", checks=checks))
+    scores = ", ".join(f"{p['name']} {p.get('vp', 0)}" for p in view["players"])
+    sentences.append(words("victory points: %(scores)s", scores=scores))
     supply = view.get("block_supply") or {}
-    sentences.append(
-        "blocks in supply: " + ", ".join(f"{c} {supply.get(c, 0)}" for c in COALITIONS)
-    )
-    sentences.append("events in force: " + (", ".join(_events(view)) or "none"))
-    hand = _hand(view)
+    blocks = ", ".join(f"{name(c, words)} {supply.get(c, 0)}" for c in COALITIONS)
+    sentences.append(words("blocks in supply: %(blocks)s", blocks=blocks))
+    events = ", ".join(_events(view, words)) or words("none")
+    sentences.append(words("events in force: %(events)s", events=events))
+    hand = _hand(view, words)
     if hand is not None:
-        sentences.append(f"{view['viewer']}'s hand: " + (", ".join(hand) or "empty"))
+        cards = ", ".join(hand) or words("empty")
+        sentences.append(words("%(player)s's hand: %(cards)s", player=view["viewer"], cards=cards))
     return ". ".join(sentences) + "."
 
 
-def _heading(view: dict[str, Any]) -> str:
+def _heading(view: dict[str, Any], words: Words) -> str:
     if view.get("phase") == "over":
-        return "The game is over; winner: " + ", ".join(view.get("winners") or [])
+        winners = ", ".join(view.get("winners") or [])
+        return words("The game is over; winner: %(winners)s", winners=winners)
     if view.get("phase") == "setup":
-        return "Setup: players choose their loyalty"
-    return f"Turn {view.get('turn')}, {view.get('active')} to play"
+        return words("Setup: players choose their loyalty")
+    return words(
+        "Turn %(turn)s, %(player)s to play", turn=view.get("turn"), player=view.get("active")
+    )
 
 
-def board_svg(view: dict[str, Any]) -> str:
-    """The board of `view` (public or a player's) as a standalone SVG document."""
+def board_svg(view: dict[str, Any], words: Words = ENGLISH) -> str:
+    """The board of `view` (public or a player's) as a standalone SVG document, its labels
+    in `words` (English by default)."""
     seats = _Seats(view)
     regions = view.get("regions") or {}
+    heading = _heading(view, words)
     body = [
-        _text(10, 26, _heading(view), "heading", font_size=16),
-        *(_region(r, regions.get(r) or {}, seats) for r in REGION_IDS),
-        *(_border(b, _roads_of(view, b)) for b in sorted(BORDERS)),
-        _legend(view, seats),
+        _text(10, 26, heading, "heading", font_size=16),
+        *(_region(r, regions.get(r) or {}, seats, words) for r in REGION_IDS),
+        *(_border(b, _roads_of(view, b), words) for b in sorted(BORDERS)),
+        _legend(view, seats, words),
     ]
     y: float = MAP_BOTTOM + 50
-    body.append(_suits(view, y))
-    body.append(_checks(view, y + 36))
-    track, used = _vp_track(view, seats, y + 72)
+    body.append(_suits(view, y, words))
+    body.append(_checks(view, y + 36, words))
+    track, used = _vp_track(view, seats, y + 72, words)
     body.append(track)
     y += 72 + used
-    body.append(_supply(view, y))
-    events, used = _lines("Events in force", _events(view), y + 34, "events")
+    body.append(_supply(view, y, words))
+    events, used = _lines(words("Events in force"), _events(view, words), y + 34, "events", words)
     body.append(events)
     y += 34 + used
-    hand = _hand(view)
+    hand = _hand(view, words)
     if hand is not None:
-        part, used = _lines(f"{svg.shorten(str(view['viewer']), 16)}'s hand", hand, y + 6, "hand")
+        viewer = svg.shorten(str(view["viewer"]), 16)
+        part, used = _lines(words("%(player)s's hand", player=viewer), hand, y + 6, "hand", words)
         body.append(part)
         y += 6 + used
     height = y + 10
-    label = f"The board: {_heading(view)}"
+    label = words("The board: %(heading)s", heading=heading)
     return (
         svg.element(
             "svg",
@@ -583,7 +688,7 @@ def board_svg(view: dict[str, Any]) -> str:
                 "fill": "#1b1b1b",
             },
             svg.element("title", {"id": "board-title"}, svg.escape(label)),
-            svg.element("desc", {"id": "board-desc"}, svg.escape(describe(view))),
+            svg.element("desc", {"id": "board-desc"}, svg.escape(describe(view, words))),
             svg.element(
                 "rect", {"x": 0, "y": 0, "width": WIDTH, "height": height, "fill": "#fbfaf6"}
             ),

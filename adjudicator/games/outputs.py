@@ -86,11 +86,12 @@ def state_phrases(state: engine.State, said: Sequence[Said] | None) -> dict[str,
 BOARD_FILE = "board.svg"
 
 
-def board_document(state: engine.State) -> str:
-    """The text of `board.svg`: the public view drawn, which each report shows by a
-    relative link (`../board.svg`). Written with `state.json` by every adjudicator commit,
-    so the board at any commit is that commit's position."""
-    return board_svg(engine.view(state))
+def board_document(state: engine.State, language: str = SOURCE) -> str:
+    """The text of `board.svg`: the public view drawn, in the game's `language` (the public
+    record's), which each report shows by a relative link (`../board.svg`). Written with
+    `state.json` by every adjudicator commit, so the board at any commit is that commit's
+    position."""
+    return board_svg(engine.view(state), Words(language))
 
 
 def sha256_text(text: str) -> str:

@@ -98,7 +98,7 @@ def _adjudicated_files(
     report = report_for(snap, move.number, title, outcome.state, said, when)
     files: dict[str, bytes | None] = {
         STATE_FILE: state_text.encode(),
-        BOARD_FILE: board_document(outcome.state).encode(),
+        BOARD_FILE: board_document(outcome.state, snap.game.language).encode(),
         f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
     }
     if outcome.state.phase == "over":
@@ -269,7 +269,7 @@ def record_refusal(
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
-        BOARD_FILE: board_document(state).encode(),
+        BOARD_FILE: board_document(state, snap.game.language).encode(),
         f"{REPORTS_DIR}/{move.number:04d}.md": report.encode(),
     }
     message = f"Refuse move {move.number} by {move.player}: {reason}"
@@ -386,7 +386,7 @@ def _first_commit(
         files: dict[str, bytes | None] = {
             GAME_FILE: dump_game_file(game).encode(),
             STATE_FILE: state_text.encode(),
-            BOARD_FILE: board_document(state).encode(),
+            BOARD_FILE: board_document(state, game.language).encode(),
             f"{REPORTS_DIR}/0000.md": report.encode(),
             "README.md": readme(game).encode(),
         }

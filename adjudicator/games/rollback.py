@@ -97,7 +97,7 @@ def _files(
     files: dict[str, bytes | None] = {
         ROLLBACKS_FILE: rollbacks.dump().encode(),
         STATE_FILE: state_text.encode(),
-        BOARD_FILE: board_document(state).encode(),
+        BOARD_FILE: board_document(state, snap.game.language).encode(),
         f"{REPORTS_DIR}/{number:04d}.md": report.encode(),
     }
     return files, state_text

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import engine
 from adjudicator.drawing.board import board_svg
@@ -62,6 +63,7 @@ from adjudicator.games.snapshot import (
     replay_steps,
     snapshot,
 )
+from adjudicator.home.translations import SOURCE, words_for
 
 
 @dataclass(frozen=True)
@@ -287,7 +289,7 @@ def _check_commit(
             f"after move {snap.adjudicated} in {', '.join(where)}"
         )
     board = repo.read(BOARD_FILE, sha)  # games begun before it have none
-    if board is not None and board != board_svg(view):
+    if board is not None and not _board_agrees(board, view, snap.game.language):
         return (
             f"commit {sha[:10]}: {BOARD_FILE} differs from the replay's board "
             f"after move {snap.adjudicated}"
@@ -379,3 +381,11 @@ def _adjudicated_move(message: str) -> int | None:
 
 def _author(snap: Snapshot, number: int) -> str:
     return next(m.player for m in snap.moves if m.number == number)
+
+
+def _board_agrees(board: str, view: dict[str, Any], language: str) -> bool:
+    """Whether a committed board.svg is the view drawn: in the game's language, or in
+    English, as every board was drawn before the drawing spoke the game's language."""
+    if board == board_svg(view, words_for(language)):
+        return True
+    return language != SOURCE and board == board_svg(view)

@@ -585,7 +585,8 @@ def report_in(settings: Settings, game: GameFile, result: Adjudication, language
 
 class _Illustrations:
     """What an adjudication's report mails show besides their text: the public board as a
-    picture (rasterized once, for all of them) and each player's own hand as card faces."""
+    picture (drawn and rasterized once per language its readers read, for all of them) and
+    each player's own hand as card faces."""
 
     def __init__(
         self,
@@ -596,15 +597,29 @@ class _Illustrations:
         rasterize: Rasterize,
     ) -> None:
         self.settings, self.repo, self.commit = settings, repo, result.commit
-        self.pictures: BoardPictures | None = None
-        if view.get("players"):
-            domain = message_domain(settings)
-            cid = f"board.{result.number:04d}.{result.commit[:12]}@{domain}"
-            alt = f"The board after move {result.number}: {describe(view)}"
-            # The public view only: every player's mail carries the same picture.
-            self.pictures = BoardPictures(board_svg(view), cid, alt, rasterize)
+        self.number, self.view, self.rasterize = result.number, view, rasterize
+        self._pictures: dict[str, BoardPictures] = {}
         self._state: engine.State | None = None
         self._failed = False
+
+    def pictures(self, words: Words) -> BoardPictures | None:
+        """The board's picture in `words` (None: no players, no board): drawn the first
+        time a reader of that language needs it, then the same for every reader of it."""
+        if not self.view.get("players"):
+            return None
+        found = self._pictures.get(words.language)
+        if found is None:
+            domain = message_domain(self.settings)
+            cid = f"board.{self.number:04d}.{self.commit[:12]}@{domain}"
+            alt = words(
+                "The board after move %(number)s: %(description)s",
+                number=self.number,
+                description=describe(self.view, words),
+            )
+            # The public view only: every player's mail carries the same picture.
+            found = BoardPictures(board_svg(self.view, words), cid, alt, self.rasterize)
+            self._pictures[words.language] = found
+        return found
 
     def hand(self, player: str, words: Words) -> str:
         """The player's own hand as card faces (HTML), from their own view of the
@@ -678,9 +693,10 @@ def report_message(
 
     made = compose(settings, game.id, player, subject, text, html=html(report_html), **headers)
     made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
-    if illustrations.pictures is None:
+    pictures = illustrations.pictures(words)
+    if pictures is None:
         return made
-    picture = illustrations.pictures.fitting_after(lambda exact: _size(made, exact))
+    picture = pictures.fitting_after(lambda exact: _size(made, exact))
     if picture is not None:
         # The message measured becomes the one with the picture, as `compose` would make
         # it: composing it again (headers parsed, text encoded) cost as much as the first.

@@ -1,10 +1,10 @@
 """The board in a report mail: the public board drawn as a PNG, shown inline by Content-ID.
 
 Mail clients do not show SVG (and many strip it as a risk), so the board's SVG
-(`adjudicator.drawing.board`) is rasterized with CairoSVG, once per adjudication: every
-player's mail carries the same picture of the public view, so none can show what only
-another player may see. The player's own hand goes into that player's HTML as card faces,
-not into the picture.
+(`adjudicator.drawing.board`) is rasterized with CairoSVG, once per adjudication and
+language: every player's mail carries the same picture of the public view (in the
+player's language), so none can show what only another player may see. The player's own
+hand goes into that player's HTML as card faces, not into the picture.
 
 CairoSVG needs the cairo library at run time. Without it (or if a drawing cannot be
 rasterized) the mail goes out without the picture, and the log says why once per process:

@@ -3,7 +3,7 @@ language they chose with the switch at the top of every page (`?lang=pl`, kept i
 cookie). The templates' `{% trans %}` blocks and `_()` go through the same catalogues as
 the mail (adjudicator/home/translations.py), with Babel's `Locale` negotiation picking the
 language; the public record a page quotes (a committed report) stays in the game's
-language.
+language. The board is drawn in the visitor's language too.
 """
 
 from __future__ import annotations
@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from babel import Locale
 from flask import g, request
+from markupsafe import Markup
 
+from adjudicator.drawing.board import board_svg
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
@@ -117,6 +119,12 @@ def _card_name(name: str) -> str:
     return page_words()(name) if name in CARD_NAME_TERMS else name
 
 
+def _board(view: dict[str, Any]) -> Markup:
+    """The board drawn as inline SVG, its labels in the visitor's words (not sanitized:
+    see `rendering.board_markup`)."""
+    return Markup(board_svg(view, page_words()))
+
+
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
@@ -193,6 +201,7 @@ FILTERS = {
     "status_name": _status,
     "card_details": _card_details,
     "card_name": _card_name,
+    "board": _board,
     "refusal_meaning": _refusal_meaning,
     "prompt_here": _prompt,
     "log_here": _log,

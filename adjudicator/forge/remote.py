@@ -20,8 +20,6 @@ import configparser
 import json
 import logging
 import re
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -631,35 +629,27 @@ def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
     The game's secret must already be in PAMIR_HOME/secrets/<id>.secret (unless the game
     has ended and revealed it): without it nobody can adjudicate the game.
     """
-    scratch = settings.home / "tmp"
-    scratch.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="adopt-", dir=scratch))
     try:
-        try:
-            git.Repo.clone_from(
-                url, str(folder), branch=BRANCH, env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
-            ).close()
-        except git.GitCommandError as error:
-            log.warning("clone of %s failed: %s", url, error.stderr)
-            raise RemoteError(f"cannot clone the game's {BRANCH} branch from the forge") from None
-        repo = GameRepo(folder)
-        try:
-            snap = snapshot(repo)
-            found = snap.game.id
-            if game_id is not None and game_id != found:
-                raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
-            game_seed(snap, settings.home)  # refuses a game whose secret this service does not hold
-            _check_signing_key(snap.game.adjudicator, settings.home)
-        finally:
-            repo.repo.close()
-        target = settings.games_dir / found
-        if target.exists() or (settings.games_dir / f"{found}.git").exists():
-            raise GameError(f"this service already has a game {found!r}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        folder.rename(target)
-    finally:
-        if folder.exists():
-            shutil.rmtree(folder)
+        with hosting.scratch_clone(settings, url, "adopt-") as folder:
+            repo = GameRepo(folder)
+            try:
+                snap = snapshot(repo)
+                found = snap.game.id
+                if game_id is not None and game_id != found:
+                    raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
+                # Refuses a game whose secret this service does not hold.
+                game_seed(snap, settings.home)
+                _check_signing_key(snap.game.adjudicator, settings.home)
+            finally:
+                repo.repo.close()
+            target = settings.games_dir / found
+            if target.exists() or (settings.games_dir / f"{found}.git").exists():
+                raise GameError(f"this service already has a game {found!r}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folder.rename(target)
+    except hosting.CloneFailed as error:
+        log.warning("clone of %s failed: %s", url, error.stderr)
+        raise RemoteError(f"cannot clone the game's {BRANCH} branch from the forge") from None
     adopted = GameRepo(target)
     if snap.game.adjudicator is not None:
         adopted.configure_signing(adjudicator_key(settings.home))

@@ -23,6 +23,8 @@ import logging
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import git
@@ -92,35 +94,54 @@ def clone(settings: Settings, game_id: str, url: str | None = None) -> Path | No
     return target
 
 
-def _clone_into(settings: Settings, game_id: str, url: str, target: Path) -> None:
+class CloneFailed(Exception):
+    """git could not clone the forge's repository; `stderr` says why."""
+
+    def __init__(self, stderr: str) -> None:
+        super().__init__(stderr)
+        self.stderr = stderr
+
+
+@contextmanager
+def scratch_clone(settings: Settings, url: str, prefix: str) -> Iterator[Path]:
+    """A clone of the forge's game branch in a scratch folder under PAMIR_HOME/tmp, for
+    the block to check and rename into place; removed after the block if it is still
+    there. CloneFailed when git cannot clone it."""
     scratch = settings.home / "tmp"
     scratch.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="clone-", dir=scratch))
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=scratch))
     try:
         try:
             git.Repo.clone_from(
                 url, str(folder), branch=BRANCH, env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
             ).close()
         except git.GitCommandError as error:
-            raise RepoError(
-                f"cannot clone game {game_id} from its forge: {str(error.stderr).strip()[:200]}"
-            ) from None
-        repo = GameRepo(folder)
-        try:
-            game = snapshot(repo).game
-            if game.id != game_id:
-                raise RepoError(f"the forge repository of game {game_id} holds game {game.id}")
-            if game.adjudicator is not None:
-                repo.configure_signing(adjudicator_key(settings.home))
-        except GameError as error:
-            raise RepoError(f"game {game_id} on its forge cannot be read: {error}") from None
-        finally:
-            repo.repo.close()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        folder.rename(target)
+            raise CloneFailed(str(error.stderr).strip()) from None
+        yield folder
     finally:
         if folder.exists():
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _clone_into(settings: Settings, game_id: str, url: str, target: Path) -> None:
+    try:
+        with scratch_clone(settings, url, "clone-") as folder:
+            repo = GameRepo(folder)
+            try:
+                game = snapshot(repo).game
+                if game.id != game_id:
+                    raise RepoError(f"the forge repository of game {game_id} holds game {game.id}")
+                if game.adjudicator is not None:
+                    repo.configure_signing(adjudicator_key(settings.home))
+            except GameError as error:
+                raise RepoError(f"game {game_id} on its forge cannot be read: {error}") from None
+            finally:
+                repo.repo.close()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folder.rename(target)
+    except CloneFailed as error:
+        why = error.stderr[:200]
+        raise RepoError(f"cannot clone game {game_id} from its forge: {why}") from None
 
 
 def rebuild(settings: Settings) -> list[str]:

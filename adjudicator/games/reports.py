@@ -12,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from adjudicator.drawing.board import NAMES
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
@@ -23,22 +24,8 @@ def _card(number: int | None) -> str:
 
 
 # The ids a report shows in its tables, in words. English shows the ids themselves (the
-# reports' canonical text); another language shows these, translated.
-ID_WORDS = {
-    "afghan": N_("afghan"),
-    "british": N_("british"),
-    "russian": N_("russian"),
-    "economic": N_("economic"),
-    "military": N_("military"),
-    "political": N_("political"),
-    "intelligence": N_("intelligence"),
-    "kabul": N_("Kabul"),
-    "herat": N_("Herat"),
-    "kandahar": N_("Kandahar"),
-    "persia": N_("Persia"),
-    "punjab": N_("Punjab"),
-    "transcaspia": N_("Transcaspia"),
-}
+# reports' canonical text); another language shows the board drawing's names for them.
+ID_WORDS = NAMES
 ROWS = (N_("top"), N_("bottom"))
 # The rulebook sections that decisions and refusals cite (engine/rules/*.py `section`),
 # as the Polish rulebook names them; the engine's words are the message ids.

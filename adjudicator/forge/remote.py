@@ -43,7 +43,7 @@ from adjudicator.home import store
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
-from adjudicator.home.translations import Words
+from adjudicator.home.translations import N_, Words
 
 ORIGIN = "origin"
 TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
@@ -492,33 +492,35 @@ def _force_push(repo: GameRepo, start: str, upstream: str) -> bool:
     return True
 
 
+def _notice(name: str, title: str, body: str) -> Notice:
+    """A notice headed by the game's name: `title` and `body` (catalogue messages) in the
+    reader's words."""
+    return lambda words: f"# {name}: {words(title)}\n\n{words(body)}\n"
+
+
 def put_back_notice(name: str) -> Notice:
     """The notice of a rewritten history pushed back over the forge's."""
-    return lambda words: (
-        f"# {name}: "
-        + words("the game's history was put back")
-        + "\n\n"
-        + words(
+    return _notice(
+        name,
+        N_("the game's history was put back"),
+        N_(
             "Someone rewrote the history of the game's main branch on the forge (a force "
             "push). The adjudicator pushed the game's true history back; pull (`git fetch` "
             "and `git reset --hard origin/main`) before your next move."
-        )
-        + "\n"
+        ),
     )
 
 
 def held_notice(name: str) -> Notice:
     """The notice of a game held for its host (a rewritten history not put back)."""
-    return lambda words: (
-        f"# {name}: "
-        + words("the game is held")
-        + "\n\n"
-        + words(
+    return _notice(
+        name,
+        N_("the game is held"),
+        N_(
             "Someone rewrote the history of the game's main branch on the forge, and the "
             "adjudicator could not push the true history back. No move is adjudicated until "
             "the host restores it."
-        )
-        + "\n"
+        ),
     )
 
 

@@ -226,6 +226,27 @@ def test_a_clone_behind_the_ledger_leaves_it_alone(
     assert json.loads(store.of(b).read(ledger_name) or b"")["commit"] == pushed  # not moved back
 
 
+def test_a_history_the_forge_reset_is_followed_by_the_ledger(
+    tmp_path: Path, home: Path, database_url: str
+) -> None:
+    """A ledger's commit this clone knows but that the head no longer descends from (the
+    forge's history was reset) is not taken for a clone behind: the ledger goes on, as on
+    one machine, rather than stopping the game's mail for good."""
+    a = node_settings(home, database_url)
+    game = host_game(tmp_path, a)
+    push_move(game)
+    ahead = GameRepo(game.service)
+    try:
+        ledger.reconcile(a, ahead)
+        ledger.announce(a, ahead, remote.update(ahead, a.home))
+        pushed = ahead.head()
+        assert pushed is not None and ledger.mailed_up_to(a, game.game_id) == pushed
+        [before] = ahead.parents(pushed)
+        assert ledger._follows_ledger(a, ahead, game.game_id, before)
+    finally:
+        ahead.repo.close()
+
+
 def test_nodes_with_homes_of_their_own_share_a_game_through_the_database_and_forge(
     tmp_path: Path, home: Path, database_url: str
 ) -> None:

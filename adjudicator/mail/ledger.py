@@ -132,13 +132,15 @@ def _mailable_head(settings: Settings, repo: GameRepo) -> str | None:
 def _follows_ledger(settings: Settings, repo: GameRepo, game_id: str, head: str) -> bool:
     """Whether the ledger may move on to `head`. In PostgreSQL mode the ledger is every
     node's, and a node whose clone is behind it (it has not fetched what another node
-    pushed) leaves it alone rather than moving it back: it would mail those commits again.
-    On one machine a ledger naming an unknown commit starts afresh (see `_unmailed`)."""
+    pushed: the ledger's commit is unknown here) leaves it alone rather than moving it
+    back: it would mail those commits again. A ledger's commit known here but not behind
+    `head` is a history the forge reset, which `_unmailed` follows, as on one machine,
+    where a ledger naming an unknown commit starts afresh."""
     last = mailed_up_to(settings, game_id)
     if settings.database_url is None or last is None:
         return True
     try:
-        repo.repo.git.merge_base("--is-ancestor", last, head)
+        repo.repo.git.cat_file("-e", f"{last}^{{commit}}")
     except git.GitCommandError:
         log.info("game %s: this clone is behind the mail ledger (%s); left alone", game_id, last)
         return False

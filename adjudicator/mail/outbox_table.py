@@ -36,9 +36,7 @@ import smtplib
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from email import policy
 from email.message import EmailMessage
-from email.parser import BytesHeaderParser
 from pathlib import Path
 from typing import Any
 
@@ -373,20 +371,9 @@ def _send(
 
 
 def _fail(settings: Settings, claims: Claims, row: Row, reason: str, recipients: list[str]) -> Path:
-    headers = BytesHeaderParser(policy=policy.default).parsebytes(bytes(row[2]))
-    game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
-    record = {
-        "reason": reason,
-        "recipients": recipients,
-        "failed_at": claims.now.isoformat(),
-        "game": game,
-        "player": player,
-    }
+    record = outgoing.failure_record(bytes(row[2]), reason, recipients, claims.now)
     target = _path(settings, FAILED, str(row[1]))
+    outgoing.alert_failure(settings, target, record)
     claims.finish(row, FAILED, failure=json.dumps(record), last_error=reason)
     log.error("mail %s to %s cannot be delivered: %s", row[1], ", ".join(recipients), reason)
-    if player != "operator":  # a refused alert must not beget another one
-        from adjudicator.mail.operator import alert_undeliverable
-
-        alert_undeliverable(settings, target, record)
     return target

@@ -1190,20 +1190,37 @@ def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
     return found
 
 
+def failure_record(
+    data: bytes, reason: str, recipients: list[str], now: datetime
+) -> dict[str, Any]:
+    """What is kept of a message refused for good (`data`), and what the host is told."""
+    headers = header_block(data)
+    return {
+        "reason": reason,
+        "recipients": recipients,
+        "failed_at": now.isoformat(),
+        "game": str(headers.get("X-Pamir-Game", "")),
+        "player": str(headers.get("X-Pamir-Player", "")),
+    }
+
+
+def alert_failure(settings: Settings, target: Path, record: dict[str, Any]) -> None:
+    """Queue the host's alert of a message refused for good, before the message is marked
+    failed: a crash between the two leaves the message pending, to fail again, and the
+    alert's key keeps it from being queued twice."""
+    if record["player"] != "operator":  # a refused alert must not beget another one
+        from adjudicator.mail.operator import alert_undeliverable  # imports this module
+
+        alert_undeliverable(settings, target, record)
+
+
 def _fail(
     settings: Settings, path: Path, reason: str, recipients: list[str], now: datetime
 ) -> Path:
     """Move a message refused for good to outbox/failed/, with why; tell the host."""
-    headers = header_block(path.read_bytes())
-    game, player = str(headers.get("X-Pamir-Game", "")), str(headers.get("X-Pamir-Player", ""))
+    record = failure_record(path.read_bytes(), reason, recipients, now)
+    alert_failure(settings, outbox(settings, FAILED) / path.name, record)
     target = _move(settings, path, FAILED)
-    record = {
-        "reason": reason,
-        "recipients": recipients,
-        "failed_at": now.isoformat(),
-        "game": game,
-        "player": player,
-    }
     meta = target.with_name(target.name + FAILURE_SUFFIX)
     write_atomically(meta, (json.dumps(record, indent=2) + "\n").encode())
     log.error(
@@ -1213,10 +1230,6 @@ def _fail(
         reason,
         target.parent,
     )
-    if player != "operator":  # a refused alert must not beget another one
-        from adjudicator.mail.operator import alert_undeliverable  # imports this module
-
-        alert_undeliverable(settings, target, record)
     return target
 
 

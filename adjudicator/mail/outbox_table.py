@@ -259,6 +259,7 @@ class Claims:
     def defer_all(self, error: str) -> list[Path]:
         """Put off every due message no one holds (the mail server cannot be reached)."""
         values = {**self._values(), "error": error, "first": self.settings.outbox_retry_seconds}
+        # outgoing.retry_delay in one statement: SET reads the attempts before the increment.
         with database.connection(self.settings) as connection:
             rows = connection.execute(
                 "UPDATE pamir_outbox SET attempts = attempts + 1, last_error = %(error)s,"

@@ -151,9 +151,12 @@ class Picture:
         )
 
 
+WARNED_REASONS = 64  # reasons remembered: some carry sizes or errors, and the service runs long
+
+
 def warn_once(reason: str) -> None:
     """Log that mail goes out without its picture, once per reason and process."""
-    if reason in _warned:
+    if reason in _warned or len(_warned) >= WARNED_REASONS:
         log.debug("mail without the board picture: %s", reason)
         return
     _warned.add(reason)

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from adjudicator.drawing import svg
-from adjudicator.drawing.cards import card_label
+from adjudicator.drawing.cards import card_name
 from adjudicator.home.translations import N_, Words
-from engine.cards import BORDERS, COALITIONS, REGION_IDS, REGIONS, SUITS
-from engine.rules.words import CARD_NAME_TERMS
+from engine.cards import BORDERS, COALITIONS, REGION_IDS, SUITS
+from engine.rules.words import card_name_term
 
 WIDTH = 800
 MAP_TOP = 40
@@ -104,9 +104,6 @@ def name(value: Any, words: Words) -> str:
     key = str(value)
     if key not in NAMES:
         return key
-    if words.language == ENGLISH.language:
-        region = REGIONS.get(key)  # type: ignore[call-overload]
-        return key if region is None else str(region.name)
     return words(NAMES[key])
 
 
@@ -119,11 +116,7 @@ def _counted(table: dict[str, tuple[str, str]], coalition: str, n: int, words: W
 
 def _card(number: int, words: Words) -> str:
     """A card's label: its name as printed, but where the Polish rulebook names it."""
-    label = card_label(number)
-    for english in CARD_NAME_TERMS:
-        if label == f"{number} {english}":
-            return f"{number} {words(english)}"
-    return label
+    return f"{number} {words.said(card_name_term(card_name(number)))}"
 
 
 @dataclass(frozen=True)

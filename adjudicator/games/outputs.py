@@ -125,11 +125,11 @@ def report_for(
         else:
             deadline = words.datetime(due, _zone(snap))
     # In English, the engine's own lines (a phrase's English is the line it logged).
-    lines = [str(line) if words.language == SOURCE else _said(words, line) for line in happened]
+    lines = [str(line) if words.language == SOURCE else words.said(line) for line in happened]
     if words.language != SOURCE:
         view = reports.translated_view(view, engine.pending_phrase(state), words)
     return reports.public_report(
-        snap.game.id, _said(words, title), view, lines, deadline, words.language
+        snap.game.id, words.said(title), view, lines, deadline, words.language
     )
 
 
@@ -139,10 +139,6 @@ NEW_GAME_TITLE = P("a new game")
 def move_title(number: int, player: str) -> Phrase:
     """The title of the report of an adjudicated move, in every language."""
     return P("move %(number)s by %(player)s", number=number, player=player)
-
-
-def _said(words: Words, said: Said) -> str:
-    return said if isinstance(said, str) else words.phrase(said)
 
 
 def reader_languages(snap: Snapshot) -> set[str]:

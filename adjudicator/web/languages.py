@@ -22,7 +22,7 @@ from adjudicator.games.wording import in_words
 from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
-from engine.rules.words import CARD_NAME_TERMS
+from engine.rules.words import card_name_term
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -116,7 +116,7 @@ def _card_details(number: int) -> str:
 def _card_name(name: str) -> str:
     """A card's name: in the visitor's words where the Polish rulebook names the card
     (docs/i18n.md#card-names), else as printed."""
-    return page_words()(name) if name in CARD_NAME_TERMS else name
+    return page_words().said(card_name_term(name))
 
 
 def _board(view: dict[str, Any]) -> Markup:

@@ -263,11 +263,9 @@ def _synchronize(
             else:
                 done = remote.update(repo, settings.home)
                 outcome = _outcome(game_id, delivery, done)
-                # Mail first: a delivery remembered before its refusals were queued would
-                # be answered as a duplicate, and those refusals never sent.
-                ledger.announce(settings, repo, done)
                 if key is not None:
                     log_.remember(key, outcome)
+                ledger.announce(settings, repo, done)
             needs_host.clear(settings, game_id)  # it read and adjudicated: fine again
         except (GameError, GameFileError) as error:
             # The game cannot be read: it needs its host, and nothing else is affected.

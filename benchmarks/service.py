@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import random
+import resource
 import signal
 import socket
 import statistics
@@ -218,9 +219,10 @@ class Service:
         self.stop()
         raise RuntimeError(f"pamir serve did not start:\n{self.tail()}")
 
-    def cpu_seconds(self) -> tuple[float, float] | None:
+    def cpu_seconds(self) -> tuple[float, float, float] | None:
         """CPU time of the service process itself, and of its finished children (git), from
-        /proc; None where there is no /proc, or under gunicorn (the work is in workers)."""
+        /proc, then the process's own time in the kernel (fsync, fork, locks: part of the
+        first); None where there is no /proc, or under gunicorn (the work is in workers)."""
         if self.gunicorn:
             return None
         try:
@@ -230,7 +232,7 @@ class Service:
         tick = os.sysconf("SC_CLK_TCK")
         own = (int(fields[11]) + int(fields[12])) / tick
         children = (int(fields[13]) + int(fields[14])) / tick
-        return own, children
+        return own, children, int(fields[12]) / tick
 
     def tail(self, lines: int = 20) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
@@ -411,13 +413,39 @@ def print_samples(samples: list[Sample]) -> None:
     print(line("git push", [s.push for s in samples]))
 
 
-def print_cpu(service: Service, before: tuple[float, float] | None, moves: int) -> None:
+def print_cpu(service: Service, before: tuple[float, float, float] | None, moves: int) -> None:
     after = service.cpu_seconds()
     if before is None or after is None or not moves:
         return
     own = (after[0] - before[0]) / moves * 1000
     children = (after[1] - before[1]) / moves * 1000
-    print(f"  service CPU per move: {own:.0f} ms in the Python process, {children:.0f} ms in git")
+    kernel = (after[2] - before[2]) / moves * 1000
+    print(
+        f"  service CPU per move: {own:.0f} ms in the Python process ({kernel:.0f} ms of it"
+        f" in the kernel), {children:.0f} ms in git"
+    )
+
+
+def players_cpu_seconds() -> tuple[float, float]:
+    """CPU time of this process (the players' threads and the mail server) and of its
+    finished children (the players' git)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def print_players_cpu(before: tuple[float, float], moves: int) -> None:
+    """The other side's share of the same cores: on one machine, the service's moves/s is
+    bounded by the cores divided by the CPU of both sides per move."""
+    if not moves:
+        return
+    after = players_cpu_seconds()
+    own = (after[0] - before[0]) / moves * 1000
+    children = (after[1] - before[1]) / moves * 1000
+    print(
+        f"  players and mail server CPU per move (same machine): {own:.0f} ms in this"
+        f" process, {children:.0f} ms in the players' git"
+    )
 
 
 def print_lookup(settings: Settings, game: Game) -> None:
@@ -545,6 +573,7 @@ def main() -> int:
                                 loaded.append(sample)
 
                 before = service.cpu_seconds()
+                side_before = players_cpu_seconds()
                 with ThreadPoolExecutor(max_workers=len(games)) as pool:
                     for game in games:
                         pool.submit(player, game)
@@ -558,6 +587,7 @@ def main() -> int:
                 )
                 print_samples(loaded)
                 print_cpu(service, before, done)
+                print_players_cpu(side_before, done)
             finally:
                 service.stop()
             if service.process.returncode not in (0, None):

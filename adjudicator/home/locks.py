@@ -40,10 +40,28 @@ def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
             yield
 
 
+# One lock per lock file for the threads of this process, taken before the file: a thread
+# that waits for another thread of its own process blocks on it and is woken when it is
+# released, instead of polling the file (filelock tries again every 50 ms, and fifty
+# webhook threads polling the outbox's lock kept the interpreter switching between them).
+# Only threads of other processes are waited for by polling. The file lock was never
+# re-entrant within a process (each holder opens the file anew), and neither is this.
+_thread_locks: dict[Path, threading.Lock] = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(path: Path) -> threading.Lock:
+    with _thread_locks_guard:
+        lock = _thread_locks.get(path)
+        if lock is None:
+            lock = _thread_locks[path] = threading.Lock()
+        return lock
+
+
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(path):
+    with _thread_lock(path), FileLock(path):
         yield
 
 

@@ -7,7 +7,7 @@ in a temporary PAMIR_HOME), then times, as the median of `--repeat` runs: drawin
 board of the last position (`board_svg` of the public view), the card faces of its market
 and courts, and a full game page (GET /games/ID through the Flask application, which reads
 the repository, renders every report and draws the board). It also gives the size of
-board.svg and of the page. For mail: the board's SVG to an 800 px PNG by CairoSVG, drawn
+board.svg and of the page. For mail: the board's SVG to an 800 px PNG with cairo, drawn
 and written (the median of at most 10 runs: it is slower), the PNG's size, and the largest
 report mail of the last move as the outbox holds it (`notify`, left in
 outbox/pending; each player's report, picture and hand included). With `--json` the last line
@@ -154,7 +154,7 @@ def main() -> None:
     print(f"GET /games/{GAME}: {figures['page_ms']:.2f} ms (target < 30 ms)")
     print(f"board.svg: {figures['board_bytes']} bytes (target < 40 KB)")
     print(f"game page: {figures['page_bytes']} bytes")
-    print(f"board PNG, 800 px, by CairoSVG: {figures['png_ms']:.2f} ms (target < 100 ms)")
+    print(f"board PNG, 800 px, drawn with cairo: {figures['png_ms']:.2f} ms (target < 100 ms)")
     print(f"board PNG: {figures['png_bytes']} bytes")
     print(f"largest report mail: {figures['mail_bytes']} bytes (target < 150 KB)")
     if args.json:

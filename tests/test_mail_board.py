@@ -202,10 +202,12 @@ def test_without_cairo_the_mail_goes_out_without_the_picture(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """As when libcairo cannot be loaded: CairoSVG's import fails. The mail goes out, its
-    HTML without a picture; the log says why once, not once per mail."""
+    """As when libcairo cannot be loaded: the imports of cairocffi and CairoSVG fail. The
+    mail goes out, its HTML without a picture; the log says why once, not once per mail."""
     monkeypatch.setattr(pictures, "_warned", set())
-    monkeypatch.setitem(sys.modules, "cairosvg", None)  # `import cairosvg` raises ImportError
+    # `import cairocffi` and `import cairosvg` raise ImportError.
+    monkeypatch.setitem(sys.modules, "cairocffi", None)
+    monkeypatch.setitem(sys.modules, "cairosvg", None)
     with caplog.at_level(logging.WARNING, logger="adjudicator.mail.pictures"):
         _, kept, received = notify(game)
     assert sorted(kept) == sorted(NAMES)
@@ -219,7 +221,7 @@ def test_without_cairo_the_mail_goes_out_without_the_picture(
         assert "The board after this move, drawn in board.svg" in html(message)
         assert "<h3>Your hand</h3>" in html(message) or "Your hand: empty." in plain(message)
     warnings = [r for r in caplog.records if "without the board picture" in r.getMessage()]
-    assert len(warnings) == 1 and "cairosvg" in warnings[0].getMessage()
+    assert len(warnings) == 1 and "cairocffi" in warnings[0].getMessage()
 
 
 def test_a_converter_that_fails_is_warned_about_once_across_adjudications(

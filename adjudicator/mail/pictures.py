@@ -1,12 +1,13 @@
 """The board in a report mail: the public board drawn as a PNG, shown inline by Content-ID.
 
 Mail clients do not show SVG (and many strip it as a risk), so the board's SVG
-(`adjudicator.drawing.board`) is rasterized with CairoSVG, once per adjudication and
-language: every player's mail carries the same picture of the public view (in the
-player's language), so none can show what only another player may see. The player's own
+(`adjudicator.drawing.board`) is rasterized with cairo (`adjudicator.drawing.raster`, or
+CairoSVG for what that does not draw), once per adjudication and language: every player's
+mail carries the same picture of the public view (in the player's language), so none can
+show what only another player may see. The player's own
 hand goes into that player's HTML as card faces, not into the picture.
 
-CairoSVG needs the cairo library at run time. Without it (or if a drawing cannot be
+Both need the cairo library at run time. Without it (or if a drawing cannot be
 rasterized) the mail goes out without the picture, and the log says why once per process:
 a report is worth more than its illustration.
 """
@@ -34,33 +35,46 @@ _warned: set[str] = set()
 
 
 def cairo_png(svg_text: str, width: int) -> bytes:
-    """The SVG as a PNG `width` pixels wide, by CairoSVG. Raises ImportError or OSError
-    when CairoSVG or the cairo library is not installed.
+    """The SVG as a PNG `width` pixels wide, drawn with cairo. Raises ImportError or
+    OSError when cairocffi (or CairoSVG) or the cairo library is not installed.
 
-    CairoSVG draws on a cairo image surface in memory; an opaque picture (the board has a
-    background) is then written here as 8-bit RGB, its rows unfiltered and deflated once at
-    `LEVEL`: the same pixels as cairo's own PNG writer gives, which filters and deflates
-    every row and writes a larger file, so that `recompress` had to inflate and deflate it
-    all again. Measured on a late board at 800 px: 10 ms instead of 25 (cairo's writer and
-    the recompression), and 15% fewer bytes (45.7 KB instead of 53.5). A picture with any
-    transparent pixel goes through cairo's writer, which keeps the alpha channel, and is
-    recompressed. Either way the result is as `recompress` would leave it."""
-    # Imported here: loading it loads libcairo, which may be missing. The package first,
-    # so that a missing one raises even when its submodules were loaded before.
-    import cairosvg
-    import cairosvg.parser
-    import cairosvg.surface
+    The board's own SVG is drawn by `adjudicator.drawing.raster`, which knows the few
+    elements the board drawing writes and draws each text in one call (a late board at
+    800 px: 5 ms instead of CairoSVG's 43); any other SVG, or a board that has grown an
+    element it does not know, is drawn by CairoSVG. Either draws on a cairo image surface
+    in memory; an opaque picture (the board has a background) is then written here as
+    8-bit RGB, its rows unfiltered and deflated once at `LEVEL`: the same pixels as cairo's
+    own PNG writer gives, which filters and deflates every row and writes a larger file,
+    so that `recompress` had to inflate and deflate it all again. Measured on a late board
+    at 800 px: 10 ms instead of 25 (cairo's writer and the recompression), and 15% fewer
+    bytes (45.7 KB instead of 53.5). A picture with any transparent pixel goes through
+    cairo's writer, which keeps the alpha channel, and is recompressed. Either way the
+    result is as `recompress` would leave it."""
+    from adjudicator.drawing import raster
 
-    tree = cairosvg.parser.Tree(bytestring=svg_text.encode("utf-8"))
-    drawing = cairosvg.surface.PNGSurface(tree, None, 96, output_width=width)
-    surface: Any = drawing.cairo
-    surface.flush()
+    try:
+        surface: Any = raster.draw(svg_text, width)
+        drawing = None
+    except raster.Unsupported:
+        # Imported here: loading it loads libcairo, which may be missing. The package
+        # first, so that a missing one raises even when its submodules were loaded before.
+        import cairosvg
+        import cairosvg.parser
+        import cairosvg.surface
+
+        tree = cairosvg.parser.Tree(bytestring=svg_text.encode("utf-8"))
+        drawing = cairosvg.surface.PNGSurface(tree, None, 96, output_width=width)
+        surface = drawing.cairo
+        surface.flush()
     png = opaque_png(bytes(surface.get_data()), surface.get_width(), surface.get_height())
     if png is None:
         written = io.BytesIO()
         surface.write_to_png(written)
         png = recompress(written.getvalue())
-    drawing.finish()
+    if drawing is not None:
+        drawing.finish()
+    else:
+        surface.finish()
     return png
 
 

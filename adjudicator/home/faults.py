@@ -12,7 +12,7 @@ import os
 
 FAULT_VARIABLE = "PAMIR_FAULT"
 FAULT_EXIT = 70  # sysexits EX_SOFTWARE
-POINTS = ("before-ref", "after-ref", "before-queue", "after-queue", "before-send")
+POINTS = ("before-ref", "after-ref", "before-queue", "key-linked", "after-queue", "before-send")
 # Points off a move's path: the daily digest queued, its record not yet moved on.
 DIGEST_POINTS = ("digest-queued",)
 

@@ -30,6 +30,15 @@ def write_atomically(path: Path, data: bytes, *, mode: int = 0o666) -> None:
             temp.unlink()
 
 
+def fsync_folder(path: Path) -> None:
+    """Flush a folder's entries (names made, renamed or removed in it) to disk."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 @contextmanager
 def new_folder(path: Path) -> Iterator[Path]:
     """The folder to build `path` in, all or nothing: if the block fails, whatever it made

@@ -115,3 +115,15 @@ def test_another_process_is_excluded(tmp_path: Path) -> None:
         other.stdin.flush()
         assert taken.wait(timeout=30)
         thread.join(timeout=30)
+
+
+def test_a_thread_may_hold_two_locks_but_not_one_twice(tmp_path: Path) -> None:
+    game, ledger = tmp_path / "game.lock", tmp_path / "ledger.lock"
+    with locks.file_lock(game), locks.file_lock(ledger):
+        pass
+    with locks.file_lock(game):
+        again = locks.file_lock(tmp_path / "." / "game.lock")
+        with pytest.raises(RuntimeError, match="already holds"):
+            again.__enter__()
+    with locks.file_lock(game):  # released, and free again
+        pass

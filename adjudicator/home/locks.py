@@ -14,6 +14,7 @@ commands (the Git hooks, `pamir inbound-email`) do not pay for loading it.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,25 +45,41 @@ def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
 # that waits for another thread of its own process blocks on it and is woken when it is
 # released, instead of polling the file (filelock tries again every 50 ms, and fifty
 # webhook threads polling the outbox's lock kept the interpreter switching between them).
-# Only threads of other processes are waited for by polling. The file lock was never
-# re-entrant within a process (each holder opens the file anew), and neither is this.
-_thread_locks: dict[Path, threading.Lock] = {}
+# Only threads of other processes are waited for by polling. Neither lock is re-entrant:
+# a thread that asks again for a lock it holds is told so (as filelock tells it), rather
+# than waiting for itself for ever.
+_thread_locks: dict[str, threading.Lock] = {}
 _thread_locks_guard = threading.Lock()
+_held = threading.local()  # .paths: the lock files this thread holds
 
 
-def _thread_lock(path: Path) -> threading.Lock:
-    with _thread_locks_guard:
-        lock = _thread_locks.get(path)
-        if lock is None:
-            lock = _thread_locks[path] = threading.Lock()
-        return lock
+def _forget_thread_locks() -> None:
+    """In a child process made by fork: the threads that held locks are not in it."""
+    global _thread_locks_guard
+    _thread_locks.clear()
+    _thread_locks_guard = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_thread_locks)
 
 
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _thread_lock(path), FileLock(path):
-        yield
+    key = os.path.abspath(path)
+    held: set[str] = _held.__dict__.setdefault("paths", set())
+    if key in held:
+        raise RuntimeError(f"this thread already holds the lock {key}")
+    with _thread_locks_guard:
+        lock = _thread_locks.get(key)
+        if lock is None:
+            lock = _thread_locks[key] = threading.Lock()
+    with lock, FileLock(path):
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
 
 
 class Leadership(Protocol):

@@ -67,9 +67,18 @@ def boards() -> list[tuple[str, str]]:
     return found
 
 
+# How far apart the two drawings may be, by width: the share of pixels that differ and
+# the mean difference of a colour channel (0-255). Text is placed in one call instead of
+# letter by letter; at the drawing's own width that changes a handful of pixels, and at
+# a narrower one a glyph may land a fraction of a pixel apart. (A text left out, an anchor
+# ignored or a shape in the wrong colour changes 0.05% to 1% of the pixels.)
+CLOSE = {800: (1e-4, 0.01), 640: (0.003, 0.02), 480: (0.006, 0.2)}
+
+
 @needs_cairo
 @pytest.mark.parametrize("width", pictures.WIDTHS)
 def test_every_board_is_drawn_as_cairosvg_draws_it(width: int) -> None:
+    most_pixels, most_mean = CLOSE[width]
     for label, svg_text in boards():
         ours = raster.draw(svg_text, width)  # never Unsupported: every board is drawn here
         theirs = cairosvg_surface(svg_text, width)
@@ -77,10 +86,8 @@ def test_every_board_is_drawn_as_cairosvg_draws_it(width: int) -> None:
             theirs.get_width(),
             theirs.get_height(),
         ), label
-        # Text is placed in one call instead of letter by letter: at a width that is not
-        # the drawing's own a glyph may land a fraction of a pixel apart, nothing more.
         share, mean = differing(ours, theirs)
-        assert share < 0.01 and mean < 0.5, (label, share, mean)
+        assert share < most_pixels and mean < most_mean, (label, share, mean)
 
 
 @needs_cairo
@@ -109,7 +116,7 @@ def test_a_missing_text_would_be_seen() -> None:
     share, _ = differing(
         raster.draw(svg_text[:start] + svg_text[end:], 800), cairosvg_surface(svg_text, 800)
     )
-    assert share > 0.001
+    assert share > 10 * CLOSE[800][0]
 
 
 @pytest.mark.parametrize(
@@ -125,6 +132,11 @@ def test_a_missing_text_would_be_seen() -> None:
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" stroke="#000">'
         '<text x="1" y="5">outlined</text></svg>',
         '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>',
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" width="10" height="5"/>',
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="2px"/></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><text x="1 2">ab</text></svg>',
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10">'
+        '<polygon points="1,1 2,x"/></svg>',
         "<svg><rect",
     ],
 )

@@ -49,6 +49,9 @@ ALLOWED: dict[str, set[str]] = {
     "polygon": {"points"} | set(INHERITED),
     "text": {"x", "y"} | set(INHERITED),
 }
+# Attributes that are one number (in the user units of the viewBox: no unit is allowed).
+NUMBERS = {"x", "y", "width", "height", "rx", "cx", "cy", "r", "x1", "y1", "x2", "y2"}
+NUMBERS |= {"stroke-width", "font-size"}
 NOT_DRAWN = {"title", "desc"}  # what screen readers and tooltips say
 COLOUR = re.compile(r"#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})")
 # CairoSVG's ratio for a quarter circle as a Bézier curve (its rounded rectangles).
@@ -72,6 +75,10 @@ def draw(svg_text: str, width: int) -> Any:
     box = _numbers(root.get("viewBox", ""))
     if len(box) != 4 or box[0] != 0 or box[1] != 0 or box[2] <= 0 or box[3] <= 0:
         raise Unsupported("a viewBox of 0 0 W H is needed")
+    # CairoSVG keeps the proportions of `width` and `height` where they are given.
+    for name, size in (("width", box[2]), ("height", box[3])):
+        if name in root.attrib and _number(root.get(name)) != size:
+            raise Unsupported(f"a {name} other than the viewBox's")
     _check(root, INHERITED["stroke"])  # before anything is drawn: all of it here, or none
 
     import cairocffi as cairo  # loads libcairo, which may be missing
@@ -97,6 +104,10 @@ def _check(element: ElementTree.Element, stroke: str) -> None:
         if name in allowed:
             if name in ("fill", "stroke"):
                 _colour(value)
+            elif name in NUMBERS:
+                _number(value)
+            elif name in ("points", "stroke-dasharray"):
+                _numbers(value)
         elif name not in IGNORED and not name.startswith("data-"):
             raise Unsupported(f"<{tag} {name}>")
     stroke = element.get("stroke", stroke)
@@ -118,7 +129,7 @@ def _draw(
     if tag == "rect":
         x, y = _number(get("x")), _number(get("y"))
         w, h = _number(get("width")), _number(get("height"))
-        if w > 0 and h > 0:
+        if w != 0 and h != 0:  # CairoSVG skips only these (a negative size is drawn)
             _rectangle(context, x, y, w, h, _number(get("rx")))
             _paint(context, style)
     elif tag == "circle":
@@ -149,7 +160,7 @@ def _draw(
 
 def _rectangle(context: Any, x: float, y: float, w: float, h: float, r: float) -> None:
     """CairoSVG's rectangle, its corners rounded as it rounds them."""
-    if r <= 0:
+    if r == 0:
         context.rectangle(x, y, w, h)
         return
     rx, ry = min(r, w / 2), min(r, h / 2)
@@ -196,7 +207,7 @@ def _text(
         return
     family = style["font-family"].split(",")[0].strip("\"' ")
     weight = style["font-weight"]
-    bold = weight == "bold" or (weight.isdigit() and int(weight) >= 550)
+    bold = weight.lower() == "bold" or (weight.isdigit() and int(weight) >= 550)
     context.select_font_face(
         family,
         cairo.FONT_SLANT_NORMAL,
@@ -238,9 +249,12 @@ def _number(value: str | None) -> float:
     if not value:
         return 0.0
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
-        raise Unsupported(f"the length {value!r}") from None
+        raise Unsupported(f"the number {value!r}") from None
+    if not math.isfinite(number):
+        raise Unsupported(f"the number {value!r}")
+    return number
 
 
 def _numbers(value: str) -> list[float]:

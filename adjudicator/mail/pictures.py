@@ -66,15 +66,17 @@ def cairo_png(svg_text: str, width: int) -> bytes:
         drawing = cairosvg.surface.PNGSurface(tree, None, 96, output_width=width)
         surface = drawing.cairo
         surface.flush()
-    png = opaque_png(bytes(surface.get_data()), surface.get_width(), surface.get_height())
-    if png is None:
-        written = io.BytesIO()
-        surface.write_to_png(written)
-        png = recompress(written.getvalue())
-    if drawing is not None:
-        drawing.finish()
-    else:
-        surface.finish()
+    try:
+        png = opaque_png(bytes(surface.get_data()), surface.get_width(), surface.get_height())
+        if png is None:
+            written = io.BytesIO()
+            surface.write_to_png(written)
+            png = recompress(written.getvalue())
+    finally:
+        if drawing is not None:
+            drawing.finish()
+        else:
+            surface.finish()
     return png
 
 

@@ -186,6 +186,12 @@ def _log(position: Any) -> list[Shown]:
     return [_said(data, str(line)) for data, line in zip(said, lines, strict=True)]
 
 
+def _refused(position: Any) -> Shown:
+    """The refusal of the last move (a refused pushed move), in the visitor's words."""
+    phrases = position.phrases or {}
+    return _said(phrases.get("refused"), str((position.last or {}).get("refused")))
+
+
 # The page filters that say something in words, in the visitor's language.
 FILTERS = {
     "region_name": _region_name,
@@ -205,6 +211,7 @@ FILTERS = {
     "refusal_meaning": _refusal_meaning,
     "prompt_here": _prompt,
     "log_here": _log,
+    "refused_here": _refused,
 }
 
 

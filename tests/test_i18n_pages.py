@@ -175,6 +175,16 @@ def test_the_cards_the_polish_rulebook_names_are_named_so_on_the_pages(site: str
     assert "<h1>30 Kupcy sikhijscy w Lahore</h1>" in card
 
 
+def test_a_card_faces_labels_are_in_the_visitors_words(site: str) -> None:
+    """The labels of a face (on a card's page, the market and the courts of a game's page)
+    are the visitor's; the card's own words stay as printed, in English."""
+    for path in ("/cards/1", f"/games/{GAME}"):
+        polish = fetch(site + path, headers={"Accept-Language": "pl"}).body.decode()
+        english = fetch(site + path, headers={"Accept-Language": "en"}).body.decode()
+        assert '<span lang="pl">Akcje:</span>' in polish and "Actions:" not in polish, path
+        assert "Actions: " in english and "Akcje" not in english, path
+
+
 def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
     """A game committed before state.json kept phrases: its prompt and log are shown as
     recorded, marked as English."""

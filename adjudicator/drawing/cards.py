@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import (
     COURT_CARDS,
     EVENT_CARDS,
@@ -60,6 +61,9 @@ DURATIONS = {
     "while_in_market": "while the card is in the market",
 }
 CARD_LINK = "/cards/{}"
+# A face's labels, in the reader's words; what follows them is the card's English.
+ACTIONS_LABEL = N_("Actions:")
+IMPACT_LABEL = N_("Impact:")
 
 
 def card_name(number: int) -> str:
@@ -183,7 +187,15 @@ def _name_line(number: int, link: str | None) -> str:
     return _p("card-name", f'<a href="{escape(link.format(number))}">{label}</a>')
 
 
-def _court_face(card: CourtCard) -> list[str]:
+def _label(message: str, words: Words | None) -> str:
+    """A face's label in the reader's words, marked with their language (the face is
+    `lang="en"`); in English, the label as it always was."""
+    if words is None or words.language == SOURCE:
+        return message
+    return f'<span lang="{escape(words.language)}">{escape(words(message))}</span>'
+
+
+def _court_face(card: CourtCard, said: Words | None = None) -> list[str]:
     lines = [
         _p(
             "card-suit",
@@ -193,11 +205,11 @@ def _court_face(card: CourtCard) -> list[str]:
         )
     ]
     if card.actions:
-        words = " ".join(f"{ACTION_GLYPHS[a]}&nbsp;{a}" for a in card.actions)
-        lines.append(_p("card-actions", f"Actions: {words}"))
+        actions = " ".join(f"{ACTION_GLYPHS[a]}&nbsp;{a}" for a in card.actions)
+        lines.append(_p("card-actions", f"{_label(ACTIONS_LABEL, said)} {actions}"))
     if card.impacts:
         icons = ", ".join(f"{IMPACT_GLYPHS[i.kind]}&nbsp;{impact_word(i)}" for i in card.impacts)
-        lines.append(_p("card-impacts", f"Impact: {icons}"))
+        lines.append(_p("card-impacts", f"{_label(IMPACT_LABEL, said)} {icons}"))
     marks = []
     if card.patriot:
         marks.append(f"patriot: {card.patriot}")
@@ -240,14 +252,21 @@ def _rupees(count: int) -> str:
     return f"{count} rupee{'' if count == 1 else 's'}"
 
 
-def card_face(number: int, lying: Lying | None = None, *, link: str | None = CARD_LINK) -> str:
+def card_face(
+    number: int,
+    lying: Lying | None = None,
+    *,
+    link: str | None = CARD_LINK,
+    words: Words | None = None,
+) -> str:
     """A card's face as an HTML `<div>`; `link` (with `{}` for the number) makes the name
-    a link to the card's page. An unknown number gives a plain box saying so."""
+    a link to the card's page; `words`: the reader's, for the face's labels (by default
+    English). An unknown number gives a plain box saying so."""
     lying = lying or Lying()
     suit = "event"
     if number in COURT_CARDS:
         card = COURT_CARDS[number]
-        suit, lines = card.suit, _court_face(card)
+        suit, lines = card.suit, _court_face(card, words)
     elif number in EVENT_CARDS:
         lines = _event_face(EVENT_CARDS[number])
     else:
@@ -282,7 +301,9 @@ def column_name(row: int, column: int) -> str:
     return f"{ROWS[row]} row, column {column}"
 
 
-def market_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[list[str]]:
+def market_faces(
+    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[list[str]]:
     """Faces of the market's two rows, left to right, with the cost for the viewer (the
     active player in the public view) and the rupees on each card."""
     rows: list[list[str]] = []
@@ -296,12 +317,14 @@ def market_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[lis
             lying = Lying(
                 cost=slot.get("cost"), priced=True, rupees=slot.get("rupees"), where=where
             )
-            faces.append(card_face(int(slot["card"]), lying, link=link))
+            faces.append(card_face(int(slot["card"]), lying, link=link, words=words))
         rows.append(faces)
     return rows
 
 
-def court_faces(player: dict[str, Any], link: str | None = CARD_LINK) -> list[str]:
+def court_faces(
+    player: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[str]:
     """Faces of a player's court, left to right, with spies by player and the hostage
     holder."""
     faces = []
@@ -311,15 +334,18 @@ def court_faces(player: dict[str, Any], link: str | None = CARD_LINK) -> list[st
             hostage=entry.get("hostage"),
             where=f"{player['name']}'s court, card {index + 1}",
         )
-        faces.append(card_face(int(entry["card"]), lying, link=link))
+        faces.append(card_face(int(entry["card"]), lying, link=link, words=words))
     return faces
 
 
-def hand_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[str]:
+def hand_faces(
+    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[str]:
     """Faces of the viewer's own hand; nothing in the public view or for another's hand
     (a view gives `hand` only to its viewer)."""
     viewer = view.get("viewer")
     for player in view.get("players") or []:
         if viewer is not None and player.get("name") == viewer and player.get("hand"):
-            return [card_face(int(n), Lying(where="in hand"), link=link) for n in player["hand"]]
+            hand = player["hand"]
+            return [card_face(int(n), Lying(where="in hand"), link=link, words=words) for n in hand]
     return []

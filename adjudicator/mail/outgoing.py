@@ -629,7 +629,7 @@ class _Illustrations:
         if state is None:
             return ""
         base = self.settings.base_url.rstrip("/").replace("{", "{{").replace("}", "}}")
-        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}")
+        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}", words=words)
         if not faces:
             return ""
         licence = escape(words("Licence"))

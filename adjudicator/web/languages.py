@@ -16,6 +16,7 @@ from flask import g, request
 from markupsafe import Markup
 
 from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
@@ -125,6 +126,16 @@ def _board(view: dict[str, Any]) -> Markup:
     return Markup(board_svg(view, page_words()))
 
 
+def _market_faces(view: dict[str, Any]) -> list[list[Markup]]:
+    """The market's card faces (escaped by the drawing code), their labels in the
+    visitor's words."""
+    return [[Markup(face) for face in row] for row in market_faces(view, words=page_words())]
+
+
+def _court_faces(player: dict[str, Any]) -> list[Markup]:
+    return [Markup(face) for face in court_faces(player, words=page_words())]
+
+
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
@@ -208,6 +219,8 @@ FILTERS = {
     "card_details": _card_details,
     "card_name": _card_name,
     "board": _board,
+    "market_faces": _market_faces,
+    "court_faces": _court_faces,
     "refusal_meaning": _refusal_meaning,
     "prompt_here": _prompt,
     "log_here": _log,

@@ -132,7 +132,8 @@ def _page(
         game_id=snap.game.id,
         player=player,
         view=view,
-        hand=[Markup(face) for face in hand_faces(view)],  # escaped by the drawing code
+        # escaped by the drawing code
+        hand=[Markup(face) for face in hand_faces(view, words=words)],
         awaited=awaited,
         deciding=player in awaited,
         follow_ups=engine.follow_ups(state, player) if view["options"] else [],

@@ -304,8 +304,8 @@ def test_the_private_page_says_a_refusal_in_the_players_language(
 def test_a_refused_pushed_move_is_reported_in_the_games_language(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    isolate(tmp_path, monkeypatch)
-    path = tmp_path / "games" / "kabul"
+    home = isolate(tmp_path, monkeypatch)
+    path = home / "games" / "kabul"
     create_game(
         path,
         [(n, f"{n}@example.org") for n in PLAYERS],
@@ -333,3 +333,10 @@ def test_a_refused_pushed_move_is_reported_in_the_games_language(
         recorded = ledger._recorded_refusal(repo, done.commit, done.number)
         assert recorded is not None and recorded.phrase == phrase
         assert verify(repo, current_home()).divergence is None
+    # The game's page says it in the visitor's language, and in English to others.
+    with serving(create_app({"home": home})) as site:
+        polish = fetch(f"{site}/games/kabul", headers={"Accept-Language": "pl"}).text
+        english = fetch(f"{site}/games/kabul", headers={"Accept-Language": "en"}).text
+    assert '<span lang="pl">wiersz 1: `not-your-decision`: ' in polish
+    assert "has nothing to decide now" not in polish  # nor in the history's line for it
+    assert '<span lang="en">line 1: not-your-decision: ' in english

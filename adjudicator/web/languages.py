@@ -20,7 +20,7 @@ from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
-from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
+from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_data, phrase_from
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
 from engine.rules.words import card_name_term
@@ -203,6 +203,13 @@ def _refused(position: Any) -> Shown:
     return _said(phrases.get("refused"), str((position.last or {}).get("refused")))
 
 
+def _entry_what(entry: Any) -> Shown:
+    """What a history entry of a refused pushed move says (its reason), in the visitor's
+    words when its commit keeps the phrase; else the commit's English, marked so."""
+    said = getattr(entry, "said", None)
+    return _said(None if said is None else phrase_data(said), str(entry.what))
+
+
 # The page filters that say something in words, in the visitor's language.
 FILTERS = {
     "region_name": _region_name,
@@ -225,6 +232,7 @@ FILTERS = {
     "prompt_here": _prompt,
     "log_here": _log,
     "refused_here": _refused,
+    "entry_what": _entry_what,
 }
 
 

@@ -110,22 +110,34 @@ class CardText:
     rows: list[tuple[str, str]] = field(default_factory=list)
 
 
+# The special ability's label names it: `Special ability: Indispensable Advisors`.
+SPECIAL_ABILITY = N_("Special ability: %(name)s")
+
+
 def _court_rows(card: CourtCard) -> list[tuple[str, str]]:
     actions = ", ".join(f"{ACTION_GLYPHS[a]} {a}" for a in card.actions) or "none"
     impacts = ", ".join(f"{IMPACT_GLYPHS[i.kind]} {impact_word(i)}" for i in card.impacts)
     rows = [
-        ("Suit", card.suit),
-        ("Rank", f"{stars(card.rank)} ({card.rank})"),
-        ("Region", REGIONS[card.region].name),
-        ("Card-based actions (left to right)", actions),
-        ("Impact icons (in order)", impacts or "none"),
-        ("Patriot", card.patriot or "no"),
-        ("Loyalty prize", card.prize or "no"),
-        ("Leverage", "yes: discarding it costs rupees" if card.is_leveraged else "no"),
+        (N_("Suit"), card.suit),
+        (N_("Rank"), f"{stars(card.rank)} ({card.rank})"),
+        (N_("Region"), REGIONS[card.region].name),
+        (N_("Card-based actions (left to right)"), actions),
+        (N_("Impact icons (in order)"), impacts or "none"),
+        (N_("Patriot"), card.patriot or "no"),
+        (N_("Loyalty prize"), card.prize or "no"),
+        (N_("Leverage"), "yes: discarding it costs rupees" if card.is_leveraged else "no"),
     ]
     if card.ability is not None:
-        rows.append((f"Special ability: {card.ability.name}", card.ability.text))
+        rows.append((SPECIAL_ABILITY % {"name": card.ability.name}, card.ability.text))
     return rows
+
+
+def row_label(label: str, words: Words, ability: str | None = None) -> str:
+    """A row's label (`CardText.rows`) in the reader's words; `ability` is the name of the
+    card's special ability, which its label gives as printed."""
+    if ability is not None and label == SPECIAL_ABILITY % {"name": ability}:
+        return words(SPECIAL_ABILITY, name=ability)
+    return words(label)
 
 
 def _half(effect: EventEffect) -> str:
@@ -135,10 +147,10 @@ def _half(effect: EventEffect) -> str:
 
 
 def _event_rows(card: EventCard) -> list[tuple[str, str]]:
-    bottom = "While in the market" if card.if_purchased.duration == "while_in_market" else None
+    bottom = N_("While in the market") if card.if_purchased.duration == "while_in_market" else None
     return [
-        ("If discarded from the leftmost market column", _half(card.if_discarded)),
-        (bottom or "If purchased", _half(card.if_purchased)),
+        (N_("If discarded from the leftmost market column"), _half(card.if_discarded)),
+        (bottom or N_("If purchased"), _half(card.if_purchased)),
     ]
 
 
@@ -149,7 +161,7 @@ def card_text(number: int) -> CardText | None:
         return CardText(number, card.name, "court", _court_rows(card))
     if number in EVENT_CARDS:
         event = EVENT_CARDS[number]
-        kind_rows = [("Kind", "Dominance Check" if event.is_dominance_check else "event")]
+        kind_rows = [(N_("Kind"), "Dominance Check" if event.is_dominance_check else "event")]
         return CardText(number, event.name, "event", kind_rows + _event_rows(event))
     return None
 
@@ -225,10 +237,11 @@ def _court_face(card: CourtCard, said: Words | None = None) -> list[str]:
     return lines
 
 
-def _event_face(card: EventCard) -> list[str]:
+def _event_face(card: EventCard, words: Words | None = None) -> list[str]:
     lines = []
     for label, text in _event_rows(card):
-        lines.append(_p("card-half", f"<b>{escape(label)}</b>: {escape(text)}"))
+        said = _label(label, words) if words is not None else escape(label)
+        lines.append(_p("card-half", f"<b>{said}</b>: {escape(text)}"))
     return lines
 
 
@@ -268,7 +281,7 @@ def card_face(
         card = COURT_CARDS[number]
         suit, lines = card.suit, _court_face(card, words)
     elif number in EVENT_CARDS:
-        lines = _event_face(EVENT_CARDS[number])
+        lines = _event_face(EVENT_CARDS[number], words)
     else:
         lines = []
     label = card_label(number) + (f", {lying.where}" if lying.where else "")

@@ -16,7 +16,7 @@ from flask import g, request
 from markupsafe import Markup
 
 from adjudicator.drawing.board import board_svg
-from adjudicator.drawing.cards import court_faces, market_faces
+from adjudicator.drawing.cards import court_faces, market_faces, row_label
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
@@ -136,6 +136,17 @@ def _court_faces(player: dict[str, Any]) -> list[Markup]:
     return [Markup(face) for face in court_faces(player, words=page_words())]
 
 
+def _row_label(label: str, card: Any) -> Shown:
+    """A row's label of a card's page (drawing/cards.py `CardText.rows`), in the visitor's
+    words."""
+    words = page_words()
+    if words.language == SOURCE:
+        return Shown(label, SOURCE)
+    court = COURT_CARDS.get(int(card.number))
+    ability = court.ability.name if court is not None and court.ability is not None else None
+    return Shown(row_label(label, words, ability), words.language)
+
+
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
@@ -233,6 +244,7 @@ FILTERS = {
     "log_here": _log,
     "refused_here": _refused,
     "entry_what": _entry_what,
+    "row_label": _row_label,
 }
 
 

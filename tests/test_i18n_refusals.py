@@ -325,10 +325,10 @@ def test_a_refused_pushed_move_is_reported_in_the_games_language(
         phrase = refused_phrase(document)  # kept beside the English for pages and mails
         assert phrase is not None and str(phrase) == reason
         report = repo.read(f"reports/{done.number:04d}.md") or ""
-        english = current_home() / "private" / "kabul" / "reports" / f"{done.number:04d}.en.md"
+        copy = current_home() / "private" / "kabul" / "reports" / f"{done.number:04d}.en.md"
         assert "wiersz 1: `not-your-decision`: " in report
-        assert english_left(report, english.read_text("utf-8")) == [], report
-        assert "line 1: not-your-decision: " in english.read_text("utf-8")
+        assert english_left(report, copy.read_text("utf-8")) == [], report
+        assert "line 1: not-your-decision: " in copy.read_text("utf-8")
         # The author's mail of it says it too: the refusal the commit records has it.
         recorded = ledger._recorded_refusal(repo, done.commit, done.number)
         assert recorded is not None and recorded.phrase == phrase

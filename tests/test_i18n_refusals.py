@@ -11,6 +11,7 @@ what the player typed, which are quoted as they are.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterator
@@ -340,3 +341,31 @@ def test_a_refused_pushed_move_is_reported_in_the_games_language(
     assert '<span lang="pl">wiersz 1: `not-your-decision`: ' in polish
     assert "has nothing to decide now" not in polish  # nor in the history's line for it
     assert '<span lang="en">line 1: not-your-decision: ' in english
+
+
+REFUSALS = {
+    "MoveError",
+    "NotationError",
+    "IllegalActionError",
+    "AmbiguousActionError",
+    "Refusal",
+    "RollbackRefused",
+}
+
+
+def test_no_refusal_is_written_as_plain_english() -> None:
+    """Every refusal of a move (the engine's, the pipeline's, a rollback's) is built with
+    a phrase, never an English string: each of its messages is then extracted into the
+    catalogue, which tests/test_i18n.py requires translated, so every code's refusal has
+    its words in Polish."""
+    root = Path(__file__).resolve().parent.parent
+    plain = []
+    for path in sorted([*(root / "engine").rglob("*.py"), *(root / "adjudicator").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not (isinstance(node, ast.Call) and len(node.args) >= 2):
+                continue
+            name = getattr(node.func, "id", getattr(node.func, "attr", ""))
+            message = node.args[1]
+            if name in REFUSALS and isinstance(message, ast.Constant | ast.JoinedStr):
+                plain.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert plain == []

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from engine.actions import Action, format_action
 from engine.errors import IllegalActionError, Refusal
+from engine.phrases import P
 from engine.rules import play, purchase
 from engine.rules.card_based import CARD_ACTIONS
 from engine.rules.flow import DECISIONS
@@ -41,11 +42,12 @@ VERB_DECISIONS: dict[str, tuple[str, ...]] = {
 def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionError:
     """Build the error for `seat` submitting an illegal `action`."""
     if state.phase == "over" or not state.stack:
-        return IllegalActionError("game-over", "the game is over; no action is legal")
+        return IllegalActionError("game-over", P("the game is over; no action is legal"))
     frame = state.stack[-1]
     spec = DECISIONS[frame["kind"]]
     deciders = spec.deciders(state, frame)
     waiting = ", ".join(state.name(s) for s in deciders)
+    prompt = spec.phrase(state, frame)
     everyone = [
         f"{state.name(s)}: {format_action(a)}"
         for s in deciders
@@ -54,8 +56,12 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
     if seat not in deciders:
         return IllegalActionError(
             "not-your-decision",
-            f"{state.name(seat)} has nothing to decide now; waiting for {waiting}: "
-            f"{spec.prompt(state, frame)}",
+            P(
+                "%(who)s has nothing to decide now; waiting for %(waiting)s: %(prompt)s",
+                who=state.name(seat),
+                waiting=waiting,
+                prompt=prompt,
+            ),
             section=spec.cite(state, frame),
             alternatives=everyone,
         )
@@ -63,7 +69,11 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
     if frame["kind"] not in VERB_DECISIONS.get(action.verb, ()):
         return IllegalActionError(
             "wrong-decision",
-            f"'{action.verb}' does not answer the decision now: {spec.prompt(state, frame)}",
+            P(
+                "'%(verb)s' does not answer the decision now: %(prompt)s",
+                verb=action.verb,
+                prompt=prompt,
+            ),
             section=spec.cite(state, frame),
             alternatives=mine,
         )
@@ -91,5 +101,9 @@ def _refusal(state: State, seat: int, action: Action) -> Refusal:
     if found is not None:
         return found
     if action.verb in CARD_CHOICES and action.args:
-        return Refusal("bad-card", f"card {action.args[0]} is not one of the choices")
-    return Refusal("illegal", f"{format_action(action)} is not one of the choices")
+        return Refusal(
+            "bad-card", P("card %(card)s is not one of the choices", card=action.args[0])
+        )
+    return Refusal(
+        "illegal", P("%(action)s is not one of the choices", action=format_action(action))
+    )

@@ -108,7 +108,10 @@ def apply(state: State, player: str | int, action: Action) -> State:
     if state.is_wakhan(seat):
         raise IllegalActionError(
             "not-your-decision",
-            f"{state.name(seat)} is played by the engine: no one acts or sets policies for her",
+            P(
+                "%(who)s is played by the engine: no one acts or sets policies for her",
+                who=state.name(seat),
+            ),
             section="Playing with Wakhan, p. 16",
         )
     if action.verb != "policy" and action not in options_for(state, seat):
@@ -116,7 +119,7 @@ def apply(state: State, player: str | int, action: Action) -> State:
             error = explain_illegal(state, seat, action)
         except (IndexError, ValueError, TypeError):  # an Action with malformed arguments
             error = IllegalActionError(
-                "illegal", f"{format_action(action)} is not a legal action now"
+                "illegal", P("%(action)s is not a legal action now", action=format_action(action))
             )
         raise error
     if action.verb == "policy":
@@ -130,17 +133,19 @@ def check_policy(state: State, action: Action) -> None:
     kind = action.args[0] if action.args else None
     sizes = {"demand": 3, "pay": 2, "clear": 1}
     if kind not in sizes or len(action.args) != sizes[str(kind)]:
-        raise IllegalActionError("bad-policy", f"unknown policy {format_action(action)}")
+        reason = P("unknown policy %(action)s", action=format_action(action))
+        raise IllegalActionError("bad-policy", reason)
     if kind == "demand":
         who, most = action.args[1], action.args[2]
         try:
             state.seat(str(who))
         except KeyError:
-            raise IllegalActionError("unknown-player", f"no player called {who}") from None
+            reason = P("no player called %(who)s", who=str(who))
+            raise IllegalActionError("unknown-player", reason) from None
         if not isinstance(most, int) or most < 0:
-            raise IllegalActionError("bad-argument", "a bribe must be 0 or more")
+            raise IllegalActionError("bad-argument", P("a bribe must be 0 or more"))
     elif kind == "pay" and (not isinstance(action.args[1], int) or int(action.args[1]) < 0):
-        raise IllegalActionError("bad-argument", "a bribe must be 0 or more")
+        raise IllegalActionError("bad-argument", P("a bribe must be 0 or more"))
 
 
 def set_policy(state: State, seat: int, action: Action) -> None:

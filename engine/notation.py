@@ -23,6 +23,7 @@ from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_I
 from engine.errors import AmbiguousActionError, MoveError, NotationError
 from engine.explain import explain_illegal
 from engine.game import legal_seat_actions, options_for
+from engine.phrases import P, Phrase
 from engine.rules.card_based import CARD_ACTIONS, Shape
 from engine.rules.verbs import PIECES, VERBS
 
@@ -30,6 +31,12 @@ if TYPE_CHECKING:
     from engine.state import State
 
 SIDES = ("left", "right")
+# How a word that is none of a kind of name is refused, by the kind (`unknown-region`...).
+NOT_A = {
+    "region": P("%(word)s is not a region: use %(choices)s"),
+    "coalition": P("%(word)s is not a coalition: use %(choices)s"),
+    "piece": P("%(word)s is not a piece: use %(choices)s"),
+}
 _PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
 
 
@@ -54,12 +61,14 @@ CARD_ALIASES = _card_aliases()
 def find_cards(words: list[str]) -> list[int]:
     """Card numbers a text may mean: a number, an exact name, or a name prefix."""
     if not words:
-        raise NotationError("missing-argument", "a card is missing (give its number or name)")
+        raise NotationError("missing-argument", P("a card is missing (give its number or name)"))
     text = " ".join(words)
     if _is_number(text):
         number = int(text)
         if number not in CARD_ALIASES:
-            raise NotationError("unknown-card", f"there is no card number {number} (1 to 116)")
+            raise NotationError(
+                "unknown-card", P("there is no card number %(number)s (1 to 116)", number=number)
+            )
         return [number]
     query = _normalize(text)
     exact = [n for n, names in CARD_ALIASES.items() if query in names]
@@ -67,7 +76,7 @@ def find_cards(words: list[str]) -> list[int]:
         return exact
     found = [n for n, names in CARD_ALIASES.items() if any(x.startswith(query) for x in names)]
     if not found:
-        raise NotationError("unknown-card", f"no card is called {text!r}")
+        raise NotationError("unknown-card", P("no card is called %(name)s", name=repr(text)))
     return found
 
 
@@ -78,7 +87,12 @@ def find_border(word: str) -> str:
         if border in BORDERS:
             return border
     raise NotationError(
-        "unknown-border", f"no border {word!r}; borders are: {', '.join(sorted(BORDERS))}"
+        "unknown-border",
+        P(
+            "no border %(word)s; borders are: %(borders)s",
+            word=repr(word),
+            borders=", ".join(sorted(BORDERS)),
+        ),
     )
 
 
@@ -86,9 +100,8 @@ def _one_of(word: str, choices: Iterable[str], what: str) -> str:
     value = word.lower()
     options = list(choices)
     if value not in options:
-        raise NotationError(
-            f"unknown-{what}", f"{word!r} is not a {what}: use {', '.join(options)}"
-        )
+        use = ", ".join(options)
+        raise NotationError(f"unknown-{what}", P(NOT_A[what].message, word=repr(word), choices=use))
     return value
 
 
@@ -98,7 +111,9 @@ def _is_number(word: str) -> bool:
 
 def _count(word: str) -> int:
     if not _is_number(word):
-        raise NotationError("bad-argument", f"{word!r} is not a whole number (0 to 999999999)")
+        raise NotationError(
+            "bad-argument", P("%(word)s is not a whole number (0 to 999999999)", word=repr(word))
+        )
     return int(word)
 
 
@@ -106,7 +121,12 @@ def _expect(verb: str, args: list[str], size: int) -> None:
     if len(args) != size:
         raise NotationError(
             "bad-arguments",
-            f"'{verb}' takes {size} argument(s), not {len(args)}: see docs/notation.md",
+            P(
+                "'%(verb)s' takes %(size)s argument(s), not %(given)s: see docs/notation.md",
+                verb=verb,
+                size=size,
+                given=len(args),
+            ),
         )
 
 
@@ -149,7 +169,7 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         return [_removal(args)]
     if verb == "play":
         if not args or args[-1].lower() not in SIDES:
-            raise NotationError("bad-arguments", "play takes a card and a side: play 12 left")
+            raise NotationError("bad-arguments", P("play takes a card and a side: play 12 left"))
         side = args[-1].lower()
         return [Action("play", (card, side)) for card in find_cards(args[:-1])]
     if verb == "loyalty":
@@ -166,7 +186,7 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         return [Action("road", (find_border(args[0]),))]
     if verb == "take":
         if not args:
-            raise NotationError("bad-arguments", "take needs a piece and where: take army kabul")
+            raise NotationError("bad-arguments", P("take needs a piece and where: take army kabul"))
         piece = _one_of(args[0], PIECES, "piece")
         return [Action("take", (piece, where)) for where in _location(piece, args[1:])]
     if verb == "choose":
@@ -176,7 +196,14 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         return [Action("choose", (word.lower() if word.lower() in known else word,))]
     if verb == "policy":
         return [_policy(args)]
-    raise NotationError("unknown-verb", f"unknown action {verb!r}; actions are: {', '.join(VERBS)}")
+    raise NotationError(
+        "unknown-verb",
+        P(
+            "unknown action %(verb)s; actions are: %(verbs)s",
+            verb=repr(verb),
+            verbs=", ".join(VERBS),
+        ),
+    )
 
 
 def _with_card(verb: str, args: list[str]) -> list[Action]:
@@ -185,12 +212,15 @@ def _with_card(verb: str, args: list[str]) -> list[Action]:
 
 def _with_card_and_price(verb: str, args: list[str]) -> list[Action]:
     if not args or not _is_number(args[-1]):
-        raise NotationError("bad-arguments", f"{verb} takes a card and a price: {verb} 12 4")
+        raise NotationError(
+            "bad-arguments", P("%(verb)s takes a card and a price: %(verb)s 12 4", verb=verb)
+        )
     return [Action(verb, (card, int(args[-1]))) for card in find_cards(args[:-1])]
 
 
 def _with_two_cards(verb: str, args: list[str]) -> list[Action]:
-    return [Action(verb, pair) for pair in _card_pairs(args, f"give two cards, e.g. {verb} 12 34")]
+    refusal = P("give two cards, e.g. %(verb)s 12 34", verb=verb)
+    return [Action(verb, pair) for pair in _card_pairs(args, refusal)]
 
 
 def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
@@ -198,9 +228,10 @@ def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
     if args and args[-1].lower() in REGION_IDS:
         site = args[-1].lower()
         return [Action(verb, (card, site)) for card in find_cards(args[:-1])]
-    refusal = (
-        f"give a card and where it {verb}s: a region or a court card, e.g. {verb} 43 "
-        f"kandahar or {verb} 33 71"
+    refusal = P(
+        "give a card and where it %(verb)ss: a region or a court card, e.g. %(verb)s 43 "
+        "kandahar or %(verb)s 33 71",
+        verb=verb,
     )
     return [Action(verb, pair) for pair in _card_pairs(args, refusal)]
 
@@ -216,14 +247,16 @@ SHAPES: dict[Shape, Callable[[str, list[str]], list[Action]]] = {
 
 def _expect_some(verb: str, args: list[str]) -> None:
     if not args:
-        raise NotationError("bad-arguments", f"'{verb}' needs an argument: see docs/notation.md")
+        raise NotationError(
+            "bad-arguments", P("'%(verb)s' needs an argument: see docs/notation.md", verb=verb)
+        )
 
 
 def _looks_like_player(word: str) -> bool:
     return bool(re.match(r"^[A-Za-z][A-Za-z0-9_.-]*$", word))
 
 
-def _card_pairs(args: list[str], refusal: str) -> list[tuple[Arg, Arg]]:
+def _card_pairs(args: list[str], refusal: Phrase) -> list[tuple[Arg, Arg]]:
     """Two cards in a row: every way of splitting the words into two card names; when there
     are none, `refusal` says what the verb at hand takes."""
     pairs: list[tuple[Arg, Arg]] = []
@@ -242,14 +275,14 @@ def _march(args: list[str]) -> list[Action]:
     if len(args) < 3 or args[0].lower() not in ("army", "tribe", "spy"):
         raise NotationError(
             "bad-arguments",
-            "march army FROM TO, march tribe FROM TO (regions) or march spy FROM TO (cards)",
+            P("march army FROM TO, march tribe FROM TO (regions) or march spy FROM TO (cards)"),
         )
     piece = args[0].lower()
     if piece in ("army", "tribe"):
         _expect(f"march {piece}", args[1:], 2)
         origin = _one_of(args[1], REGION_IDS, "region")
         return [Action("march", (piece, origin, _one_of(args[2], REGION_IDS, "region")))]
-    pairs = _card_pairs(args[1:], "give two cards, from one to the next: march spy 12 34")
+    pairs = _card_pairs(args[1:], P("give two cards, from one to the next: march spy 12 34"))
     return [Action("march", ("spy", a, b)) for a, b in pairs]
 
 
@@ -268,8 +301,10 @@ def _removal(args: list[str]) -> Action:
         return Action("remove", (piece, args[1]))
     raise NotationError(
         "bad-arguments",
-        "remove army COALITION, remove road BORDER COALITION, remove tribe PLAYER, "
-        "remove spy PLAYER",
+        P(
+            "remove army COALITION, remove road BORDER COALITION, remove tribe PLAYER, "
+            "remove spy PLAYER"
+        ),
     )
 
 
@@ -285,7 +320,7 @@ def _policy(args: list[str]) -> Action:
         return Action("policy", ("demand", args[1], _count(words[2])))
     raise NotationError(
         "bad-policy",
-        "policies are: policy pay N, policy demand PLAYER N, policy waive PLAYER, policy clear",
+        P("policies are: policy pay N, policy demand PLAYER N, policy waive PLAYER, policy clear"),
     )
 
 
@@ -302,7 +337,7 @@ def read_action(text: str) -> list[Action]:
     """The actions a text may mean, with no position (names may match several cards)."""
     words = _words(text)
     if not words:
-        raise NotationError("empty", "the line has no action")
+        raise NotationError("empty", P("the line has no action"))
     verb = canonical_verb(words[0])
     if verb is not None:  # a line in another language (engine/aliases.py)
         return candidates(verb, [canonical_word(word) for word in words[1:]])
@@ -310,6 +345,11 @@ def read_action(text: str) -> list[Action]:
 
 
 _SEPARATORS = re.compile("[ \t\r\n]+")
+# What shlex says of a line it cannot split, translatable (docs/i18n.md).
+LEXER = {
+    "No closing quotation": P("No closing quotation"),
+    "No escaped character": P("No escaped character"),
+}
 
 
 def _words(text: str) -> list[str]:
@@ -326,7 +366,9 @@ def _words(text: str) -> list[str]:
     try:
         return list(lexer)
     except ValueError as error:
-        raise NotationError("syntax", f"cannot read {text!r}: {error}") from None
+        said = LEXER.get(str(error), str(error))  # the lexer's words, as Python gives them
+        reason = P("cannot read %(text)s: %(error)s", text=repr(text), error=said)
+        raise NotationError("syntax", reason) from None
 
 
 def parse_action(text: str, state: State, seat: int) -> Action:
@@ -342,7 +384,11 @@ def parse_action(text: str, state: State, seat: int) -> Action:
     if len(matches) > 1:
         raise AmbiguousActionError(
             "ambiguous",
-            f"{text!r} matches {len(matches)} legal actions; give the card number",
+            P(
+                "%(text)s matches %(n)s legal actions; give the card number",
+                text=repr(text),
+                n=len(matches),
+            ),
             alternatives=[format_action(a) for a in matches],
         )
     raise explain_illegal(state, seat, found[0])
@@ -361,7 +407,8 @@ def parse_line(line: str, state: State) -> tuple[int, Action] | None:
         try:
             seat = state.seat(name)
         except KeyError:
-            raise NotationError("unknown-player", f"no player is called {name!r}") from None
+            reason = P("no player is called %(name)s", name=repr(name))
+            raise NotationError("unknown-player", reason) from None
     else:
         deciders = sorted({s for s, _ in legal_seat_actions(state)})
         if len(deciders) != 1:
@@ -370,7 +417,12 @@ def parse_line(line: str, state: State) -> tuple[int, Action] | None:
                 raise explain_illegal(state, 0, read_action(text)[0])
             if len(deciders) > 1:
                 raise NotationError(
-                    "which-player", f"several players must decide ({who}); write 'NAME: {text}'"
+                    "which-player",
+                    P(
+                        "several players must decide (%(who)s); write 'NAME: %(text)s'",
+                        who=who,
+                        text=text,
+                    ),
                 )
         seat = deciders[0] if deciders else 0
     return seat, parse_action(text, state, seat)

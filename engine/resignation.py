@@ -22,9 +22,9 @@ def resign(state: State, player: str) -> State:
     """The position after `player` resigns from a game that ends on resignation."""
     seat = state.seat(player)
     if state.phase == "over":
-        raise IllegalActionError("game-over", "the game is over", section="Game End, p. 9")
+        raise IllegalActionError("game-over", P("the game is over"), section="Game End, p. 9")
     if state.is_wakhan(seat):
-        raise IllegalActionError("not-your-decision", "Wakhan does not resign")
+        raise IllegalActionError("not-your-decision", P("Wakhan does not resign"))
     new = state.copy()
     new.log = []
     new.said = []  # line for line with `log`

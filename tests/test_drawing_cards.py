@@ -19,6 +19,7 @@ from adjudicator.drawing.cards import (
     hand_faces,
     market_faces,
 )
+from adjudicator.home.translations import Words
 from engine.cards import COURT_CARDS, EVENT_CARDS
 
 
@@ -75,6 +76,22 @@ def test_a_court_face_shows_everything_printed_on_the_card(number: int) -> None:
 def test_impact_icons_are_shown_in_their_order() -> None:
     face = text_of(card_face(76))  # Fath-Ali Shah: tribe, tribe, favor intelligence
     assert "Impact: ● tribe, ● tribe, ★ favor intelligence" in face
+
+
+def test_a_faces_labels_are_in_the_readers_words() -> None:
+    """The labels are the reader's, marked with their language; the card's own words
+    (its actions, its icons) stay as printed, in the face's English. English faces are
+    the same as ever."""
+    number = next(n for n, c in COURT_CARDS.items() if c.actions and c.impacts)
+    polish = card_face(number, words=Words("pl"))
+    assert '<span lang="pl">Akcje:</span> ' in polish
+    assert '<span lang="pl">Symbole wejścia:</span> ' in polish
+    assert "Actions:" not in polish and "Impact:" not in polish
+    assert card_face(number, words=Words()) == card_face(number)
+    view = engine.view(engine.new_game(["ala", "bob"], 1), "ala")
+    faces = [face for row in market_faces(view, words=Words("pl")) for face in row]
+    assert any('<span lang="pl">Akcje:</span>' in face for face in faces)
+    assert all("Actions:" not in face and "Impact:" not in face for face in faces)
 
 
 @pytest.mark.parametrize("number", sorted(EVENT_CARDS))

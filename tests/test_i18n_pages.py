@@ -175,6 +175,25 @@ def test_the_cards_the_polish_rulebook_names_are_named_so_on_the_pages(site: str
     assert "<h1>30 Kupcy sikhijscy w Lahore</h1>" in card
 
 
+def test_a_card_faces_labels_are_in_the_visitors_words(site: str) -> None:
+    """The labels of a face (on a card's page, the market and the courts of a game's page)
+    are the visitor's; the card's own words stay as printed, in English."""
+    for path in ("/cards/1", f"/games/{GAME}"):
+        polish = fetch(site + path, headers={"Accept-Language": "pl"}).body.decode()
+        english = fetch(site + path, headers={"Accept-Language": "en"}).body.decode()
+        assert '<span lang="pl">Akcje:</span>' in polish and "Actions:" not in polish, path
+        assert "Actions: " in english and "Akcje" not in english, path
+    # A card's page names its rows in the visitor's words too; the card's own stay English.
+    polish = fetch(site + "/cards/1", headers={"Accept-Language": "pl"}).body.decode()
+    english = fetch(site + "/cards/1", headers={"Accept-Language": "en"}).body.decode()
+    assert '<dt lang="pl">Aspekt</dt>' in polish and '<dt lang="en">Suit</dt>' in english
+    assert '<dt lang="pl">Zdolność specjalna: Indispensable Advisors</dt>' in polish
+    assert '<dt lang="en">Special ability: Indispensable Advisors</dt>' in english
+    event = fetch(site + "/cards/105", headers={"Accept-Language": "pl"}).body.decode()
+    assert '<span lang="pl">Po odrzuceniu ze skrajnej lewej kolumny rynku</span>' in event
+    assert "If discarded" not in event
+
+
 def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
     """A game committed before state.json kept phrases: its prompt and log are shown as
     recorded, marked as English."""

@@ -7,14 +7,18 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gitgame import SECRET, create, current_home, git, head, isolate, opened, pamir, play
 from test_i18n import english_left
 
+from adjudicator.games import pipeline
 from adjudicator.games.gamefile import parse_game_file
+from adjudicator.games.outputs import report_for
 from adjudicator.games.pipeline import create_game, submit
 from adjudicator.games.verify import verify
+from engine.state import as_said
 
 PLAYERS = ("ala", "bob", "cyd")
 
@@ -136,3 +140,43 @@ def test_verify_checks_the_phrases_of_state_json(
     done = pamir("verify", path)
     assert done.returncode == 3, (done.stdout, done.stderr)
     assert f"commit {head(path)[:10]}: state.json 'phrases' differ" in done.stderr
+
+
+@pytest.mark.parametrize("lines", ["some in English", "some in neither language"])
+def test_verify_accepts_a_polish_reports_lines_in_english_as_the_engine_once_said_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: str
+) -> None:
+    """Polish games were committed while the engine said some of its lines (events',
+    Wakhan's, the component limits') only in English: their reports verify, each line in
+    the game's language or in English; a line in neither still differs from the replay."""
+    isolate(tmp_path, monkeypatch)
+    path = tmp_path / "games" / "kabul"
+    create_game(
+        path,
+        [(n, f"{n}@example.org") for n in PLAYERS],
+        home=current_home(),
+        secret=SECRET,
+        language="pl",
+    ).repo.close()
+
+    def as_before(*args: Any, **kwargs: Any) -> str:
+        snap, number, title, state, happened, when = args
+        if lines == "some in English":
+            said = [as_said(str(s)) if i % 2 else s for i, s in enumerate(happened)]
+        else:
+            said = [as_said(f"{s} (!)") if i == 0 else s for i, s in enumerate(happened)]
+        return report_for(snap, number, title, state, said, when, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pipeline, "report_for", as_before)
+        play(path, 6, seed=7, whole_turn=True)
+    with opened(path) as repo:
+        reports = [repo.read(f"reports/{n:04d}.md") or "" for n in range(1, 7)]
+        english = (" purchased ", " placed ", " played ", " took ", " paid ", " gained ")
+        marks = ("(!)",) if lines != "some in English" else english
+        assert any(mark in report for report in reports for mark in marks), reports
+        divergence = verify(repo, current_home()).divergence
+    if lines == "some in English":
+        assert divergence is None, divergence
+    else:
+        assert divergence is not None and "reports/0001.md differs" in divergence

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import (
     COURT_CARDS,
     EVENT_CARDS,
@@ -60,6 +61,9 @@ DURATIONS = {
     "while_in_market": "while the card is in the market",
 }
 CARD_LINK = "/cards/{}"
+# A face's labels, in the reader's words; what follows them is the card's English.
+ACTIONS_LABEL = N_("Actions:")
+IMPACT_LABEL = N_("Impact:")
 
 
 def card_name(number: int) -> str:
@@ -106,22 +110,34 @@ class CardText:
     rows: list[tuple[str, str]] = field(default_factory=list)
 
 
+# The special ability's label names it: `Special ability: Indispensable Advisors`.
+SPECIAL_ABILITY = N_("Special ability: %(name)s")
+
+
 def _court_rows(card: CourtCard) -> list[tuple[str, str]]:
     actions = ", ".join(f"{ACTION_GLYPHS[a]} {a}" for a in card.actions) or "none"
     impacts = ", ".join(f"{IMPACT_GLYPHS[i.kind]} {impact_word(i)}" for i in card.impacts)
     rows = [
-        ("Suit", card.suit),
-        ("Rank", f"{stars(card.rank)} ({card.rank})"),
-        ("Region", REGIONS[card.region].name),
-        ("Card-based actions (left to right)", actions),
-        ("Impact icons (in order)", impacts or "none"),
-        ("Patriot", card.patriot or "no"),
-        ("Loyalty prize", card.prize or "no"),
-        ("Leverage", "yes: discarding it costs rupees" if card.is_leveraged else "no"),
+        (N_("Suit"), card.suit),
+        (N_("Rank"), f"{stars(card.rank)} ({card.rank})"),
+        (N_("Region"), REGIONS[card.region].name),
+        (N_("Card-based actions (left to right)"), actions),
+        (N_("Impact icons (in order)"), impacts or "none"),
+        (N_("Patriot"), card.patriot or "no"),
+        (N_("Loyalty prize"), card.prize or "no"),
+        (N_("Leverage"), "yes: discarding it costs rupees" if card.is_leveraged else "no"),
     ]
     if card.ability is not None:
-        rows.append((f"Special ability: {card.ability.name}", card.ability.text))
+        rows.append((SPECIAL_ABILITY % {"name": card.ability.name}, card.ability.text))
     return rows
+
+
+def row_label(label: str, words: Words, ability: str | None = None) -> str:
+    """A row's label (`CardText.rows`) in the reader's words; `ability` is the name of the
+    card's special ability, which its label gives as printed."""
+    if ability is not None and label == SPECIAL_ABILITY % {"name": ability}:
+        return words(SPECIAL_ABILITY, name=ability)
+    return words(label)
 
 
 def _half(effect: EventEffect) -> str:
@@ -131,10 +147,10 @@ def _half(effect: EventEffect) -> str:
 
 
 def _event_rows(card: EventCard) -> list[tuple[str, str]]:
-    bottom = "While in the market" if card.if_purchased.duration == "while_in_market" else None
+    bottom = N_("While in the market") if card.if_purchased.duration == "while_in_market" else None
     return [
-        ("If discarded from the leftmost market column", _half(card.if_discarded)),
-        (bottom or "If purchased", _half(card.if_purchased)),
+        (N_("If discarded from the leftmost market column"), _half(card.if_discarded)),
+        (bottom or N_("If purchased"), _half(card.if_purchased)),
     ]
 
 
@@ -145,7 +161,7 @@ def card_text(number: int) -> CardText | None:
         return CardText(number, card.name, "court", _court_rows(card))
     if number in EVENT_CARDS:
         event = EVENT_CARDS[number]
-        kind_rows = [("Kind", "Dominance Check" if event.is_dominance_check else "event")]
+        kind_rows = [(N_("Kind"), "Dominance Check" if event.is_dominance_check else "event")]
         return CardText(number, event.name, "event", kind_rows + _event_rows(event))
     return None
 
@@ -183,7 +199,15 @@ def _name_line(number: int, link: str | None) -> str:
     return _p("card-name", f'<a href="{escape(link.format(number))}">{label}</a>')
 
 
-def _court_face(card: CourtCard) -> list[str]:
+def _label(message: str, words: Words | None) -> str:
+    """A face's label in the reader's words, marked with their language (the face is
+    `lang="en"`); in English, the label as it always was."""
+    if words is None or words.language == SOURCE:
+        return message
+    return f'<span lang="{escape(words.language)}">{escape(words(message))}</span>'
+
+
+def _court_face(card: CourtCard, said: Words | None = None) -> list[str]:
     lines = [
         _p(
             "card-suit",
@@ -193,11 +217,11 @@ def _court_face(card: CourtCard) -> list[str]:
         )
     ]
     if card.actions:
-        words = " ".join(f"{ACTION_GLYPHS[a]}&nbsp;{a}" for a in card.actions)
-        lines.append(_p("card-actions", f"Actions: {words}"))
+        actions = " ".join(f"{ACTION_GLYPHS[a]}&nbsp;{a}" for a in card.actions)
+        lines.append(_p("card-actions", f"{_label(ACTIONS_LABEL, said)} {actions}"))
     if card.impacts:
         icons = ", ".join(f"{IMPACT_GLYPHS[i.kind]}&nbsp;{impact_word(i)}" for i in card.impacts)
-        lines.append(_p("card-impacts", f"Impact: {icons}"))
+        lines.append(_p("card-impacts", f"{_label(IMPACT_LABEL, said)} {icons}"))
     marks = []
     if card.patriot:
         marks.append(f"patriot: {card.patriot}")
@@ -213,10 +237,11 @@ def _court_face(card: CourtCard) -> list[str]:
     return lines
 
 
-def _event_face(card: EventCard) -> list[str]:
+def _event_face(card: EventCard, words: Words | None = None) -> list[str]:
     lines = []
     for label, text in _event_rows(card):
-        lines.append(_p("card-half", f"<b>{escape(label)}</b>: {escape(text)}"))
+        said = _label(label, words) if words is not None else escape(label)
+        lines.append(_p("card-half", f"<b>{said}</b>: {escape(text)}"))
     return lines
 
 
@@ -240,16 +265,23 @@ def _rupees(count: int) -> str:
     return f"{count} rupee{'' if count == 1 else 's'}"
 
 
-def card_face(number: int, lying: Lying | None = None, *, link: str | None = CARD_LINK) -> str:
+def card_face(
+    number: int,
+    lying: Lying | None = None,
+    *,
+    link: str | None = CARD_LINK,
+    words: Words | None = None,
+) -> str:
     """A card's face as an HTML `<div>`; `link` (with `{}` for the number) makes the name
-    a link to the card's page. An unknown number gives a plain box saying so."""
+    a link to the card's page; `words`: the reader's, for the face's labels (by default
+    English). An unknown number gives a plain box saying so."""
     lying = lying or Lying()
     suit = "event"
     if number in COURT_CARDS:
         card = COURT_CARDS[number]
-        suit, lines = card.suit, _court_face(card)
+        suit, lines = card.suit, _court_face(card, words)
     elif number in EVENT_CARDS:
-        lines = _event_face(EVENT_CARDS[number])
+        lines = _event_face(EVENT_CARDS[number], words)
     else:
         lines = []
     label = card_label(number) + (f", {lying.where}" if lying.where else "")
@@ -282,7 +314,9 @@ def column_name(row: int, column: int) -> str:
     return f"{ROWS[row]} row, column {column}"
 
 
-def market_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[list[str]]:
+def market_faces(
+    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[list[str]]:
     """Faces of the market's two rows, left to right, with the cost for the viewer (the
     active player in the public view) and the rupees on each card."""
     rows: list[list[str]] = []
@@ -296,12 +330,14 @@ def market_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[lis
             lying = Lying(
                 cost=slot.get("cost"), priced=True, rupees=slot.get("rupees"), where=where
             )
-            faces.append(card_face(int(slot["card"]), lying, link=link))
+            faces.append(card_face(int(slot["card"]), lying, link=link, words=words))
         rows.append(faces)
     return rows
 
 
-def court_faces(player: dict[str, Any], link: str | None = CARD_LINK) -> list[str]:
+def court_faces(
+    player: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[str]:
     """Faces of a player's court, left to right, with spies by player and the hostage
     holder."""
     faces = []
@@ -311,15 +347,18 @@ def court_faces(player: dict[str, Any], link: str | None = CARD_LINK) -> list[st
             hostage=entry.get("hostage"),
             where=f"{player['name']}'s court, card {index + 1}",
         )
-        faces.append(card_face(int(entry["card"]), lying, link=link))
+        faces.append(card_face(int(entry["card"]), lying, link=link, words=words))
     return faces
 
 
-def hand_faces(view: dict[str, Any], link: str | None = CARD_LINK) -> list[str]:
+def hand_faces(
+    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[str]:
     """Faces of the viewer's own hand; nothing in the public view or for another's hand
     (a view gives `hand` only to its viewer)."""
     viewer = view.get("viewer")
     for player in view.get("players") or []:
         if viewer is not None and player.get("name") == viewer and player.get("hand"):
-            return [card_face(int(n), Lying(where="in hand"), link=link) for n in player["hand"]]
+            hand = player["hand"]
+            return [card_face(int(n), Lying(where="in hand"), link=link, words=words) for n in hand]
     return []

@@ -33,7 +33,7 @@ from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
-from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.signatures import examine
@@ -44,6 +44,7 @@ from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
 from adjudicator.home.translations import N_, Words
+from engine.phrases import Phrase
 
 ORIGIN = "origin"
 TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
@@ -68,6 +69,7 @@ class RefusedMove:
     player: str
     reason: str  # the engine's words
     text: str  # the move file as submitted
+    phrase: Phrase | None = None  # `reason` said in a reader's language (its English: reason)
 
 
 # A notice to the players: its Markdown text in a reader's words.
@@ -297,7 +299,8 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
     # Quoted back to the author as it was: a refused file may not even be UTF-8.
     data = repo.data(MoveName(done.number, player).path, done.commit) or b""
     submitted = data.decode("utf-8", "replace")
-    return RefusedMove(done.number, player, str(last["refused"]), submitted)
+    phrase = refused_phrase(json.loads(text)) if text else None
+    return RefusedMove(done.number, player, str(last["refused"]), submitted, phrase)
 
 
 # -- Keeping the clone in step ---------------------------------------------------------------
@@ -327,7 +330,8 @@ def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Up
                 pipeline.submit(repo, move.player, move.text, home=home, on_behalf=move.on_behalf)
             )
         except Refusal as refusal:
-            update.refused.append(RefusedMove(None, move.player, str(refusal), move.text))
+            gone = RefusedMove(None, move.player, str(refusal), move.text, refusal.phrase)
+            update.refused.append(gone)
     for done in update.results:
         refused = _refusal_of(repo, done)
         if refused is not None:

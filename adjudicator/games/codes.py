@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from adjudicator.home.translations import N_, SOURCE, Words
-from engine.phrases import P, Term, Value
+from engine.phrases import P, Phrase, Term, Value
 
 CODES: dict[str, str] = {
     "not-utf-8": N_("The move file is not UTF-8 text."),
@@ -69,9 +69,13 @@ def explained_codes(refusal: str, words: Words) -> list[str]:
     return [f"`{code}`: {words(CODES[code])}" for code in seen]
 
 
-def refusal_phrase(refusal: str) -> Value:
-    """A refusal as a report line quotes it: the engine's English words, and for a reader
-    of another language its code's meaning first (the English reads as the refusal)."""
+def refusal_phrase(refusal: str, phrase: Phrase | None = None) -> Value:
+    """A refusal as a report line quotes it: its `phrase` when it has one whose English is
+    the refusal (said in the reader's language); else (a refusal recorded without one) the
+    engine's English words, and for a reader of another language its code's meaning first
+    (the English reads as the refusal)."""
+    if phrase is not None and str(phrase) == refusal:
+        return phrase
     codes = [m.group(1) for m in _CODE.finditer(refusal) if m.group(1) in CODES]
     if not codes:
         return Term(refusal, translated=False)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC
 
+from adjudicator.games.outputs import refused_phrase
 from adjudicator.games.repo import GameRepo
-from adjudicator.games.snapshot import snapshot
+from adjudicator.games.snapshot import STATE_FILE, snapshot
+from engine.phrases import Phrase
 
 
 @dataclass(frozen=True)
@@ -16,6 +19,7 @@ class Entry:
     who: str
     what: str
     status: str  # "", "undone" or "refused"
+    said: Phrase | None = None  # a refused pushed move's `what` (its reason), as a phrase
 
 
 def history(repo: GameRepo) -> list[Entry]:
@@ -38,10 +42,19 @@ def history(repo: GameRepo) -> list[Entry]:
             who = authors.get(number, "adjudicator")
             what = subject.split(": ", 1)[1] if ": " in subject else subject
             status = "refused" if number in refused else "undone" if number in undone else ""
-            entries.append(Entry(number, when, who, what, status))
+            said = _refusal_said(repo, listed.hexsha, what) if status == "refused" else None
+            entries.append(Entry(number, when, who, what, status, said))
         elif "Pamir-Rollback" in trailers:
             entries.append(Entry(None, when, "adjudicator", subject, ""))
     return entries
+
+
+def _refusal_said(repo: GameRepo, commit: str, what: str) -> Phrase | None:
+    """The reason a refusal's commit gives (its subject's), as the phrase its state.json
+    keeps, for pages in other languages; None when it keeps none that says `what`."""
+    text = repo.read(STATE_FILE, commit)
+    phrase = refused_phrase(json.loads(text)) if text else None
+    return phrase if phrase is not None and str(phrase) == what else None
 
 
 def format_entry(entry: Entry) -> str:

@@ -117,7 +117,10 @@ def decode_move(data: bytes) -> str:
     except UnicodeDecodeError as error:
         raise NotationError(
             "not-utf-8",
-            f"the move file is not UTF-8 text (byte 0x{data[error.start]:02x}); save it as UTF-8",
+            P(
+                "the move file is not UTF-8 text (byte %(byte)s); save it as UTF-8",
+                byte=f"0x{data[error.start]:02x}",
+            ),
             line=data.count(b"\n", 0, error.start) + 1,
         ) from None
     return text.removeprefix(BOM)
@@ -128,7 +131,11 @@ def read_submission(data: bytes, limit: int) -> str:
     if len(data) > limit:
         raise NotationError(
             "too-large",
-            f"the move file is {len(data)} bytes; max_move_bytes allows {limit}",
+            P(
+                "the move file is %(size)s bytes; max_move_bytes allows %(limit)s",
+                size=len(data),
+                limit=limit,
+            ),
         )
     return decode_move(data)
 
@@ -158,9 +165,13 @@ def check_canonical(text: str) -> None:
         if canonical != line:
             raise NotationError(
                 "not-canonical",
-                f"`{line.strip()}` is in Polish words; a pushed move file holds the canonical "
-                f"notation: write `{canonical.strip()}` (plik ruchu wysyłany przez Git "
-                f"zapisuje się w notacji kanonicznej: `{canonical.strip()}`)",
+                P(
+                    "`%(line)s` is in Polish words; a pushed move file holds the canonical "
+                    "notation: write `%(canonical)s` (plik ruchu wysyłany przez Git "
+                    "zapisuje się w notacji kanonicznej: `%(canonical)s`)",
+                    line=line.strip(),
+                    canonical=canonical.strip(),
+                ),
                 line=number,
             )
 
@@ -182,7 +193,8 @@ def apply_submission(
     try:
         seat = state.seat(author)
     except KeyError:
-        raise NotationError("unknown-player", f"no player is called {author!r}") from None
+        reason = P("no player is called %(name)s", name=repr(author))
+        raise NotationError("unknown-player", reason) from None
     outcome = Outcome(state)
     raised: tuple[int, str] | None = None  # the line that left its author a follow-up
     for number, line in enumerate(text.splitlines(), start=1):
@@ -200,15 +212,20 @@ def apply_submission(
             own_alternatives(error, state.name(seat))
             if raised is not None and error.code == "wrong-decision":
                 # A reply is read line by line: say which line asked the question first.
-                error.message += (
-                    f" (line {raised[0]}, `{raised[1]}`, asked this first: answer it on the "
-                    "next line, then go on)"
+                error.reword(
+                    P(
+                        "%(reason)s (line %(line)s, `%(action)s`, asked this first: answer it "
+                        "on the next line, then go on)",
+                        reason=error.message_phrase(),
+                        line=raised[0],
+                        action=raised[1],
+                    )
                 )
             raise
         if len(outcome.actions) > before:
             raised = (number, outcome.actions[-1]) if _follow_up(outcome.state, seat) else None
     if not outcome.actions:
-        raise NotationError("empty", "the move file holds no action")
+        raise NotationError("empty", P("the move file holds no action"))
     return outcome
 
 
@@ -276,10 +293,14 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     if name is not None and name.lower() != state.name(seat).lower():
         raise IllegalActionError(
             "not-your-line",
-            f"a move file holds only its author's decisions; {name} must submit their own",
+            P(
+                "a move file holds only its author's decisions; %(who)s must submit their own",
+                who=name,
+            ),
         )
     if ROLLBACK.match(text) or AGREE.match(text):
-        raise NotationError("rollback-alone", "a rollback request must be alone in its move file")
+        reason = P("a rollback request must be alone in its move file")
+        raise NotationError("rollback-alone", reason)
     action = parse_action(text, state, seat)
     state = engine.apply(state, seat, action)
     outcome.actions.append(engine.format_action(action))

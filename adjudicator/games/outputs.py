@@ -31,21 +31,40 @@ from adjudicator.games.deadlines import (
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_folder
 from adjudicator.home.store import store_for
-from adjudicator.home.translations import SOURCE, Words, phrase_data
+from adjudicator.home.translations import SOURCE, Words, phrase_data, phrase_from
+from engine.errors import said_refusal
 from engine.phrases import P, Phrase
+from engine.state import as_said
 
 # Words of a report that the adjudicator (not the engine's log) writes: a title, a line.
 Said = str | Phrase
 
 
 class Refusal(Exception):
-    """A submission the pipeline refuses; nothing was committed. `code` is stable."""
+    """A submission the pipeline refuses; nothing was committed. `code` is stable.
 
-    def __init__(self, code: str, message: str, *, text: str | None = None) -> None:
-        super().__init__(message)
+    `phrase` is `str(refusal)` in a form said in a reader's language (its English is the
+    same text): mails and pages say it so, records keep it beside the English."""
+
+    def __init__(
+        self,
+        code: str,
+        message: Phrase | str,
+        *,
+        text: str | None = None,
+        said: Phrase | None = None,
+    ) -> None:
+        super().__init__(str(message))
         self.code = code
-        self.message = message
+        self.message = str(message)
         self.text = text  # the full text when it already names the code (engine errors)
+        reason = message if isinstance(message, Phrase) else as_said(message)
+        self.phrase = said if said is not None else said_refusal(code, reason)
+
+    @classmethod
+    def of(cls, error: engine.MoveError) -> Refusal:
+        """The refusal of a move the engine refused, in the engine's words."""
+        return cls(error.code, error.describe_phrase(), text=str(error), said=error.said())
 
     def __str__(self) -> str:
         return self.text or f"{self.code}: {self.message}"
@@ -64,12 +83,17 @@ def state_document(
     last: dict[str, Any] | None,
     state: engine.State,
     said: Sequence[Said] | None = None,
+    refused: Phrase | None = None,
 ) -> str:
     """The text of `state.json`: the public view after move `number`, and `phrases`: the
     pending decision's prompt and the last move's log lines (`said`) as translatable data,
-    for pages in another language (docs/game-repository.md)."""
+    for pages in another language (docs/game-repository.md); for a refused pushed move,
+    its refusal (`refused`: `last.refused` as a phrase)."""
     data = {"game": game_id, "move": number, "last": last, "view": engine.view(state)}
-    data["phrases"] = state_phrases(state, said)
+    phrases = state_phrases(state, said)
+    if refused is not None:
+        phrases["refused"] = phrase_data(refused)
+    data["phrases"] = phrases
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -81,6 +105,32 @@ def state_phrases(state: engine.State, said: Sequence[Said] | None) -> dict[str,
     if said is not None:
         phrases["log"] = [phrase_data(line) for line in said]
     return phrases
+
+
+def refused_phrase(document: dict[str, Any]) -> Phrase | None:
+    """The phrase of the refusal a state.json records (`phrases.refused`), when it says
+    `last.refused` in English; None for a record made before refusals were kept so (or any
+    other), which is then shown in English."""
+    last, phrases = document.get("last"), document.get("phrases")
+    if not isinstance(last, dict) or not isinstance(phrases, dict):
+        return None
+    return phrase_said(phrases.get("refused"), last.get("refused"))
+
+
+def phrase_said(data: Any, english: Any) -> Phrase | None:
+    """The phrase `data` (phrase_data's) when its English is `english`, else None."""
+    if data is None or not isinstance(english, str):
+        return None
+    try:
+        phrase = phrase_from(data)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(phrase, Phrase):
+        return None
+    try:
+        return phrase if str(phrase) == english else None
+    except (KeyError, ValueError, TypeError):  # a message whose parameters do not fit
+        return None
 
 
 BOARD_FILE = "board.svg"

@@ -76,7 +76,7 @@ from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_folder
 from adjudicator.home.store import store_for
 from engine.aliases import english_text
-from engine.phrases import P
+from engine.phrases import P, Phrase
 from engine.rules.setup import check_player_names
 
 ENGINE_VERSION = engine.__version__
@@ -155,36 +155,43 @@ def submit(
     """
     snap = snapshot(repo)  # read from Git objects: the working tree plays no part
     if snap.pending():
-        raise Refusal("pending", "pushed moves are waiting for the adjudicator; try again shortly")
+        raise Refusal(
+            "pending", P("pushed moves are waiting for the adjudicator; try again shortly")
+        )
     try:
         entry = snap.game.player(author)
     except KeyError:
-        raise Refusal("unknown-player", f"no player is called {author!r} in this game") from None
+        reason = P("no player is called %(name)s in this game", name=repr(author))
+        raise Refusal("unknown-player", reason) from None
     number = snap.next_number
     if expected is not None and expected != number:
         raise Refusal(
             "stale" if expected < number else "out-of-order",
-            f"this submission is numbered {expected:04d} but the next move is {number:04d}: "
-            "pull the latest state and submit again",
+            P(
+                "this submission is numbered %(expected)s but the next move is %(number)s: "
+                "pull the latest state and submit again",
+                expected=f"{expected:04d}",
+                number=f"{number:04d}",
+            ),
         )
     move = MoveName(number, entry.name)
     try:  # every way in ends here: the size limit and the encoding hold for all of them
         text = read_submission(text.encode("utf-8", "surrogatepass"), move_limit(home))
     except engine.MoveError as error:
-        raise Refusal(error.code, error.describe(), text=str(error)) from None
+        raise Refusal.of(error) from None
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
-        raise Refusal("game-over", "the game is over and its secret revealed")
+        raise Refusal("game-over", P("the game is over and its secret revealed"))
     text = english_text(text)  # the record is in the notation's canonical words
     if rollback_request(text) is not None:
         return handle_request(repo, snap, move, text, home=home, inbound=inbound)
     state = position(snap, home)
     if state.phase == "over":
-        raise Refusal("game-over", "the game is over; no move can be submitted")
+        raise Refusal("game-over", P("the game is over; no move can be submitted"))
     try:
         may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
         outcome = apply_submission(state, entry.name, text, may_resign=may_resign)
     except engine.MoveError as error:
-        raise Refusal(error.code, error.describe(), text=str(error)) from None
+        raise Refusal.of(error) from None
     when = now()
     files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
     files[move.path] = text.encode()
@@ -227,10 +234,11 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         except Refusal as refusal:
             # Pushed and accepted, yet not playable now: record the refusal so that the
             # game goes on and the author learns why.
-            done.append(record_refusal(repo, home, snap, move, str(refusal)))
+            done.append(record_refusal(repo, home, snap, move, str(refusal), refusal.phrase))
             continue
         except engine.MoveError as error:
-            done.append(record_refusal(repo, home, snap, move, public_reason(error)))
+            reason = public_reason(error)
+            done.append(record_refusal(repo, home, snap, move, reason, error.said()))
             continue
         when = now()
         files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
@@ -244,10 +252,17 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
 
 
 def record_refusal(
-    repo: GameRepo, home: Path, snap: Snapshot, move: MoveName, reason: str
+    repo: GameRepo,
+    home: Path,
+    snap: Snapshot,
+    move: MoveName,
+    reason: str,
+    phrase: Phrase | None = None,
 ) -> Adjudication:
     """Commit that a pushed move was refused: it stays in the repository, replays skip it.
-    The `reason` is public (report, state.json, commit message): no legal actions in it."""
+    The `reason` is public (report, state.json, commit message): no legal actions in it.
+    `phrase` is the reason in a form said in every language (its English is `reason`):
+    the report says it in the game's language, state.json keeps it for pages and mails."""
     rollbacks = Rollbacks(
         snap.rollbacks.done, snap.rollbacks.proposal, [*snap.rollbacks.refused, move.number]
     )
@@ -257,11 +272,11 @@ def record_refusal(
             "move %(number)s by %(player)s was refused: %(reason)s",
             number=move.number,
             player=move.player,
-            reason=refusal_phrase(reason),
+            reason=refusal_phrase(reason, phrase),
         )
     ]
     last = {"number": move.number, "player": move.player, "refused": reason}
-    state_text = state_document(snap.game.id, move.number, last, state)
+    state_text = state_document(snap.game.id, move.number, last, state, refused=phrase)
     when = now()
     title = P("move %(number)s refused", number=move.number)
     # A refusal changes no position: the clock keeps running (games/clockstart.py).

@@ -37,6 +37,7 @@ SECTIONS = (
     N_("Cleanup, p. 9"),
     N_("Component Limits, p. 8"),
     N_("Discarding a Card in Your Court, p. 8"),
+    N_("Game End, p. 9"),
     N_("Hostage Actions, p. 12"),
     N_("Move, p. 14"),
     N_("Play, p. 11"),

@@ -43,9 +43,10 @@ from engine.phrases import P, Phrase, Term, Value
 class RollbackRefused(Exception):
     """A rollback that cannot be done; nothing was committed. `code` is stable."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, message: Phrase) -> None:
+        super().__init__(str(message))
         self.code = code
+        self.phrase = message  # said in a reader's language by a refusal's mail
 
     def __str__(self) -> str:
         return f"{self.code}: {self.args[0]}"
@@ -59,15 +60,16 @@ def effective_moves(snap: Snapshot) -> list[int]:
 
 def _check_target(snap: Snapshot, to: int) -> None:
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
-        raise RollbackRefused("game-over", "the game is over and its secret revealed")
+        raise RollbackRefused("game-over", P("the game is over and its secret revealed"))
     if to != 0 and to not in effective_moves(snap):
         raise RollbackRefused(
-            "bad-rollback", f"move {to} is not an adjudicated move that still counts"
+            "bad-rollback", P("move %(to)s is not an adjudicated move that still counts", to=to)
         )
     latest = max(effective_moves(snap), default=0)
     if to >= latest:
         raise RollbackRefused(
-            "bad-rollback", f"the game is already at the position after move {latest}"
+            "bad-rollback",
+            P("the game is already at the position after move %(latest)s", latest=latest),
         )
 
 
@@ -115,11 +117,11 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
     names = snap.game.names
     if request.to is not None:
         if proposal is not None:
-            raise Refusal("rollback-open", "a rollback proposal is already open")
+            raise Refusal("rollback-open", P("a rollback proposal is already open"))
         try:
             _check_target(snap, request.to)
         except RollbackRefused as error:
-            raise Refusal(error.code, str(error.args[0])) from None
+            raise Refusal(error.code, error.phrase) from None
         proposal = {
             "to": request.to,
             "by": move.player,
@@ -129,16 +131,28 @@ def plan_request(snap: Snapshot, move: MoveName, text: str) -> tuple[Rollbacks, 
         }
     else:
         if proposal is None:
-            raise Refusal("no-rollback", "there is no rollback proposal to agree to")
+            raise Refusal("no-rollback", P("there is no rollback proposal to agree to"))
         if move.player in proposal["agreed"]:
             # Each accepted move file restarts the clock: agreeing again would let a
             # player extend their own deadline for as long as the proposal stays open.
             waiting = [n for n in names if n not in proposal["agreed"]]
             raise Refusal(
                 "already-agreed",
-                f"{move.player} already agreed to the rollback to move {proposal['to']}"
-                f"{' (and proposed it)' if proposal['by'] == move.player else ''}; "
-                f"it waits for {', '.join(waiting)} to agree",
+                P(
+                    "%(who)s already agreed to the rollback to move %(to)s (and proposed it); "
+                    "it waits for %(waiting)s to agree",
+                    who=move.player,
+                    to=proposal["to"],
+                    waiting=", ".join(waiting),
+                )
+                if proposal["by"] == move.player
+                else P(
+                    "%(who)s already agreed to the rollback to move %(to)s; "
+                    "it waits for %(waiting)s to agree",
+                    who=move.player,
+                    to=proposal["to"],
+                    waiting=", ".join(waiting),
+                ),
             )
         proposal = {**proposal, "agreed": [*proposal["agreed"], move.player]}
     reason = _reason(str(proposal["reason"]))
@@ -239,11 +253,11 @@ def rollback(repo: GameRepo, to: int, reason: str, *, home: Path) -> str:
     """Return the game to the position after move `to`; return the new commit. `home`
     is the service's data folder (the game's secret, the players' private sections)."""
     if not reason.strip():
-        raise RollbackRefused("no-reason", "a rollback needs a reason (--reason)")
+        raise RollbackRefused("no-reason", P("a rollback needs a reason (--reason)"))
     repo.sync_worktree()
     snap = snapshot(repo)
     if snap.pending():
-        raise RollbackRefused("pending", "pushed moves are waiting for the adjudicator")
+        raise RollbackRefused("pending", P("pushed moves are waiting for the adjudicator"))
     _check_target(snap, to)
     number = snap.adjudicated
     rollbacks = _undo(snap, to, reason, "adjudicator", number)

@@ -54,6 +54,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.signatures import DnsLookup
+from engine.phrases import P
 
 log = logging.getLogger(__name__)
 
@@ -542,8 +543,9 @@ def _adjudicate(
         submit(repo, player, text, home=settings.home, inbound=key)
     except (Refusal, GameError) as error:
         reason = str(error)
+        phrase = error.phrase if isinstance(error, Refusal) else None
     else:
-        reason = ""
+        reason, phrase = "", None
         play_resigned(repo, settings.home)  # a resigned seat to play next: the stand-in's
     update = push_to_forge(settings, repo, (player, text))
     if update is None and settings.database_url is not None and remote.is_remote(repo):
@@ -562,10 +564,12 @@ def _adjudicate(
         )
     if not reason and update is not None:
         # Committed here, then dropped by the forge update: the reason is its refusal.
-        reason = next(
-            (r.reason for r in update.refused if r.number is None and r.text == text),
-            "the move no longer applies after the moves pushed to the game's forge",
-        )
+        dropped = [r for r in update.refused if r.number is None and r.text == text]
+        if dropped:
+            reason, phrase = dropped[0].reason, dropped[0].phrase
+        else:
+            phrase = P("the move no longer applies after the moves pushed to the game's forge")
+            reason = str(phrase)
     log.info("move by %s in %s (mail %s) refused: %s", player, game_id, key, reason)
-    paths += ledger.refuse(settings, repo, game_id, key, reason)
+    paths += ledger.refuse(settings, repo, game_id, key, reason, phrase)
     return InboundResult("refused", reason, game_id, player, messages=paths)

@@ -46,7 +46,9 @@ from adjudicator.games.moves import MoveName
 from adjudicator.games.outputs import (
     INBOUND_TRAILER,
     Adjudication,
+    phrase_said,
     private_section_name,
+    refused_phrase,
     write_private_sections,
 )
 from adjudicator.games.pipeline import position
@@ -57,7 +59,9 @@ from adjudicator.home import database, locks, store
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import phrase_data
 from adjudicator.mail import outgoing
+from engine.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -242,6 +246,7 @@ def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) 
                 refused.player,
                 refused.text,
                 refused.reason,
+                phrase=refused.phrase,
                 deliver_now=False,
                 at=commit,
                 key=key,
@@ -262,7 +267,9 @@ def _recorded_refusal(repo: GameRepo, commit: str, number: int) -> RefusedMove |
     player = str(last["player"])
     # Quoted back to the author as it was: a refused file may not even be UTF-8.
     data = repo.data(MoveName(number, player).path, commit) or b""
-    return RefusedMove(number, player, str(last["refused"]), data.decode("utf-8", "replace"))
+    submitted = data.decode("utf-8", "replace")
+    phrase = refused_phrase(json.loads(text)) if text else None
+    return RefusedMove(number, player, str(last["refused"]), submitted, phrase)
 
 
 def _ensure_private_sections(
@@ -355,11 +362,23 @@ def confirm(
     return [path]
 
 
-def refuse(settings: Settings, repo: GameRepo, game_id: str, key: str, reason: str) -> list[Path]:
-    """Record an emailed move as refused, then queue the refusal for its author (once)."""
+def refuse(
+    settings: Settings,
+    repo: GameRepo,
+    game_id: str,
+    key: str,
+    reason: str,
+    phrase: Phrase | None = None,
+) -> list[Path]:
+    """Record an emailed move as refused, then queue the refusal for its author (once).
+    `phrase` is the reason in a form said in the author's language (its English is
+    `reason`), recorded beside it as `reason_phrase`; a record without one is said in
+    English."""
     record = inbound_record(settings, game_id, key) or {}
     if record.get("status") != "refused":
         record.update(status="refused", reason=reason)
+        if phrase is not None:
+            record["reason_phrase"] = phrase_data(phrase)
         write_inbound(settings, game_id, key, record)
     player = str(record["player"])
     name = outgoing.message_key(game_id, 0, player, "refusal", key)
@@ -369,6 +388,7 @@ def refuse(settings: Settings, repo: GameRepo, game_id: str, key: str, reason: s
         player,
         str(record.get("text", "")),
         str(record["reason"]),
+        phrase=phrase_said(record.get("reason_phrase"), record["reason"]),
         in_reply_to=record.get("message_id"),
         subject=record.get("subject"),
         deliver_now=False,
@@ -455,7 +475,13 @@ def announce(
             ):
                 continue
             outgoing.notify_refusal(
-                settings, repo, refused.player, refused.text, refused.reason, deliver_now=False
+                settings,
+                repo,
+                refused.player,
+                refused.text,
+                refused.reason,
+                phrase=refused.phrase,
+                deliver_now=False,
             )
     except Exception:  # the moves are adjudicated and pushed; mail must not undo that
         log.exception("notifying the players of %s failed", repo.path.name)

@@ -70,6 +70,7 @@ from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
 from adjudicator.mail.preferences import notify_preference
+from engine.phrases import Phrase
 
 log = logging.getLogger(__name__)
 
@@ -706,7 +707,7 @@ class _Illustrations:
         if state is None:
             return ""
         base = self.settings.base_url.rstrip("/").replace("{", "{{").replace("}", "}}")
-        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}")
+        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}", words=words)
         if not faces:
             return ""
         licence = escape(words("Licence"))
@@ -993,6 +994,7 @@ def notify_refusal(
     submitted_text: str,
     message: str,
     *,
+    phrase: Phrase | None = None,
     in_reply_to: str | None = None,
     subject: str | None = None,
     deliver_now: bool = True,
@@ -1000,13 +1002,14 @@ def notify_refusal(
     key: str | None = None,
 ) -> Path:
     """Tell the author of a move that it was refused: the refusal line by line (as the
-    engine words it: `line N: CODE: message ... legal now: ...`), what was read, and
-    their private section as it stands (at commit `at`: by default the tip). `key`: as
-    for `queue`."""
+    engine words it: `line N: CODE: message ... legal now: ...`, in the author's language
+    when `phrase` says `message` so), what was read, and their private section as it
+    stands (at commit `at`: by default the tip). `key`: as for `queue`."""
     snap = snapshot(repo, at)
     entry = snap.game.player(player)
     words = words_for(entry.language)
-    refusal = "\n".join(f"    {line}" for line in message.splitlines())
+    said = words.said(phrase) if phrase is not None and str(phrase) == message else message
+    refusal = "\n".join(f"    {line}" for line in said.splitlines())
     parts = [
         f"# {snap.game.id}: " + words("your move was not accepted"),
         words("Nothing was changed in the game. The adjudicator says:"),

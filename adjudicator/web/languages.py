@@ -16,10 +16,11 @@ from flask import g, request
 from markupsafe import Markup
 
 from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.cards import court_faces, market_faces, row_label
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
-from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_from
+from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_data, phrase_from
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
 from engine.rules.words import card_name_term
@@ -125,6 +126,27 @@ def _board(view: dict[str, Any]) -> Markup:
     return Markup(board_svg(view, page_words()))
 
 
+def _market_faces(view: dict[str, Any]) -> list[list[Markup]]:
+    """The market's card faces (escaped by the drawing code), their labels in the
+    visitor's words."""
+    return [[Markup(face) for face in row] for row in market_faces(view, words=page_words())]
+
+
+def _court_faces(player: dict[str, Any]) -> list[Markup]:
+    return [Markup(face) for face in court_faces(player, words=page_words())]
+
+
+def _row_label(label: str, card: Any) -> Shown:
+    """A row's label of a card's page (drawing/cards.py `CardText.rows`), in the visitor's
+    words."""
+    words = page_words()
+    if words.language == SOURCE:
+        return Shown(label, SOURCE)
+    court = COURT_CARDS.get(int(card.number))
+    ability = court.ability.name if court is not None and court.ability is not None else None
+    return Shown(row_label(label, words, ability), words.language)
+
+
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
@@ -186,6 +208,19 @@ def _log(position: Any) -> list[Shown]:
     return [_said(data, str(line)) for data, line in zip(said, lines, strict=True)]
 
 
+def _refused(position: Any) -> Shown:
+    """The refusal of the last move (a refused pushed move), in the visitor's words."""
+    phrases = position.phrases or {}
+    return _said(phrases.get("refused"), str((position.last or {}).get("refused")))
+
+
+def _entry_what(entry: Any) -> Shown:
+    """What a history entry of a refused pushed move says (its reason), in the visitor's
+    words when its commit keeps the phrase; else the commit's English, marked so."""
+    said = getattr(entry, "said", None)
+    return _said(None if said is None else phrase_data(said), str(entry.what))
+
+
 # The page filters that say something in words, in the visitor's language.
 FILTERS = {
     "region_name": _region_name,
@@ -202,9 +237,14 @@ FILTERS = {
     "card_details": _card_details,
     "card_name": _card_name,
     "board": _board,
+    "market_faces": _market_faces,
+    "court_faces": _court_faces,
     "refusal_meaning": _refusal_meaning,
     "prompt_here": _prompt,
     "log_here": _log,
+    "refused_here": _refused,
+    "entry_what": _entry_what,
+    "row_label": _row_label,
 }
 
 

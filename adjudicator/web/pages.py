@@ -47,6 +47,7 @@ from adjudicator.mail.outgoing import undeliverable
 from adjudicator.schedule.clock import read_deadlines, waiting
 from adjudicator.schedule.turnmail import enforced_deadline
 from adjudicator.web import current_settings
+from adjudicator.web.languages import page_words
 from adjudicator.web.rendering import FILTERS, report_html
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
@@ -372,7 +373,7 @@ def card(number: int) -> str:
     return render_template(
         "web/card.html",
         card=text,
-        face=Markup(card_face(number, link=None)),
+        face=Markup(card_face(number, link=None, words=page_words())),
         attribution=ATTRIBUTION,
         license_url=LICENSE_URL,
     )

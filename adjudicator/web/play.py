@@ -132,7 +132,8 @@ def _page(
         game_id=snap.game.id,
         player=player,
         view=view,
-        hand=[Markup(face) for face in hand_faces(view)],  # escaped by the drawing code
+        # escaped by the drawing code
+        hand=[Markup(face) for face in hand_faces(view, words=words)],
         awaited=awaited,
         deciding=player in awaited,
         follow_ups=engine.follow_ups(state, player) if view["options"] else [],
@@ -213,13 +214,20 @@ def _adjudicate(
             done = submit(repo, player, text, home=settings.home, expected=expected)
         except (Refusal, GameError) as error:
             log.info("move by %s in %s (web) refused: %s", player, repo.path.name, error)
+            if isinstance(error, Refusal):  # the engine's words, in the player's language
+                return Notice(False, _player_words(repo, player).said(error.phrase), ""), 422
             return Notice(False, str(error)), 422
         update = push_to_forge(settings, repo, (player, text))
         ledger.reconcile(settings, repo)
         if update is not None and ledger.same_move_played(repo, player, text, head) is None:
             # Moves pushed to the forge meanwhile came first, and this one no longer applied.
-            reason = next((r.reason for r in update.refused if r.text == text), "")
-            return Notice(False, reason or "moves pushed to the forge came first"), 409
+            words = _player_words(repo, player)
+            dropped = next((r for r in update.refused if r.text == text), None)
+            if dropped is None:
+                return Notice(False, words("moves pushed to the forge came first"), ""), 409
+            if dropped.phrase is None:
+                return Notice(False, dropped.reason), 409
+            return Notice(False, words.said(dropped.phrase), ""), 409
     log.info("move %d by %s in %s (web) accepted", done.number, player, repo.path.name)
     words = _player_words(repo, player)
     said = words("Move %(number)s adjudicated.", number=done.number)

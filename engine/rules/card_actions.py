@@ -15,6 +15,7 @@ from itertools import zip_longest
 
 from engine.cards import COURT_CARDS
 from engine.errors import Refusal
+from engine.phrases import P
 from engine.rules import market
 from engine.rules.abilities import has_ability
 from engine.rules.loyalty import has_effect
@@ -30,7 +31,7 @@ def no_actions_left(state: State, seat: int) -> Refusal:
     reach the public report of a refused move, so they name the player."""
     return Refusal(
         "no-actions-left",
-        f"{state.name(seat)} has used both actions this turn",
+        P("%(who)s has used both actions this turn", who=state.name(seat)),
         "Sequence of Play, p. 9",
     )
 

@@ -45,8 +45,10 @@ def why_not_play(state: State, seat: int, action: Action) -> Refusal | None:
     if not card_actions.has_core_actions_left(state):
         return card_actions.no_actions_left(state, seat)
     if action.args and action.args[0] not in state.players[seat].hand:
-        where = f"{state.name(seat)}'s hand"
-        return Refusal("not-in-hand", f"card {action.args[0]} is not in {where}", "Play, p. 11")
+        reason = P(
+            "card %(card)s is not in %(who)s's hand", card=action.args[0], who=state.name(seat)
+        )
+        return Refusal("not-in-hand", reason, "Play, p. 11")
     return None
 
 

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
 from engine.errors import Refusal
-from engine.phrases import PN, P, Value
+from engine.phrases import PN, P, Phrase, Value
 from engine.rules import card_actions, events, market, words
 from engine.rules.abilities import CARDS_WITH, abilities
-from engine.rules.words import count
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
 SECTION = "Purchase, p. 10"
@@ -88,26 +87,35 @@ def why_not_purchase(state: State, seat: int, action: Action) -> Refusal | None:
     if why is None:
         return None
     code, reason = why
-    return Refusal(code, f"cannot purchase card {card}: {reason}", SECTION)
+    return Refusal(
+        code, P("cannot purchase card %(card)s: %(reason)s", card=card, reason=reason), SECTION
+    )
 
 
-def _why_not_buy(state: State, seat: int, card: int) -> tuple[str, str] | None:
+def _why_not_buy(state: State, seat: int, card: int) -> tuple[str, Phrase] | None:
     where = market.locate(state, card)
     if where is None:
-        return "not-in-market", "that card is not in the market"
+        return "not-in-market", P("that card is not in the market")
     if card == market.PUBLIC_WITHDRAWAL:
         return (
             "not-purchasable",
-            "Public Withdrawal can never be purchased while it is in the market",
+            P("Public Withdrawal can never be purchased while it is in the market"),
         )
     if card in state.paid_cards:
-        return "paid-this-turn", f"{state.name(seat)} placed a rupee on that card this turn"
+        return "paid-this-turn", P(
+            "%(who)s placed a rupee on that card this turn", who=state.name(seat)
+        )
     cost = purchase_cost(state, seat, where[1], card)
     player = state.players[seat]
     if cost > player.rupees:
         return (
             "cannot-afford",
-            f"it costs {count(cost, 'rupee')} and {player.name} has {player.rupees}",
+            P(
+                "it costs %(cost)s and %(who)s has %(rupees)s",
+                cost=words.counted(cost, "rupee"),
+                who=player.name,
+                rupees=player.rupees,
+            ),
         )
     return None
 

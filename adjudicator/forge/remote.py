@@ -17,7 +17,6 @@ docs/web.md describes how to set a game up.
 from __future__ import annotations
 
 import configparser
-import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -33,7 +32,7 @@ from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
-from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase
+from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase, state_record
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.signatures import examine
@@ -291,16 +290,17 @@ def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
 
 def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
     """The refusal an adjudicator commit records (`last.refused` in its state.json)."""
-    text = repo.read(STATE_FILE, done.commit)
-    last: dict[str, Any] | None = json.loads(text).get("last") if text else None
-    if not last or not last.get("refused"):
+    document = state_record(repo.read(STATE_FILE, done.commit))
+    last = document.get("last")
+    if not isinstance(last, dict) or not last.get("refused"):
         return None
     player = str(last["player"])
     # Quoted back to the author as it was: a refused file may not even be UTF-8.
     data = repo.data(MoveName(done.number, player).path, done.commit) or b""
     submitted = data.decode("utf-8", "replace")
-    phrase = refused_phrase(json.loads(text)) if text else None
-    return RefusedMove(done.number, player, str(last["refused"]), submitted, phrase)
+    return RefusedMove(
+        done.number, player, str(last["refused"]), submitted, refused_phrase(document)
+    )
 
 
 # -- Keeping the clone in step ---------------------------------------------------------------

@@ -38,7 +38,7 @@ def _what_counts(repo: GameRepo, commit: str) -> tuple[Any, Any] | None:
     try:
         view = json.loads(repo.read(STATE_FILE, commit) or "{}").get("view")
         proposal = Rollbacks.parse(repo.read(ROLLBACKS_FILE, commit)).proposal
-    except (GameError, ValueError, AttributeError):
+    except (GameError, ValueError, AttributeError, RecursionError):  # (JSON nested too deep)
         return None
     return view, proposal
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC
 
-from adjudicator.games.outputs import refused_phrase
-from adjudicator.games.repo import GameRepo
+from adjudicator.games.outputs import refused_phrase, state_record
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.snapshot import STATE_FILE, snapshot
 from engine.phrases import Phrase
 
@@ -42,7 +41,11 @@ def history(repo: GameRepo) -> list[Entry]:
             who = authors.get(number, "adjudicator")
             what = subject.split(": ", 1)[1] if ": " in subject else subject
             status = "refused" if number in refused else "undone" if number in undone else ""
-            said = _refusal_said(repo, listed.hexsha, what) if status == "refused" else None
+            said = None
+            # Only the service's own commits are read for it: a player's commit on a
+            # forge may carry a trailer and any state.json.
+            if status == "refused" and commit.committer.email.lower() == ADJUDICATOR.email:
+                said = _refusal_said(repo, listed.hexsha, what)
             entries.append(Entry(number, when, who, what, status, said))
         elif "Pamir-Rollback" in trailers:
             entries.append(Entry(None, when, "adjudicator", subject, ""))
@@ -52,8 +55,7 @@ def history(repo: GameRepo) -> list[Entry]:
 def _refusal_said(repo: GameRepo, commit: str, what: str) -> Phrase | None:
     """The reason a refusal's commit gives (its subject's), as the phrase its state.json
     keeps, for pages in other languages; None when it keeps none that says `what`."""
-    text = repo.read(STATE_FILE, commit)
-    phrase = refused_phrase(json.loads(text)) if text else None
+    phrase = refused_phrase(state_record(repo.read(STATE_FILE, commit)))
     return phrase if phrase is not None and str(phrase) == what else None
 
 

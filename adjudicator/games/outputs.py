@@ -107,29 +107,41 @@ def state_phrases(state: engine.State, said: Sequence[Said] | None) -> dict[str,
     return phrases
 
 
-def refused_phrase(document: dict[str, Any]) -> Phrase | None:
+def refused_phrase(document: Any) -> Phrase | None:
     """The phrase of the refusal a state.json records (`phrases.refused`), when it says
     `last.refused` in English; None for a record made before refusals were kept so (or any
     other), which is then shown in English."""
+    if not isinstance(document, dict):
+        return None
     last, phrases = document.get("last"), document.get("phrases")
     if not isinstance(last, dict) or not isinstance(phrases, dict):
         return None
     return phrase_said(phrases.get("refused"), last.get("refused"))
 
 
+def state_record(text: str | None) -> dict[str, Any]:
+    """A state.json's text as a mapping; empty for none, or for one that is not JSON of a
+    mapping (a player's commit on a forge may hold anything there)."""
+    if not text:
+        return {}
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    return document if isinstance(document, dict) else {}
+
+
 def phrase_said(data: Any, english: Any) -> Phrase | None:
-    """The phrase `data` (phrase_data's) when its English is `english`, else None."""
+    """The phrase `data` (phrase_data's) when its English is `english`, else None: also for
+    anything that is not a phrase as phrase_data makes them (`phrase_from` refuses it)."""
     if data is None or not isinstance(english, str):
         return None
     try:
         phrase = phrase_from(data)
-    except (ValueError, TypeError):
-        return None
-    if not isinstance(phrase, Phrase):
-        return None
-    try:
+        if not isinstance(phrase, Phrase):
+            return None
         return phrase if str(phrase) == english else None
-    except (KeyError, ValueError, TypeError):  # a message whose parameters do not fit
+    except (ValueError, KeyError, TypeError):  # not a phrase, or parameters that do not fit
         return None
 
 

@@ -47,6 +47,7 @@ from adjudicator.games.outputs import (
     NEW_GAME_TITLE,
     Said,
     move_title,
+    refused_phrase,
     report_for,
     state_phrases,
 )
@@ -332,6 +333,14 @@ def _check_commit(
             return (
                 f"commit {sha[:10]}: {STATE_FILE} 'phrases' differ from the replay "
                 f"after move {snap.adjudicated}"
+            )
+        # A refused move's reason as a phrase must say `last.refused`, which pages and
+        # mails show in its stead; and nothing else may be there.
+        others = set(found) - set(phrases) - {"log"}
+        if others - {"refused"} or ("refused" in others and refused_phrase(committed) is None):
+            return (
+                f"commit {sha[:10]}: {STATE_FILE} 'phrases' hold what no adjudication writes "
+                f"({', '.join(sorted(others))}) after move {snap.adjudicated}"
             )
     if number is None:
         return None

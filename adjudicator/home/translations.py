@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -30,6 +31,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from engine.phrases import Phrase, Term
+from engine.rules.words import ARTICLE_ID_TERMS, ID_TERMS
 
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN = "messages"
@@ -153,21 +155,69 @@ def phrase_data(value: Phrase | Term | str | int) -> Any:
     return value
 
 
+# Phrases are read back from files a player may have written (a forged commit on a forge):
+# what `phrase_from` accepts is bounded (nesting, size), its messages are plain catalogue
+# messages (`%(name)s` placeholders only: no width that could make `%` build a huge
+# string), and a term that is translated by another message than its own text is one of
+# the engine's ids (`kabul`, said as "Kabul"): any other pair could show a reader of
+# another language words the English does not say.
+PHRASE_DEPTH = 8
+PHRASE_NODES = 500
+PHRASE_TEXT = 20_000
+_PLACEHOLDERS = re.compile(r"%\(\w+\)s|%%")
+_ID_TERMS = {(t.text, t.message) for t in (*ID_TERMS.values(), *ARTICLE_ID_TERMS.values())}
+
+
 def phrase_from(data: Any) -> Phrase | Term | str | int:
     """What `phrase_data` made, back; ValueError for anything else."""
-    if isinstance(data, str | int) and not isinstance(data, bool):
+    return _phrase_from(data, 0, [PHRASE_NODES])
+
+
+def _phrase_from(data: Any, depth: int, budget: list[int]) -> Phrase | Term | str | int:
+    budget[0] -= 1
+    if depth > PHRASE_DEPTH or budget[0] < 0:
+        raise ValueError("a phrase nested too deep or too large")
+    if isinstance(data, int) and not isinstance(data, bool):
+        return data
+    if isinstance(data, str):
+        if len(data) > PHRASE_TEXT:
+            raise ValueError("a phrase's value too long")
         return data
     if isinstance(data, dict) and isinstance(data.get("term"), str):
-        message = data.get("message")
-        return Term(data["term"], message=message if isinstance(message, str) else None)
+        text, message = data["term"], data.get("message")
+        if len(text) > PHRASE_TEXT:
+            raise ValueError("a term too long")
+        if message is None:
+            return Term(text)
+        if (text, message) not in _ID_TERMS:
+            raise ValueError(f"not a term of the engine: {text!r} said as {message!r}")
+        return Term(text, message=message)
     if (
         isinstance(data, dict)
         and isinstance(data.get("message"), str)
         and isinstance(data.get("params", {}), dict)
     ):
-        params = {str(k): phrase_from(v) for k, v in data.get("params", {}).items()}
+        params = {
+            _name(k): _phrase_from(v, depth + 1, budget) for k, v in data.get("params", {}).items()
+        }
         plural, n = data.get("plural"), data.get("n", 0)
-        if plural is not None and not (isinstance(plural, str) and isinstance(n, int)):
+        if plural is not None and not (
+            isinstance(plural, str) and isinstance(n, int) and not isinstance(n, bool)
+        ):
             raise ValueError(f"not a counted phrase: {data!r}")
-        return Phrase(data["message"], params, plural, n)
+        return Phrase(
+            _message(data["message"]), params, None if plural is None else _message(plural), n
+        )
     raise ValueError(f"not a phrase: {data!r}")
+
+
+def _message(text: str) -> str:
+    if len(text) > PHRASE_TEXT or "%" in _PLACEHOLDERS.sub("", text):
+        raise ValueError(f"not a message: {text[:80]!r}")
+    return text
+
+
+def _name(key: object) -> str:
+    if not isinstance(key, str) or not key.isidentifier():
+        raise ValueError(f"not a parameter's name: {key!r}")
+    return key

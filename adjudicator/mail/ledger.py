@@ -49,6 +49,7 @@ from adjudicator.games.outputs import (
     phrase_said,
     private_section_name,
     refused_phrase,
+    state_record,
     write_private_sections,
 )
 from adjudicator.games.pipeline import position
@@ -260,16 +261,15 @@ def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) 
 
 def _recorded_refusal(repo: GameRepo, commit: str, number: int) -> RefusedMove | None:
     """The refusal a commit records (`last.refused` in its state.json), if any."""
-    text = repo.read(STATE_FILE, commit)
-    last: dict[str, Any] | None = json.loads(text).get("last") if text else None
-    if not last or not last.get("refused") or last.get("number") != number:
+    document = state_record(repo.read(STATE_FILE, commit))
+    last = document.get("last")
+    if not isinstance(last, dict) or not last.get("refused") or last.get("number") != number:
         return None
     player = str(last["player"])
     # Quoted back to the author as it was: a refused file may not even be UTF-8.
     data = repo.data(MoveName(number, player).path, commit) or b""
     submitted = data.decode("utf-8", "replace")
-    phrase = refused_phrase(json.loads(text)) if text else None
-    return RefusedMove(number, player, str(last["refused"]), submitted, phrase)
+    return RefusedMove(number, player, str(last["refused"]), submitted, refused_phrase(document))
 
 
 def _ensure_private_sections(
@@ -428,8 +428,9 @@ def same_move_played(
         done = _adjudication_at(repo, commit)
         if done is None:
             continue
-        state = repo.read(STATE_FILE, commit)
-        last: dict[str, Any] = (json.loads(state).get("last") or {}) if state else {}
+        last = state_record(repo.read(STATE_FILE, commit)).get("last")
+        if not isinstance(last, dict):
+            continue
         if str(last.get("player", "")).lower() != player.lower() or last.get("refused"):
             continue
         if repo.read(MoveName(done.number, str(last["player"])).path, commit) == text:

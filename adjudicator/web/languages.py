@@ -189,7 +189,7 @@ def _said(data: object, english: str) -> Shown:
         if str(said) != english:  # a phrase that does not say what the record says
             return Shown(english, SOURCE)
         return Shown(words.said(said), words.language)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):  # not a phrase (phrase_from), or unfit params
         return Shown(english, SOURCE)
 
 

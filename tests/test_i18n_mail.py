@@ -336,3 +336,37 @@ def test_a_game_that_ends_on_resignation_ends_in_each_players_language(
         assert "partia kończy się" in plain(answer)
         check_languages(server, over)
         repo.repo.close()
+
+
+def test_a_refused_pause_or_resignation_is_answered_in_the_players_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ala reads Polish: the reasons a pause or a resignation is refused for (the service's
+    own, `CODE: reason`) are said in Polish too."""
+    home = isolate(tmp_path, monkeypatch)
+    with mail_server() as server:
+        settings = settings_for(home, server.port)
+        repo, created = new_game(settings)
+        outgoing.notify(settings, repo, [created])
+        english = Words()
+        asked = [
+            ("pause 1000h a long trip\n", "mail-pause-limit", "pause refused"),
+            ("resign\n", None, None),
+            ("resign\n", "resigned", "resignation refused"),
+        ]
+        for body, code, title in asked:
+            result = handle_message(settings, reply_to(reports_to(server, "ala")[-1], body))
+            if code is None:
+                assert result.status == "accepted", result.reason
+                continue
+            assert result.status == "refused" and result.reason.startswith(f"{code}: "), result
+            outgoing.deliver(settings)
+            answer = [m for m in mails_to(server, "ala") if m["X-Pamir-Kind"] != "report"][-1]
+            said = english("Nothing was changed: %(error)s.", error=result.reason)
+            if title == "pause refused":
+                said = english("The clock was not paused: %(error)s.", error=result.reason)
+            assert english_left(plain(answer), f"# g1: {english(title)}\n\n{said}\n") == [], plain(
+                answer
+            )
+            assert f"`{code}`" in plain(answer)
+        repo.repo.close()

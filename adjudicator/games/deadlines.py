@@ -29,6 +29,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 
 from adjudicator.games.gamefile import Deadlines
 from engine.errors import describe_validation
+from engine.phrases import P, Phrase
 
 DEADLINES_FILE = "deadlines.toml"
 HEADER = "# The game clock's pauses and their limits (docs/scheduler.md).\n"
@@ -42,12 +43,17 @@ class DeadlineError(ValueError):
 
 
 class PauseRefused(ValueError):
-    """A pause the limits do not allow; `code` is stable. Nothing was recorded."""
+    """A pause the limits do not allow; `code` is stable. Nothing was recorded. `message`
+    is a phrase, said in its reader's words by a mail's answer; its English is the text."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: Phrase) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+    def said(self) -> Phrase:
+        """The refusal as a phrase: `CODE: reason`, its English `str(self)`."""
+        return P("%(code)s: %(reason)s", code=self.code, reason=self.message)
 
 
 class _Strict(BaseModel):
@@ -212,9 +218,15 @@ def check_mail_pause(data: DeadlinesFile, player: str, hours: int) -> None:
     if used + hours > allowed:
         raise PauseRefused(
             "mail-pause-limit",
-            f"{player} may pause this game by mail for {allowed} hours in all "
-            f"(deadlines.toml [limits] mail_pause_hours); {used} are used, "
-            f"{max(0, allowed - used)} are left: ask the host for more",
+            P(
+                "%(player)s may pause this game by mail for %(allowed)s hours in all "
+                "(deadlines.toml [limits] mail_pause_hours); %(used)s are used, "
+                "%(left)s are left: ask the host for more",
+                player=player,
+                allowed=allowed,
+                used=used,
+                left=max(0, allowed - used),
+            ),
         )
 
 
@@ -228,20 +240,27 @@ def plan_pause(
     """
     limits = data.limits
     if not reason.strip():
-        raise PauseRefused("no-reason", "a pause needs a reason")
+        raise PauseRefused("no-reason", P("a pause needs a reason"))
     if hours < 1:
-        raise PauseRefused("bad-hours", "a pause lasts at least 1 hour")
+        raise PauseRefused("bad-hours", P("a pause lasts at least 1 hour"))
     if hours > limits.pause_hours_max:
         raise PauseRefused(
-            "pause-too-long", f"a pause lasts at most {limits.pause_hours_max} hours"
+            "pause-too-long",
+            P("a pause lasts at most %(hours)s hours", hours=limits.pause_hours_max),
         )
     allowed = limits.pause_days_per_player * 24
     used = paused_hours(data, player)
     if used + hours > allowed:
         raise PauseRefused(
             "pause-limit",
-            f"{player} has paused this game for {used} of the {allowed} hours allowed; "
-            f"{allowed - used} are left",
+            P(
+                "%(player)s has paused this game for %(used)s of the %(allowed)s hours "
+                "allowed; %(left)s are left",
+                player=player,
+                used=used,
+                allowed=allowed,
+                left=allowed - used,
+            ),
         )
     start = max([now.astimezone(UTC).replace(microsecond=0), *(p.end for p in data.pause)])
     pause = Pause(player=player, start=start, hours=hours, reason=reason.strip())

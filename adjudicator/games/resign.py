@@ -29,18 +29,24 @@ from adjudicator.games.players import commit_player_change
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import REVEAL_FILE, snapshot
 from adjudicator.games.waiting import standin_lines, waiting
+from engine.phrases import P, Phrase
 
 ON_BEHALF = ON_RESIGNED
 MAX_STANDIN_MOVES = 50  # per call; the scheduler plays on if every seat has resigned
 
 
 class ResignRefused(ValueError):
-    """A resignation that cannot be recorded; `code` is stable. Nothing was committed."""
+    """A resignation that cannot be recorded; `code` is stable. Nothing was committed.
+    `message` is a phrase, its English the text."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: Phrase) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+    def said(self) -> Phrase:
+        """The refusal as a phrase: `CODE: reason`, its English `str(self)`."""
+        return P("%(code)s: %(reason)s", code=self.code, reason=self.message)
 
 
 def record_resignation(
@@ -52,11 +58,13 @@ def record_resignation(
     try:
         entry = snap.game.player(player)
     except KeyError:
-        raise ResignRefused("unknown-player", f"no player is called {player!r}") from None
+        raise ResignRefused(
+            "unknown-player", P("no player is called %(player)s", player=repr(player))
+        ) from None
     if entry.resigned:
-        raise ResignRefused("resigned", f"{entry.name} has resigned already")
+        raise ResignRefused("resigned", P("%(player)s has resigned already", player=entry.name))
     if repo.read(REVEAL_FILE, snap.commit) is not None or waiting(repo, snap.commit) is None:
-        raise ResignRefused("game-over", "the game is over")
+        raise ResignRefused("game-over", P("the game is over"))
     then = "the game ends" if snap.game.on_resign == "end" else "the stand-in plays the seat"
     message = f"{entry.name} resigns: {then}\n\nPamir-Resign: {entry.name}\n"
     return commit_player_change(

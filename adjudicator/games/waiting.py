@@ -28,6 +28,7 @@ from adjudicator.games.deadlines import (
 from adjudicator.games.outputs import INBOUND_TRAILER
 from adjudicator.games.repo import GameRepo, Person
 from adjudicator.games.snapshot import STATE_FILE, snapshot
+from engine.phrases import P
 from engine.standin import choose
 
 MAX_STEPS = 50  # a decision answered step by step (a tax, a discard) is bounded
@@ -102,10 +103,12 @@ def record_pause(
     try:
         entry = snap.game.player(player)
     except KeyError:
-        raise PauseRefused("unknown-player", f"no player is called {player!r}") from None
+        raise PauseRefused(
+            "unknown-player", P("no player is called %(player)s", player=repr(player))
+        ) from None
     pending = waiting(repo, snap.commit)
     if pending is None:
-        raise PauseRefused("no-decision", "the game waits for no decision: it is over")
+        raise PauseRefused("no-decision", P("the game waits for no decision: it is over"))
     data = read_deadlines(repo, snap.commit)
     if by_mail:
         check_mail_pause(data, entry.name, hours)
@@ -142,8 +145,11 @@ def _late_start(data: DeadlinesFile, due: datetime) -> datetime:
     if not data.limits.late_pause:
         raise PauseRefused(
             "deadline-passed",
-            f"the deadline passed at {due.strftime('%Y-%m-%d %H:%M UTC')}: the clock can "
-            "no longer be paused for this decision (deadlines.toml [limits] late_pause)",
+            P(
+                "the deadline passed at %(due)s: the clock can no longer be paused for "
+                "this decision (deadlines.toml [limits] late_pause)",
+                due=due.strftime("%Y-%m-%d %H:%M UTC"),
+            ),
         )
     return due - timedelta(seconds=1)
 

@@ -203,7 +203,7 @@ def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -
     except PauseRefused as error:
         words = _words(repo, asked.player)
         refused = words("pause refused")
-        said = words("The clock was not paused: %(error)s.", error=error)
+        said = words("The clock was not paused: %(error)s.", error=words.said(error.said()))
         text = f"# {game_id}: {refused}\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
 
@@ -245,7 +245,7 @@ def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     except ResignRefused as error:
         words = _words(repo, asked.player)
         refused = words("resignation refused")
-        said = words("Nothing was changed: %(error)s.", error=error)
+        said = words("Nothing was changed: %(error)s.", error=words.said(error.said()))
         text = f"# {game_id}: {refused}\n\n{said}\n"
         return _answered(settings, repo, asked, "refused", str(error), text)
     game = snapshot(repo).game

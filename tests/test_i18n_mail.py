@@ -351,12 +351,12 @@ def test_a_refused_pause_or_resignation_is_answered_in_the_players_language(
         english = Words()
         asked = [
             ("pause 1000h a long trip\n", "mail-pause-limit", "pause refused"),
-            ("resign\n", None, None),
+            ("resign\n", "", ""),
             ("resign\n", "resigned", "resignation refused"),
         ]
         for body, code, title in asked:
             result = handle_message(settings, reply_to(reports_to(server, "ala")[-1], body))
-            if code is None:
+            if not code:
                 assert result.status == "accepted", result.reason
                 continue
             assert result.status == "refused" and result.reason.startswith(f"{code}: "), result

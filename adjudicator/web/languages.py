@@ -147,10 +147,16 @@ def _row_label(label: str, card: Any) -> Shown:
     return Shown(row_label(label, words, ability), words.language)
 
 
+def plain(said: str) -> str:
+    """Words said for a mail, for a page: a page is no Markdown, and the backticks a
+    translation puts around a code (``wiersz 1: `not-in-market`: ...``) would show."""
+    return said.replace("`", "")
+
+
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
-    return " ".join(line.replace("`", "") for line in explained_codes(refusal, page_words()))
+    return " ".join(plain(line) for line in explained_codes(refusal, page_words()))
 
 
 def _status(error: object) -> str:
@@ -188,7 +194,7 @@ def _said(data: object, english: str) -> Shown:
         said = phrase_from(data)
         if str(said) != english:  # a phrase that does not say what the record says
             return Shown(english, SOURCE)
-        return Shown(words.said(said), words.language)
+        return Shown(plain(words.said(said)), words.language)
     except (ValueError, KeyError, TypeError):  # not a phrase (phrase_from), or unfit params
         return Shown(english, SOURCE)
 

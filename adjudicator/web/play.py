@@ -42,7 +42,7 @@ from adjudicator.home.translations import Words
 from adjudicator.mail import ledger, outgoing, tokens
 from adjudicator.mail.incoming import push_to_forge
 from adjudicator.web import SECURITY_HEADERS, current_settings, read_body
-from adjudicator.web.languages import use_language
+from adjudicator.web.languages import plain, use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
 
 bp = Blueprint("play", __name__, url_prefix="/play")
@@ -215,7 +215,8 @@ def _adjudicate(
         except (Refusal, GameError) as error:
             log.info("move by %s in %s (web) refused: %s", player, repo.path.name, error)
             if isinstance(error, Refusal):  # the engine's words, in the player's language
-                return Notice(False, _player_words(repo, player).said(error.phrase), ""), 422
+                said = _player_words(repo, player).said(error.phrase)
+                return Notice(False, plain(said), ""), 422
             return Notice(False, str(error)), 422
         update = push_to_forge(settings, repo, (player, text))
         ledger.reconcile(settings, repo)
@@ -227,7 +228,7 @@ def _adjudicate(
                 return Notice(False, words("moves pushed to the forge came first"), ""), 409
             if dropped.phrase is None:
                 return Notice(False, dropped.reason), 409
-            return Notice(False, words.said(dropped.phrase), ""), 409
+            return Notice(False, plain(words.said(dropped.phrase)), ""), 409
     log.info("move %d by %s in %s (web) accepted", done.number, player, repo.path.name)
     words = _player_words(repo, player)
     said = words("Move %(number)s adjudicated.", number=done.number)

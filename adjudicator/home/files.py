@@ -30,8 +30,8 @@ def write_atomically(path: Path, data: bytes, *, mode: int = 0o666) -> None:
             temp.unlink()
 
 
-def fsync_folder(path: Path) -> None:
-    """Flush a folder's entries (names made, renamed or removed in it) to disk."""
+def fsync_path(path: Path) -> None:
+    """Flush a file, or a folder's entries (names made, renamed or removed in it), to disk."""
     descriptor = os.open(path, os.O_RDONLY)
     try:
         os.fsync(descriptor)

@@ -30,7 +30,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from adjudicator.home.files import write_atomically
+from adjudicator.home.files import fsync_path, write_atomically
 from adjudicator.home.store import DatabaseStore, store_for
 
 KEY_NAME = "id_ed25519"
@@ -67,14 +67,6 @@ def _ssh_keygen(args: list[str], data: bytes | None = None) -> bytes:
     return done.stdout
 
 
-def _fsync(path: Path) -> None:
-    descriptor = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
 RECORD = f"keys/adjudicator/{KEY_NAME}"  # the key's record in PostgreSQL mode
 _written: dict[Path, bytes] = {}  # PostgreSQL mode: the key file this process wrote, by home
 
@@ -95,7 +87,7 @@ def adjudicator_key(home: Path) -> Path:
         _ssh_keygen(["-q", "-t", "ed25519", "-N", "", "-C", KEY_COMMENT, "-f", str(made)])
         made.chmod(0o600)
         for path in (made, made.with_name(f"{KEY_NAME}.pub"), scratch):
-            _fsync(path)
+            fsync_path(path)
         try:
             os.rename(scratch, target)
         except OSError:

@@ -61,7 +61,7 @@ from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
 from adjudicator.home import locks, store
 from adjudicator.home.faults import fault
-from adjudicator.home.files import fsync_folder, write_atomically
+from adjudicator.home.files import fsync_path, write_atomically
 from adjudicator.home.paths import private_folder
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_, SOURCE, Words, words_for
@@ -351,7 +351,7 @@ def _link(folder: Path, key: str, file_name: str) -> None:
     temp = folder / f".{secrets.token_hex(6)}.tmp"
     os.symlink(file_name, temp)
     os.replace(temp, folder / _key_name(key))
-    fsync_folder(folder)
+    fsync_path(folder)
 
 
 def _key_index(settings: Settings) -> Path:
@@ -370,12 +370,12 @@ def _key_index(settings: Settings) -> Path:
                     continue  # no file of this outbox's making
                 with suppress(FileExistsError):  # the older file kept, as the listing did
                     os.symlink(path.name, building / key)
-        fsync_folder(building)
+        fsync_path(building)
         os.rename(building, keys)
     except BaseException:
         shutil.rmtree(building, ignore_errors=True)
         raise
-    fsync_folder(settings.outbox_dir)
+    fsync_path(settings.outbox_dir)
     return keys
 
 

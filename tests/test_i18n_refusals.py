@@ -383,6 +383,21 @@ def test_an_engine_phrase_is_read_back_whole() -> None:
     assert phrase_from(phrase_data(region)) == region
 
 
+def rewritten(repo: GameRepo, commit: str, state_text: str, subject: str | None = None) -> str:
+    """`commit` made again on its parent with another state.json (and subject): the same
+    other files, as a history rewritten on a forge would have it."""
+    old = repo.commit_info(commit)
+    changed = repo.repo.git.diff_tree("--no-commit-id", "--name-only", "-r", old.parents[0], commit)
+    files: dict[str, bytes | None] = {
+        name: repo.data(name, commit) for name in changed.splitlines() if name
+    }
+    files["state.json"] = (state_text + "\n").encode()
+    message = old.message if subject is None else old.message.replace(old.summary, subject, 1)
+    made = repo.make_commit(files, message, parent=old.parents[0])
+    repo.repo.git.update_ref("refs/heads/main", made)
+    return made
+
+
 def test_a_forged_refusal_phrase_is_shown_as_its_english_and_fails_verify(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -399,16 +414,38 @@ def test_a_forged_refusal_phrase_is_shown_as_its_english_and_fails_verify(
         cases += [(document["phrases"] | {"x": 1}, True)]
         for phrases, readable in cases:
             text = json.dumps(document | {"phrases": phrases}, indent=2, ensure_ascii=False)
-            parent = repo.commit_info(done.commit).parents[0]
-            message = repo.commit_info(done.commit).message
-            rewritten = repo.make_commit(
-                {"state.json": (text + "\n").encode()}, message, parent=parent
-            )
-            repo.repo.git.update_ref("refs/heads/main", rewritten)
+            rewritten(repo, done.commit, text)
             assert (refused_phrase(json.loads(text)) is not None) == readable
-            assert verify(repo, current_home()).divergence is not None
+            divergence = verify(repo, current_home()).divergence
+            assert divergence is not None and "phrase" in divergence, divergence
+        rewritten(repo, done.commit, json.dumps(document, indent=2, ensure_ascii=False))
+        assert verify(repo, current_home()).divergence is None  # the rewriting itself
         repo.repo.git.update_ref("refs/heads/main", done.commit)
         assert verify(repo, current_home()).divergence is None
+
+
+def test_a_refusal_recorded_for_another_reason_fails_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`pamir verify` replays a refused pushed move in its position, as the pipeline
+    refused it: a refusal commit rewritten to give another reason (state.json and its
+    subject alike), or to refuse a move that plays, is reported."""
+    _, path = refused_in_polish(tmp_path, monkeypatch)
+    with opened(path) as repo:
+        (done,) = adjudicate_pending(repo, current_home())
+        assert verify(repo, current_home()).divergence is None
+        document = json.loads(repo.read("state.json") or "{}")
+        player = document["last"]["player"]
+        forged = "line 1: illegal: forged reason"
+        phrases = {k: v for k, v in document["phrases"].items() if k != "refused"}
+        text = json.dumps(
+            document | {"last": document["last"] | {"refused": forged}, "phrases": phrases},
+            indent=2,
+            ensure_ascii=False,
+        )
+        rewritten(repo, done.commit, text, f"Refuse move 1 by {player}: {forged}")
+        divergence = verify(repo, current_home()).divergence
+        assert divergence is not None and "another reason" in divergence, divergence
 
 
 def test_a_players_commit_with_a_trailer_and_any_state_file_leaves_the_pages_up(

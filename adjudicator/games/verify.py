@@ -42,9 +42,18 @@ from adjudicator.games.contract import (
     tree_files,
 )
 from adjudicator.games.gamefile import GameFile
+from adjudicator.games.moves import (
+    apply_submission,
+    check_canonical,
+    move_limit,
+    public_reason,
+    read_submission,
+    rollback_request,
+)
 from adjudicator.games.outputs import (
     BOARD_FILE,
     NEW_GAME_TITLE,
+    Refusal,
     Said,
     move_title,
     refused_phrase,
@@ -66,7 +75,8 @@ from adjudicator.games.snapshot import (
     replay_steps,
     snapshot,
 )
-from adjudicator.home.translations import SOURCE, words_for
+from adjudicator.home.translations import SOURCE, phrase_data, words_for
+from engine.phrases import Phrase
 from engine.state import as_said
 
 
@@ -223,6 +233,7 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     contract = _Contract(repo, commits)
     keys = first.game  # game.toml at each commit's parent: the keys in force
     replayed: dict[int, str] = {}  # move number -> object id of the text last replayed
+    limit = move_limit(home)
     for commit in commits:
         result.commits += 1
         try:
@@ -243,7 +254,7 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         for number in replayer.fresh:
             replayed[number] = repo.object_id(replayer.paths[number], commit.sha) or ""
         replayer.fresh.clear()
-        problem = _check_commit(repo, commit, snap, state, replayer, lasts, result)
+        problem = _check_commit(repo, commit, snap, state, replayer, lasts, result, limit)
         if problem is None and breach is not None:
             problem = breach.describe()
         if problem is not None:
@@ -270,6 +281,68 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     return result
 
 
+def _refusal_problem(
+    repo: GameRepo,
+    commit: CommitInfo,
+    snap: Snapshot,
+    state: engine.State,
+    number: int | None,
+    limit: int,
+) -> str | None:
+    """For the commit that refused a pushed move: what it records (state.json's 'last' and
+    'phrases.refused', its subject) against the refusal the move meets in the replayed
+    position, as the pipeline refuses it (None when they agree, or for any other commit).
+    A rollback request refused is left to its report. A move refused as too large is
+    taken at its word when it is larger than it says: the limit is a setting, which may
+    have been another then."""
+    if number is None or number not in snap.rollbacks.refused:
+        return None
+    if not commit.summary.startswith(f"Refuse move {number} by "):
+        return None
+    move = next((m for m in snap.moves if m.number == number), None)
+    if move is None:
+        return f"commit {commit.sha[:10]}: it refuses move {number}, which it does not hold"
+    data = snap.data(move)
+    phrase: Phrase | None = None
+    try:
+        text = read_submission(data, max(limit, len(data)))
+        check_canonical(text)
+        if rollback_request(text) is not None:
+            return None
+        apply_submission(state, move.player, text)
+    except Refusal as refused:
+        reason, phrase = str(refused), refused.phrase
+    except engine.MoveError as error:
+        reason = public_reason(error)
+        phrase = error.said()
+    else:
+        reason = ""
+    committed = snap.document or {}
+    last = committed.get("last")
+    recorded = last.get("refused") if isinstance(last, dict) else None
+    if isinstance(recorded, str) and recorded.startswith(
+        f"too-large: the move file is {len(data)} bytes; "
+    ):
+        reason, phrase = recorded, None
+    want = {"number": number, "player": move.player, "refused": reason}
+    subject = f"Refuse move {number} by {move.player}: {reason}".partition("\n")[0]
+    if not reason or last != want or commit.summary != subject:
+        return (
+            f"commit {commit.sha[:10]}: move {number} is recorded as refused for another "
+            "reason than the replay's"
+            if reason
+            else f"commit {commit.sha[:10]}: move {number} is recorded as refused, but it "
+            "plays in the replay"
+        )
+    phrases = committed.get("phrases")
+    found = phrases.get("refused") if isinstance(phrases, dict) else None
+    if found is not None and phrase is not None and found != phrase_data(phrase):
+        return (
+            f"commit {commit.sha[:10]}: the phrase of move {number}'s refusal is not the replay's"
+        )
+    return None
+
+
 def _check_commit(
     repo: GameRepo,
     commit: CommitInfo,
@@ -278,9 +351,11 @@ def _check_commit(
     replayer: _Replayer,
     lasts: dict[int, dict[str, object]],
     result: Verification,
+    limit: int,
 ) -> str | None:
     """What one commit's state.json, board.svg and report show against the replay (None
-    when they agree). The public view is made once and drawn, reported and compared."""
+    when they agree). The public view is made once and drawn, reported and compared.
+    `limit` is the service's `max_move_bytes`."""
     sha, message = commit.sha, commit.message
     committed = snap.document or {}
     view = engine.view(state)
@@ -311,6 +386,9 @@ def _check_commit(
         lasts[snap.adjudicated] = {
             "rollback": [rollback_note(int(record["to"]), str(record["reason"]))]
         }
+    refusal = _refusal_problem(repo, commit, snap, state, number, limit)
+    if refusal is not None:
+        return refusal
     want_last = lasts.get(snap.adjudicated)
     if want_last is not None and committed.get("last") != want_last:
         return (

@@ -25,6 +25,7 @@ key game.toml records, once the game records one, or the history diverges.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,8 +76,7 @@ from adjudicator.games.snapshot import (
     replay_steps,
     snapshot,
 )
-from adjudicator.home.translations import SOURCE, phrase_data, words_for
-from engine.phrases import Phrase
+from adjudicator.home.translations import SOURCE, words_for
 from engine.state import as_said
 
 
@@ -281,29 +281,35 @@ def verify(repo: GameRepo, home: Path) -> Verification:
     return result
 
 
+# A refusal's stable part: the line it names and its code (docs/notation.md lists the
+# codes; the words after them may improve from one version to the next).
+REFUSAL_CODE = re.compile(r"^(?:line (\d+): )?([a-z][a-z0-9-]*): ")
+
+
 def _refusal_problem(
-    repo: GameRepo,
     commit: CommitInfo,
     snap: Snapshot,
     state: engine.State,
     number: int | None,
     limit: int,
 ) -> str | None:
-    """For the commit that refused a pushed move: what it records (state.json's 'last' and
-    'phrases.refused', its subject) against the refusal the move meets in the replayed
+    """For the commit that refused a pushed move: what it records (state.json's
+    'last.refused', its subject) against the refusal the move meets in the replayed
     position, as the pipeline refuses it (None when they agree, or for any other commit).
-    A rollback request refused is left to its report. A move refused as too large is
-    taken at its word when it is larger than it says: the limit is a setting, which may
-    have been another then."""
+    The line and the code must be the replay's, the subject must give the reason
+    state.json gives; the reason's words are not compared, as they may have improved
+    since (phrases.refused must say them: `_check_commit`). A rollback request refused is
+    left to its report. A move refused as too large is taken at its word when it is as
+    large as it says: the limit is a setting, which may have been another then."""
     if number is None or number not in snap.rollbacks.refused:
         return None
     if not commit.summary.startswith(f"Refuse move {number} by "):
         return None
+    where = f"commit {commit.sha[:10]}"
     move = next((m for m in snap.moves if m.number == number), None)
     if move is None:
-        return f"commit {commit.sha[:10]}: it refuses move {number}, which it does not hold"
+        return f"{where}: it refuses move {number}, which it does not hold"
     data = snap.data(move)
-    phrase: Phrase | None = None
     try:
         text = read_submission(data, max(limit, len(data)))
         check_canonical(text)
@@ -311,34 +317,30 @@ def _refusal_problem(
             return None
         apply_submission(state, move.player, text)
     except Refusal as refused:
-        reason, phrase = str(refused), refused.phrase
+        reason = str(refused)
     except engine.MoveError as error:
         reason = public_reason(error)
-        phrase = error.said()
     else:
         reason = ""
-    committed = snap.document or {}
-    last = committed.get("last")
+    last = (snap.document or {}).get("last")
     recorded = last.get("refused") if isinstance(last, dict) else None
-    if isinstance(recorded, str) and recorded.startswith(
-        f"too-large: the move file is {len(data)} bytes; "
-    ):
-        reason, phrase = recorded, None
-    want = {"number": number, "player": move.player, "refused": reason}
-    subject = f"Refuse move {number} by {move.player}: {reason}".partition("\n")[0]
-    if not reason or last != want or commit.summary != subject:
+    if not isinstance(recorded, str) or last != {
+        "number": number,
+        "player": move.player,
+        "refused": recorded,
+    }:
+        return f"{where}: {STATE_FILE} 'last' does not record move {number}'s refusal"
+    if commit.summary != f"Refuse move {number} by {move.player}: {recorded}".partition("\n")[0]:
+        return f"{where}: its subject and {STATE_FILE} give move {number}'s refusal differently"
+    if recorded.startswith(f"too-large: the move file is {len(data)} bytes; "):
+        return None
+    if not reason:
+        return f"{where}: move {number} is recorded as refused, but it plays in the replay"
+    found, wanted = REFUSAL_CODE.match(recorded), REFUSAL_CODE.match(reason)
+    if found is None or wanted is None or found.groups() != wanted.groups():
         return (
-            f"commit {commit.sha[:10]}: move {number} is recorded as refused for another "
-            "reason than the replay's"
-            if reason
-            else f"commit {commit.sha[:10]}: move {number} is recorded as refused, but it "
-            "plays in the replay"
-        )
-    phrases = committed.get("phrases")
-    found = phrases.get("refused") if isinstance(phrases, dict) else None
-    if found is not None and phrase is not None and found != phrase_data(phrase):
-        return (
-            f"commit {commit.sha[:10]}: the phrase of move {number}'s refusal is not the replay's"
+            f"{where}: move {number} is recorded as refused for another reason than the "
+            f"replay's ({reason.partition(': ')[0] if wanted is None else wanted.group(0)}...)"
         )
     return None
 
@@ -386,7 +388,7 @@ def _check_commit(
         lasts[snap.adjudicated] = {
             "rollback": [rollback_note(int(record["to"]), str(record["reason"]))]
         }
-    refusal = _refusal_problem(repo, commit, snap, state, number, limit)
+    refusal = _refusal_problem(commit, snap, state, number, limit)
     if refusal is not None:
         return refusal
     want_last = lasts.get(snap.adjudicated)

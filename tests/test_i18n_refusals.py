@@ -41,7 +41,7 @@ from adjudicator.web import create_app
 from engine.aliases import english_line
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, REGION_IDS
 from engine.game import legal_seat_actions
-from engine.phrases import Phrase, Term
+from engine.phrases import P, Phrase, Term
 from engine.rules.verbs import PIECES, VERBS
 
 PLAYERS = ("ala", "bob", "cyd")
@@ -359,6 +359,11 @@ FORGED = [
     {"message": "%(a)s", "params": {"not a name": "x"}},
     {"message": "%(n)s rupee", "plural": "%(n)s rupees", "n": True},
     {"message": "x", "params": {"a": "y" * 30_000}},
+    # each under the limits of size, together saying 320 GB
+    {
+        "message": "%(a)s" * 4000,
+        "params": {"a": {"message": "%(a)s" * 4000, "params": {"a": "x" * 20_000}}},
+    },
     [1],
 ]
 
@@ -428,24 +433,31 @@ def test_a_refusal_recorded_for_another_reason_fails_verify(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`pamir verify` replays a refused pushed move in its position, as the pipeline
-    refused it: a refusal commit rewritten to give another reason (state.json and its
-    subject alike), or to refuse a move that plays, is reported."""
+    refused it: a refusal commit rewritten to give another code (state.json, its phrase
+    and its subject alike) is reported; one recorded before refusals were kept as phrases
+    may name an older code (an older version refused it so), but the move must not play."""
     _, path = refused_in_polish(tmp_path, monkeypatch)
     with opened(path) as repo:
         (done,) = adjudicate_pending(repo, current_home())
         assert verify(repo, current_home()).divergence is None
         document = json.loads(repo.read("state.json") or "{}")
         player = document["last"]["player"]
-        forged = "line 1: illegal: forged reason"
-        phrases = {k: v for k, v in document["phrases"].items() if k != "refused"}
-        text = json.dumps(
-            document | {"last": document["last"] | {"refused": forged}, "phrases": phrases},
-            indent=2,
-            ensure_ascii=False,
-        )
-        rewritten(repo, done.commit, text, f"Refuse move 1 by {player}: {forged}")
-        divergence = verify(repo, current_home()).divergence
+
+        def recorded(reason: str, *, with_phrase: bool) -> str | None:
+            phrases = {k: v for k, v in document["phrases"].items() if k != "refused"}
+            if with_phrase:
+                phrases["refused"] = phrase_data(P(reason))
+            last = document["last"] | {"refused": reason}
+            text = json.dumps(document | {"last": last, "phrases": phrases}, indent=2)
+            rewritten(repo, done.commit, text, f"Refuse move 1 by {player}: {reason}")
+            return verify(repo, current_home()).divergence
+
+        forged = "line 1: unknown-coalition: 'afgan' is not a coalition"
+        divergence = recorded(forged, with_phrase=True)
         assert divergence is not None and "another reason" in divergence, divergence
+        assert recorded(forged, with_phrase=False) is None  # as an older version wrote it
+        oversized = "too-large: the move file is 15 bytes; max_move_bytes allows 300"
+        assert recorded(oversized, with_phrase=True) is not None  # 15 bytes is not too large
 
 
 def test_a_players_commit_with_a_trailer_and_any_state_file_leaves_the_pages_up(

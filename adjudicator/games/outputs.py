@@ -141,8 +141,8 @@ def phrase_said(data: Any, english: Any) -> Phrase | None:
         if not isinstance(phrase, Phrase):
             return None
         return phrase if str(phrase) == english else None
-    except (ValueError, KeyError, TypeError):  # not a phrase, or parameters that do not fit
-        return None
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError):
+        return None  # not a phrase as phrase_data makes them, or parameters that do not fit
 
 
 BOARD_FILE = "board.svg"

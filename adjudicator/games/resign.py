@@ -59,7 +59,7 @@ def record_resignation(
         entry = snap.game.player(player)
     except KeyError:
         raise ResignRefused(
-            "unknown-player", P("no player is called %(player)s", player=repr(player))
+            "unknown-player", P("no player is called %(name)s", name=repr(player))
         ) from None
     if entry.resigned:
         raise ResignRefused("resigned", P("%(player)s has resigned already", player=entry.name))

@@ -284,6 +284,7 @@ def verify(repo: GameRepo, home: Path) -> Verification:
 # A refusal's stable part: the line it names and its code (docs/notation.md lists the
 # codes; the words after them may improve from one version to the next).
 REFUSAL_CODE = re.compile(r"^(?:line (\d+): )?([a-z][a-z0-9-]*): ")
+TOO_LARGE = re.compile(r"too-large: the move file is (\d+) bytes; max_move_bytes allows (\d+)")
 
 
 def _refusal_problem(
@@ -296,11 +297,13 @@ def _refusal_problem(
     """For the commit that refused a pushed move: what it records (state.json's
     'last.refused', its subject) against the refusal the move meets in the replayed
     position, as the pipeline refuses it (None when they agree, or for any other commit).
-    The line and the code must be the replay's, the subject must give the reason
-    state.json gives; the reason's words are not compared, as they may have improved
-    since (phrases.refused must say them: `_check_commit`). A rollback request refused is
-    left to its report. A move refused as too large is taken at its word when it is as
-    large as it says: the limit is a setting, which may have been another then."""
+    The move must be refused there, state.json's 'last' must record exactly that refusal
+    and the subject give the same reason; a refusal kept with its phrase must name the
+    replay's line and code. The reason's words are not compared, as they may have
+    improved since (the phrase must say them: `_check_commit`). A rollback request
+    refused is left to its report. A move refused as too large is taken at its word when
+    it is as large as it says and larger than the limit it names: the limit is a setting,
+    which may have been another then."""
     if number is None or number not in snap.rollbacks.refused:
         return None
     if not commit.summary.startswith(f"Refuse move {number} by "):
@@ -332,10 +335,17 @@ def _refusal_problem(
         return f"{where}: {STATE_FILE} 'last' does not record move {number}'s refusal"
     if commit.summary != f"Refuse move {number} by {move.player}: {recorded}".partition("\n")[0]:
         return f"{where}: its subject and {STATE_FILE} give move {number}'s refusal differently"
-    if recorded.startswith(f"too-large: the move file is {len(data)} bytes; "):
+    too_large = TOO_LARGE.fullmatch(recorded)
+    if too_large and int(too_large.group(1)) == len(data) > int(too_large.group(2)):
         return None
     if not reason:
         return f"{where}: move {number} is recorded as refused, but it plays in the replay"
+    phrases = (snap.document or {}).get("phrases")
+    if not isinstance(phrases, dict) or "refused" not in phrases:
+        # Recorded before refusals were kept as phrases: an older version may have refused
+        # it under another code (a line in Polish words was an unknown word before it was
+        # `not-canonical`); that the replay refuses it too is what can be checked.
+        return None
     found, wanted = REFUSAL_CODE.match(recorded), REFUSAL_CODE.match(reason)
     if found is None or wanted is None or found.groups() != wanted.groups():
         return (

@@ -104,7 +104,7 @@ def record_pause(
         entry = snap.game.player(player)
     except KeyError:
         raise PauseRefused(
-            "unknown-player", P("no player is called %(player)s", player=repr(player))
+            "unknown-player", P("no player is called %(name)s", name=repr(player))
         ) from None
     pending = waiting(repo, snap.commit)
     if pending is None:

@@ -156,48 +156,52 @@ def phrase_data(value: Phrase | Term | str | int) -> Any:
 
 
 # Phrases are read back from files a player may have written (a forged commit on a forge):
-# what `phrase_from` accepts is bounded (nesting, size), its messages are plain catalogue
-# messages (`%(name)s` placeholders only: no width that could make `%` build a huge
-# string), and a term that is translated by another message than its own text is one of
-# the engine's ids (`kabul`, said as "Kabul"): any other pair could show a reader of
-# another language words the English does not say.
+# what `phrase_from` accepts is bounded (nesting, values, and the length of what it says,
+# all parameters in: `"%(a)s" * 4000` over itself would say 320 GB), its messages are
+# plain catalogue messages (`%(name)s` placeholders only: no width that could make `%`
+# build a huge string), and a term that is translated by another message than its own
+# text is one of the engine's ids (`kabul`, said as "Kabul"): any other pair could show a
+# reader of another language words the English does not say.
 PHRASE_DEPTH = 8
 PHRASE_NODES = 500
 PHRASE_TEXT = 20_000
-_PLACEHOLDERS = re.compile(r"%\(\w+\)s|%%")
+PHRASE_SAID = 50_000  # characters a phrase read back may say in English
+_PLACEHOLDERS = re.compile(r"%\((\w+)\)s|%%")
 _ID_TERMS = {(t.text, t.message) for t in (*ID_TERMS.values(), *ARTICLE_ID_TERMS.values())}
 
 
 def phrase_from(data: Any) -> Phrase | Term | str | int:
     """What `phrase_data` made, back; ValueError for anything else."""
-    return _phrase_from(data, 0, [PHRASE_NODES])
+    return _phrase_from(data, 0, [PHRASE_NODES])[0]
 
 
-def _phrase_from(data: Any, depth: int, budget: list[int]) -> Phrase | Term | str | int:
+def _phrase_from(data: Any, depth: int, budget: list[int]) -> tuple[Phrase | Term | str | int, int]:
+    """The value and the length of what it says (at most: a message's placeholders each
+    say their parameter)."""
     budget[0] -= 1
     if depth > PHRASE_DEPTH or budget[0] < 0:
         raise ValueError("a phrase nested too deep or too large")
     if isinstance(data, int) and not isinstance(data, bool):
-        return data
+        return data, len(str(data))
     if isinstance(data, str):
         if len(data) > PHRASE_TEXT:
             raise ValueError("a phrase's value too long")
-        return data
+        return data, len(data)
     if isinstance(data, dict) and isinstance(data.get("term"), str):
         text, message = data["term"], data.get("message")
         if len(text) > PHRASE_TEXT:
             raise ValueError("a term too long")
         if message is None:
-            return Term(text)
+            return Term(text), len(text)
         if (text, message) not in _ID_TERMS:
             raise ValueError(f"not a term of the engine: {text!r} said as {message!r}")
-        return Term(text, message=message)
+        return Term(text, message=message), len(text) + len(message)
     if (
         isinstance(data, dict)
         and isinstance(data.get("message"), str)
         and isinstance(data.get("params", {}), dict)
     ):
-        params = {
+        read = {
             _name(k): _phrase_from(v, depth + 1, budget) for k, v in data.get("params", {}).items()
         }
         plural, n = data.get("plural"), data.get("n", 0)
@@ -205,10 +209,23 @@ def _phrase_from(data: Any, depth: int, budget: list[int]) -> Phrase | Term | st
             isinstance(plural, str) and isinstance(n, int) and not isinstance(n, bool)
         ):
             raise ValueError(f"not a counted phrase: {data!r}")
-        return Phrase(
-            _message(data["message"]), params, None if plural is None else _message(plural), n
-        )
+        lengths = {name: length for name, (_, length) in read.items()}
+        lengths.setdefault("n", len(str(n)))
+        messages = [_message(data["message"]), *([] if plural is None else [_message(plural)])]
+        said = max(_said_length(message, lengths) for message in messages)
+        if said > PHRASE_SAID:
+            raise ValueError("a phrase that says too much")
+        params = {name: value for name, (value, _) in read.items()}
+        return Phrase(messages[0], params, None if plural is None else messages[1], n), said
     raise ValueError(f"not a phrase: {data!r}")
+
+
+def _said_length(message: str, lengths: dict[str, int]) -> int:
+    return len(message) + sum(
+        lengths.get(found.group(1), 0)
+        for found in _PLACEHOLDERS.finditer(message)
+        if found.group(1)
+    )
 
 
 def _message(text: str) -> str:

@@ -8,6 +8,7 @@ language. The board is drawn in the visitor's language too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -147,16 +148,21 @@ def _row_label(label: str, card: Any) -> Shown:
     return Shown(row_label(label, words, ability), words.language)
 
 
+# A refusal's code as a translation quotes it for mail: ``wiersz 1: `not-in-market`: ``.
+_QUOTED_CODE = re.compile(r"`([a-z][a-z0-9-]*)`(?=: )")
+
+
 def plain(said: str) -> str:
     """Words said for a mail, for a page: a page is no Markdown, and the backticks a
-    translation puts around a code (``wiersz 1: `not-in-market`: ...``) would show."""
-    return said.replace("`", "")
+    translation puts around a refusal's code would show (other backticks are quoted
+    words, a player's among them, and stay)."""
+    return _QUOTED_CODE.sub(r"\1", said)
 
 
 def _refusal_meaning(refusal: str) -> str:
     """What a refusal's code means, in the visitor's words (nothing in English: the
     engine's own words, which the page quotes, say it)."""
-    return " ".join(plain(line) for line in explained_codes(refusal, page_words()))
+    return " ".join(line.replace("`", "") for line in explained_codes(refusal, page_words()))
 
 
 def _status(error: object) -> str:
@@ -195,7 +201,7 @@ def _said(data: object, english: str) -> Shown:
         if str(said) != english:  # a phrase that does not say what the record says
             return Shown(english, SOURCE)
         return Shown(plain(words.said(said)), words.language)
-    except (ValueError, KeyError, TypeError):  # not a phrase (phrase_from), or unfit params
+    except (ValueError, KeyError, TypeError, RecursionError, MemoryError):  # not a phrase
         return Shown(english, SOURCE)
 
 

@@ -32,11 +32,11 @@ from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
-from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase, state_record
+from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
 from adjudicator.games.signatures import examine
-from adjudicator.games.snapshot import STATE_FILE, GameError, game_seed, snapshot
+from adjudicator.games.snapshot import GameError, game_seed, snapshot, state_record
 from adjudicator.games.sshkeys import parse_key_line
 from adjudicator.home import store
 from adjudicator.home.keys import adjudicator_key, public_key_line
@@ -290,7 +290,7 @@ def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
 
 def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
     """The refusal an adjudicator commit records (`last.refused` in its state.json)."""
-    document = state_record(repo.read(STATE_FILE, done.commit))
+    document = state_record(repo, done.commit)
     last = document.get("last")
     if not isinstance(last, dict) or not last.get("refused"):
         return None

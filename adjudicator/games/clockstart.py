@@ -11,7 +11,6 @@ start without trusting a trailer.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,7 +18,7 @@ from git.objects.commit import Commit
 
 from adjudicator.games.gamefile import GAME_FILE, Deadlines, GameFileError, parse_game_file
 from adjudicator.games.repo import GameRepo
-from adjudicator.games.snapshot import ROLLBACKS_FILE, STATE_FILE, GameError, Rollbacks
+from adjudicator.games.snapshot import ROLLBACKS_FILE, STATE_FILE, GameError, Rollbacks, read_state
 
 
 def _when(commit: Commit) -> datetime:
@@ -36,9 +35,9 @@ def _deadlines_table(repo: GameRepo, commit: str) -> Deadlines | None:
 def _what_counts(repo: GameRepo, commit: str) -> tuple[Any, Any] | None:
     """The position and the rollback proposal at `commit`; None when unreadable."""
     try:
-        view = json.loads(repo.read(STATE_FILE, commit) or "{}").get("view")
+        view = (read_state(repo, commit) or {}).get("view")
         proposal = Rollbacks.parse(repo.read(ROLLBACKS_FILE, commit)).proposal
-    except (GameError, ValueError, AttributeError, RecursionError):  # (JSON nested too deep)
+    except GameError:
         return None
     return view, proposal
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC
 
-from adjudicator.games.outputs import refused_phrase, state_record
+from adjudicator.games.outputs import refused_phrase
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
-from adjudicator.games.snapshot import STATE_FILE, snapshot
+from adjudicator.games.snapshot import snapshot, state_record
 from engine.phrases import Phrase
 
 
@@ -55,7 +55,7 @@ def history(repo: GameRepo) -> list[Entry]:
 def _refusal_said(repo: GameRepo, commit: str, what: str) -> Phrase | None:
     """The reason a refusal's commit gives (its subject's), as the phrase its state.json
     keeps, for pages in other languages; None when it keeps none that says `what`."""
-    phrase = refused_phrase(state_record(repo.read(STATE_FILE, commit)))
+    phrase = refused_phrase(state_record(repo, commit))
     return phrase if phrase is not None and str(phrase) == what else None
 
 

@@ -119,18 +119,6 @@ def refused_phrase(document: Any) -> Phrase | None:
     return phrase_said(phrases.get("refused"), last.get("refused"))
 
 
-def state_record(text: str | None) -> dict[str, Any]:
-    """A state.json's text as a mapping; empty for none, or for one that is not JSON of a
-    mapping (a player's commit on a forge may hold anything there)."""
-    if not text:
-        return {}
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError):
-        return {}
-    return document if isinstance(document, dict) else {}
-
-
 def phrase_said(data: Any, english: Any) -> Phrase | None:
     """The phrase `data` (phrase_data's) when its English is `english`, else None: also for
     anything that is not a phrase as phrase_data makes them (`phrase_from` refuses it)."""

@@ -170,6 +170,16 @@ def _spelt(move: MoveName, name: str | None) -> MoveName:
     return move if name is None or name == move.player else MoveName(move.number, name, move.file)
 
 
+def state_record(repo: GameRepo, commit: str | None) -> dict[str, Any]:
+    """state.json at a commit, or an empty mapping when there is none or it is not a state
+    document: for reading a commit's record where a player's commit on a forge may hold
+    anything (the history, the mail ledger), and no error should follow from it."""
+    try:
+        return read_state(repo, commit) or {}
+    except GameError:
+        return {}
+
+
 def read_state(repo: GameRepo, commit: str | None) -> dict[str, Any] | None:
     """state.json at a commit (None when absent); GameError when it is not a state
     document: a JSON object whose `move` is a number and whose `view` is an object."""
@@ -180,6 +190,8 @@ def read_state(repo: GameRepo, commit: str | None) -> dict[str, Any] | None:
         document = json.loads(text)
     except ValueError as error:
         raise GameError(f"{STATE_FILE} is not valid: {error}") from None
+    except RecursionError:
+        raise GameError(f"{STATE_FILE} is not valid: nested too deep") from None
     if not isinstance(document, dict):
         raise GameError(f"{STATE_FILE} is not valid: not a JSON object")
     move = document.get("move", 0)

@@ -49,13 +49,12 @@ from adjudicator.games.outputs import (
     phrase_said,
     private_section_name,
     refused_phrase,
-    state_record,
     write_private_sections,
 )
 from adjudicator.games.pipeline import position
 from adjudicator.games.registry import game_lock, list_games
 from adjudicator.games.repo import REF, GameRepo
-from adjudicator.games.snapshot import REPORTS_DIR, STATE_FILE, snapshot
+from adjudicator.games.snapshot import REPORTS_DIR, snapshot, state_record
 from adjudicator.home import database, locks, store
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
@@ -261,7 +260,7 @@ def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) 
 
 def _recorded_refusal(repo: GameRepo, commit: str, number: int) -> RefusedMove | None:
     """The refusal a commit records (`last.refused` in its state.json), if any."""
-    document = state_record(repo.read(STATE_FILE, commit))
+    document = state_record(repo, commit)
     last = document.get("last")
     if not isinstance(last, dict) or not last.get("refused") or last.get("number") != number:
         return None
@@ -428,7 +427,7 @@ def same_move_played(
         done = _adjudication_at(repo, commit)
         if done is None:
             continue
-        last = state_record(repo.read(STATE_FILE, commit)).get("last")
+        last = state_record(repo, commit).get("last")
         if not isinstance(last, dict):
             continue
         if str(last.get("player", "")).lower() != player.lower() or last.get("refused"):

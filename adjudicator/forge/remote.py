@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import configparser
 import logging
+import os
 import re
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -239,12 +242,42 @@ def _fetch(repo: GameRepo) -> str:
     return after
 
 
-def _push(repo: GameRepo) -> bool:
-    """Push main to origin; False when the forge refused it (someone pushed meanwhile)."""
+def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool:
+    """Push main to origin; False when the forge refused it (someone pushed meanwhile).
+
+    `meanwhile` runs in this thread while the push is on its way: a push is mostly
+    waiting on the forge (20 ms or more, seconds on a slow one), time the caller can use
+    to prepare what follows a push that succeeds. What it raises is logged, never the
+    push's outcome."""
+    command = ["git", "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}"]
     try:
-        _git(repo, "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}")
-    except git.GitCommandError as error:
-        log.info("push refused in %s: %s", repo.path, error.stderr)
+        process = subprocess.Popen(
+            command,
+            cwd=repo.path,
+            env={**os.environ, **GIT_ENV},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except OSError as error:
+        log.info("cannot start git push in %s: %s", repo.path, error)
+        return False
+    try:
+        if meanwhile is not None:
+            try:
+                meanwhile()
+            except Exception:
+                log.exception("work done during the push of %s failed", repo.path.name)
+    finally:
+        try:
+            _, stderr = process.communicate(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
+            log.info("push timed out in %s", repo.path)
+            return False
+    if process.returncode != 0:
+        log.info("push refused in %s: %s", repo.path, stderr.decode("utf-8", "replace"))
         return False
     return True
 
@@ -339,11 +372,21 @@ def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Up
     return update
 
 
-def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Update:
+def update(
+    repo: GameRepo,
+    home: Path,
+    *,
+    attempts: int = MAX_ATTEMPTS,
+    while_pushing: Callable[[Sequence[Adjudication]], object] | None = None,
+) -> Update:
     """Fetch, put back what the contract does not allow, adjudicate, push back; retry
     when the push is not a fast-forward. A forge whose history no longer holds the last
     commit the service adjudicated gets the service's history back, or the game is held.
-    The caller holds the game's lock; `home` is the service's data folder."""
+    The caller holds the game's lock; `home` is the service's data folder.
+
+    `while_pushing` is given the adjudications of each attempt while its push runs (the
+    caller composes their mails then, say): they are on the forge only if the push
+    succeeds, which `update` returning them says."""
     if repo.bare or origin_url(repo) is None:
         raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
     start = repo.head()
@@ -378,7 +421,10 @@ def update(repo: GameRepo, home: Path, *, attempts: int = MAX_ATTEMPTS) -> Updat
         dropped += [r for r in result.refused if r.number is None and r not in dropped]
         result.refused = [*(r for r in result.refused if r.number is not None), *dropped]
         head = repo.head()
-        if head == upstream or _push(repo):
+        meanwhile = None
+        if while_pushing is not None and result.results:
+            meanwhile = partial(while_pushing, list(result.results))
+        if head == upstream or _push(repo, meanwhile):
             _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
             _record(home, repo, str(head))
             result.notices += [restore_notice(repo, result.restored)] if result.restored else []

@@ -33,8 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -447,6 +448,13 @@ def _adjudication_at(repo: GameRepo, commit: str) -> Adjudication | None:
 
 
 # -- after a forge update ------------------------------------------------------------------
+
+
+def preparing(settings: Settings, repo: GameRepo) -> Callable[[Sequence[Adjudication]], int]:
+    """For `remote.update(..., while_pushing=...)`: compose the report mails of the
+    adjudications whose push is on its way, for `announce` to queue as they are once the
+    forge has them (`outgoing.prepare`)."""
+    return partial(outgoing.prepare, settings, repo)
 
 
 def announce(

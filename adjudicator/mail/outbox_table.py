@@ -69,9 +69,12 @@ def _path(settings: Settings, state: str, name: str) -> Path:
 # -- queuing -------------------------------------------------------------------------------
 
 
-def queue(settings: Settings, message: EmailMessage, key: str | None) -> Path:
+def queue(
+    settings: Settings, message: EmailMessage, key: str | None, *, data: bytes | None = None
+) -> Path:
     """Insert the message as a pending row; with a key already in the table (in whatever
-    state), keep the first message and return its path."""
+    state), keep the first message and return its path. `data` is the message written
+    out already, if it was."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
@@ -83,7 +86,7 @@ def queue(settings: Settings, message: EmailMessage, key: str | None) -> Path:
         row = connection.execute(
             "INSERT INTO pamir_outbox (message_key, name, game_id, player, message)"
             " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (message_key) DO NOTHING RETURNING name",
-            (key, name, game, player, message.as_bytes()),
+            (key, name, game, player, message.as_bytes() if data is None else data),
         ).fetchone()
         if row is not None:
             return _path(settings, PENDING, str(row[0]))

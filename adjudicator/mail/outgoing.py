@@ -30,7 +30,9 @@ import secrets
 import shutil
 import smtplib
 import ssl
-from collections.abc import Callable, Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -47,7 +49,7 @@ import engine
 from adjudicator.drawing.board import board_svg, describe
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
 from adjudicator.games.codes import explained_codes
-from adjudicator.games.gamefile import GameFile
+from adjudicator.games.gamefile import GameFile, PlayerEntry
 from adjudicator.games.outputs import (
     Adjudication,
     private_section_name,
@@ -387,18 +389,22 @@ def _queue_lock(settings: Settings) -> Iterator[None]:
         yield
 
 
-def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
+def queue(
+    settings: Settings, message: EmailMessage, key: str | None = None, *, data: bytes | None = None
+) -> Path:
     """Write a message to outbox/pending (atomically); return its path. With a `key`, a
-    message already queued (or sent, or written) under it is kept and its path returned."""
+    message already queued (or sent, or written) under it is kept and its path returned.
+    `data` is the message written out already (`message.as_bytes()`), if it was."""
     if settings.database_url is not None:
         from adjudicator.mail import outbox_table
 
-        return outbox_table.queue(settings, message, key)
+        return outbox_table.queue(settings, message, key, data=data)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
     number = int(str(message.get("X-Pamir-Move", "0")))
-    data = message.as_bytes()  # before the lock: the service's other games queue meanwhile
+    if data is None:  # before the lock: the service's other games queue meanwhile
+        data = message.as_bytes()
     if key is not None:
         _key_name(key)  # a key that could not be a file name is refused before anything
     if key is None:
@@ -815,6 +821,96 @@ def size_at_most(message: EmailMessage) -> int:
     return total
 
 
+@dataclass(frozen=True)
+class _ReportMail:
+    """Everything one player's report mail of one adjudication is made from, besides the
+    settings and the commit's own files: two equal ones make the same message (but for
+    its Date and its MIME boundaries)."""
+
+    commit: str
+    number: int
+    key: str  # `message_key`
+    player: str  # as game.toml spells it
+    subject: str
+    decides: bool
+    over: bool
+    shared_report: bool  # the report's HTML is the game language's, rendered once
+    thread_root: str
+    in_reply_to: str | None
+    message_id: str
+    to: str
+
+
+class _Reports:
+    """The report mails of one adjudication: its game file, state.json and report read
+    once, its board drawn once per language, for every player."""
+
+    def __init__(
+        self, settings: Settings, repo: GameRepo, result: Adjudication, rasterize: Rasterize
+    ) -> None:
+        self.settings, self.result = settings, result
+        self.game = game_at(repo, result.commit)  # one read of game.toml and state.json
+        self.document = _state_document(repo, result.commit)
+        view: dict[str, Any] = self.document.get("view") or {}
+        self.waiting, self.over = waiting_for(view), is_over(view)
+        self.report_html = mail_html(result.report.rstrip("\n"))
+        self.illustrations = _Illustrations(settings, repo, result, view, rasterize)
+
+    def key(self, player: str) -> str:
+        return message_key(self.game.id, self.result.number, player, "report", self.result.commit)
+
+    def plan(self, entry: PlayerEntry, thread: dict[str, str]) -> _ReportMail:
+        """The mail of `entry`, the next in the player's `thread`."""
+        player, result = entry.name.lower(), self.result
+        words = words_for(entry.language)
+        name = self.key(player)
+        own = make_message_id(self.settings, self.game.id, result.number, player, name)
+        decides = player in self.waiting
+        subject = report_subject(
+            self.game.id,
+            result.number,
+            self.document,
+            decides=decides,
+            over=self.over,
+            words=words,
+            prompt=None
+            if words.language == SOURCE or not decides
+            else self.illustrations.prompt(words),
+        )
+        return _ReportMail(
+            result.commit,
+            result.number,
+            name,
+            entry.name,
+            subject,
+            decides,
+            self.over,
+            entry.language == self.game.language,
+            thread.get("root", own),
+            thread.get("last"),
+            own,
+            entry.email,
+        )
+
+    def message(self, mail: _ReportMail) -> EmailMessage:
+        return report_message(
+            self.settings,
+            self.game,
+            self.result,
+            mail.player,
+            subject=mail.subject,
+            decides=mail.decides,
+            over=mail.over,
+            report_html=self.report_html if mail.shared_report else None,
+            illustrations=self.illustrations,
+            thread_root=mail.thread_root,
+            in_reply_to=mail.in_reply_to,
+            number=mail.number,
+            message_id=mail.message_id,
+            to=mail.to,
+        )
+
+
 def notify(
     settings: Settings,
     repo: GameRepo,
@@ -828,60 +924,124 @@ def notify(
     delivery. Returns the files. `rasterize` turns the board's SVG into a PNG.
 
     Each message is keyed by its commit and player (`message_key`): an adjudication
-    notified twice is queued once."""
+    notified twice is queued once. A message `prepare` composed for the same mail is
+    queued as it was made."""
     written: list[Path] = []
     for result in results:
-        game = game_at(repo, result.commit)  # one read of game.toml and state.json a commit
-        document = _state_document(repo, result.commit)
-        view: dict[str, Any] = document.get("view") or {}
-        waiting, over = waiting_for(view), is_over(view)
-        report_html = mail_html(result.report.rstrip("\n"))
-        illustrations = _Illustrations(settings, repo, result, view, rasterize)
-        with _threads(settings, game.id) as threads:
-            for entry in game.players:
+        reports = _Reports(settings, repo, result, rasterize)
+        with _threads(settings, reports.game.id) as threads:
+            for entry in reports.game.players:
                 key = entry.name.lower()
-                words = words_for(entry.language)
-                name = message_key(game.id, result.number, key, "report", result.commit)
+                name = reports.key(key)
                 done = queued(settings, name)
                 if done is not None:
                     written.append(done)
                     continue
-                if not _mailed_now(settings, repo, game.id, result, key, document):
+                if not _mailed_now(settings, repo, reports.game.id, result, key, reports.document):
                     continue
-                own = make_message_id(settings, game.id, result.number, key, name)
-                thread = threads.get(key, {})
-                root = thread.get("root", own)
-                message = report_message(
-                    settings,
-                    game,
-                    result,
-                    entry.name,
-                    subject=report_subject(
-                        game.id,
-                        result.number,
-                        document,
-                        decides=key in waiting,
-                        over=over,
-                        words=words,
-                        prompt=None
-                        if words.language == SOURCE or key not in waiting
-                        else illustrations.prompt(words),
-                    ),
-                    decides=key in waiting,
-                    over=over,
-                    report_html=report_html if entry.language == game.language else None,
-                    illustrations=illustrations,
-                    thread_root=root,
-                    in_reply_to=thread.get("last"),
-                    number=result.number,
-                    message_id=own,
-                    to=entry.email,
-                )
-                written.append(queue(settings, message, name))
-                threads[key] = {"root": root, "last": own}
+                mail = reports.plan(entry, threads.get(key, {}))
+                made = _PREPARED.take(mail, settings, rasterize)
+                message, data = made if made is not None else (reports.message(mail), None)
+                written.append(queue(settings, message, name, data=data))
+                threads[key] = {"root": mail.thread_root, "last": mail.message_id}
     if deliver_now and written:
         deliver(settings)
     return written
+
+
+def prepare(
+    settings: Settings,
+    repo: GameRepo,
+    results: Sequence[Adjudication],
+    *,
+    rasterize: Rasterize = cairo_png,
+) -> int:
+    """Compose the report mails `notify` will queue for `results`, and keep them (in this
+    process, a few at most) for it; return how many. Nothing is queued or recorded: the
+    caller does it while it waits on something else (the forge taking the push of these
+    very commits), so that what follows is only queuing and sending.
+
+    What `notify` will do is guessed from the threads and choices as they are now; it
+    takes a prepared message only if it would make the very same one, so a wrong guess
+    costs the time spent here and nothing else."""
+    made = 0
+    for result in results:
+        reports = _Reports(settings, repo, result, rasterize)
+        name = f"mail/threads/{reports.game.id}.json"
+        threads: dict[str, dict[str, str]] = store.read_json(store.of(settings), name) or {}
+        for entry in reports.game.players:
+            key = entry.name.lower()
+            if queued(settings, reports.key(key)) is not None:
+                continue
+            if not _mailed_at_once(settings, reports.game.id, result, key, reports.document):
+                continue
+            mail = reports.plan(entry, threads.get(key, {}))
+            message = reports.message(mail)
+            _PREPARED.keep(mail, settings, rasterize, message, message.as_bytes())
+            threads[key] = {"root": mail.thread_root, "last": mail.message_id}
+            made += 1
+    return made
+
+
+class _Prepared:
+    """Report mails composed ahead of their queuing (`prepare`), by what they were made
+    from. Bounded: a prepared mail whose push failed is never taken, and gives way."""
+
+    KEPT = 32  # mails: a few adjudications of five players each
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[_ReportMail, tuple[Settings, Rasterize, EmailMessage, bytes]]
+        self._kept = OrderedDict()
+        self._lock = threading.Lock()  # requests for different games prepare at once
+
+    def keep(
+        self,
+        mail: _ReportMail,
+        settings: Settings,
+        rasterize: Rasterize,
+        message: EmailMessage,
+        data: bytes,
+    ) -> None:
+        with self._lock:
+            self._kept[mail] = (settings, rasterize, message, data)
+            self._kept.move_to_end(mail)
+            while len(self._kept) > self.KEPT:
+                self._kept.popitem(last=False)
+
+    def take(
+        self, mail: _ReportMail, settings: Settings, rasterize: Rasterize
+    ) -> tuple[EmailMessage, bytes] | None:
+        """The message prepared for `mail` with these settings, once; None if there is none."""
+        with self._lock:
+            found = self._kept.pop(mail, None)
+        if found is None or found[1] is not rasterize or found[0] != settings:
+            return None
+        return found[2], found[3]
+
+
+_PREPARED = _Prepared()
+
+
+def _mailed_at_once(
+    settings: Settings,
+    game_id: str,
+    result: Adjudication,
+    player: str,
+    document: dict[str, Any],
+) -> bool:
+    """Whether the player chose to get this report now (adjudicator.mail.delivery) rather
+    than in their daily digest. A new game's first report always goes."""
+    view: dict[str, Any] = document.get("view") or {}
+    last: dict[str, Any] = document.get("last") or {}
+    preference = notify_preference(settings, game_id, player)
+    return result.number == 0 or mailed_at_once(
+        preference,
+        decides=player in waiting_for(view),
+        over=is_over(view),
+        rollback="rollback" in last,
+        own=str(last.get("player", "")).lower() == player,
+        refused=bool(last.get("refused")),
+    )
 
 
 def _mailed_now(
@@ -892,19 +1052,9 @@ def _mailed_now(
     player: str,
     document: dict[str, Any],
 ) -> bool:
-    """Whether the player gets this report now, as they chose (adjudicator.mail.delivery);
-    when not, it is held for their daily digest. A new game's first report always goes."""
-    view: dict[str, Any] = document.get("view") or {}
-    last: dict[str, Any] = document.get("last") or {}
-    preference = notify_preference(settings, game_id, player)
-    if result.number == 0 or mailed_at_once(
-        preference,
-        decides=player in waiting_for(view),
-        over=is_over(view),
-        rollback="rollback" in last,
-        own=str(last.get("player", "")).lower() == player,
-        refused=bool(last.get("refused")),
-    ):
+    """Whether the player gets this report now (`_mailed_at_once`); when not, it is held
+    for their daily digest."""
+    if _mailed_at_once(settings, game_id, result, player, document):
         return True
     made = repo.repo.commit(result.commit).committed_datetime.isoformat()
     hold(settings, game_id, player, result.number, result.commit, made)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import email
 import email.policy
 import stat
+from collections.abc import Sequence
 from email.message import EmailMessage
 from pathlib import Path
 
@@ -67,6 +68,18 @@ def test_a_prepared_report_is_queued_byte_for_byte(settings: Settings) -> None:
     assert prepared_bytes(done.commit) == {}  # each taken once
 
 
+def test_reports_of_several_commits_are_prepared_in_one_chain(settings: Settings) -> None:
+    repo = created(settings, "chain")
+    first, second = submitted(settings, repo), submitted(settings, repo)
+
+    assert outgoing.prepare(settings, repo, [first, second]) == 4
+    made = [*prepared_bytes(first.commit).values(), *prepared_bytes(second.commit).values()]
+    written = outgoing.notify(settings, repo, [first, second], deliver_now=False)
+
+    # The second report follows the first in each player's thread, as prepared.
+    assert sorted(p.read_bytes() for p in written) == sorted(made)
+
+
 def test_a_prepared_report_is_not_queued_when_the_thread_moved_on(settings: Settings) -> None:
     repo = created(settings, "moved")
     done = submitted(settings, repo)
@@ -96,7 +109,8 @@ def test_a_report_prepared_under_other_settings_is_composed_again(settings: Sett
     written = outgoing.notify(moved, repo, [done], deliver_now=False)
 
     for path in written:
-        assert "https://elsewhere.example.org/" in read(path).get_body(("plain",)).get_content()
+        text = read(path).get_body(("plain",))
+        assert text is not None and "https://elsewhere.example.org/" in text.get_content()
 
 
 def test_the_mails_are_composed_while_the_forge_takes_the_push(
@@ -131,7 +145,7 @@ def test_the_mails_are_composed_while_the_forge_takes_the_push(
     pushed = head(origin)
     seen: list[tuple[int, str]] = []
 
-    def compose(results: list[Adjudication]) -> int:
+    def compose(results: Sequence[Adjudication]) -> int:
         seen.extend((r.number, head(origin)) for r in results)  # the forge has not got it
         made = ledger.preparing(settings, repo)(results)
         signal.touch()

@@ -965,10 +965,12 @@ def prepare(
     takes a prepared message only if it would make the very same one, so a wrong guess
     costs the time spent here and nothing else."""
     made = 0
+    threads: dict[str, dict[str, str]] | None = None  # chained from one result to the next
     for result in results:
         reports = _Reports(settings, repo, result, rasterize)
-        name = f"mail/threads/{reports.game.id}.json"
-        threads: dict[str, dict[str, str]] = store.read_json(store.of(settings), name) or {}
+        if threads is None:
+            name = f"mail/threads/{reports.game.id}.json"
+            threads = store.read_json(store.of(settings), name) or {}
         for entry in reports.game.players:
             key = entry.name.lower()
             if queued(settings, reports.key(key)) is not None:

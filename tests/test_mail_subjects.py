@@ -78,3 +78,28 @@ def test_a_reminder_comes_in_the_players_thread(settings: Settings) -> None:
     assert str(reminder["In-Reply-To"]) == str(last["Message-ID"])
     assert str(reminder["References"]).split()[-1] == str(last["Message-ID"])
     assert str(reminder["List-Id"]) == str(last["List-Id"])
+
+
+def test_list_unsubscribe_is_written_as_its_url_on_one_line(settings: Settings) -> None:
+    """RFC 2369: mail programs read `<mailto:...>` as it stands. The email package made a
+    value longer than a line into encoded words (`=?utf-8?q?=3Cmailto=3A...?=`), which no
+    program takes for a URL, and the unsubscribe button never showed."""
+    players = [(n, f"{n}@example.org") for n in TWO]
+    repo = create_game(settings.games_dir / "unsub", players, home=settings.home, secret=SECRET)
+    state = position(snapshot(repo), settings.home)
+    player, action = engine.legal_actions(state)[0]
+    done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
+    paths = outgoing.notify(settings, repo, [done], deliver_now=False)
+    pending = waiting(repo)
+    assert pending is not None
+    due = pending.players[0]
+    reminder = compose_reminder(
+        settings, repo, pending, due, pending.clock.deadline - timedelta(hours=3)
+    )
+    raws = [p.read_bytes() for p in paths] + [reminder.as_bytes()]
+    for raw, name in zip(raws, [*TWO, due.lower()], strict=True):
+        header = raw.split(b"\n\n", 1)[0].decode("ascii")
+        [line] = [line for line in header.split("\n") if line.startswith("List-Unsubscribe:")]
+        address = tokens.reply_address(settings, "unsub", name)
+        assert line.startswith(f"List-Unsubscribe: <mailto:{address}?subject=settings%20notify")
+        assert line.endswith(">") and "=?" not in line

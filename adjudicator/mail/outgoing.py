@@ -37,8 +37,10 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser
+from email.policy import Policy
 from email.utils import formataddr, formatdate, getaddresses, parseaddr
 from functools import lru_cache
 from html import escape
@@ -199,7 +201,7 @@ def compose(
     if to is None:
         name, to = player_email(settings, game_id, player)
     own = message_id or make_message_id(settings, game_id, number, player)
-    message = EmailMessage()
+    message = EmailMessage(policy=MAIL_POLICY)
     message["From"] = address_header("From", settings.mail_from)
     message["To"] = address_header("To", formataddr((name, to)))
     message["Reply-To"] = address_header(
@@ -528,6 +530,26 @@ def report_subject(
         said = words("Move %(number)s", number=number)
     subject = f"[{game_id}] {said}"
     return subject if len(subject) <= SUBJECT_LENGTH else subject[: SUBJECT_LENGTH - 1] + "…"
+
+
+class _OneLineHeader(UnstructuredHeader, BaseHeader):
+    """A header written out on one line as it stands, never folded or made an encoded
+    word: RFC 2369's List-Unsubscribe, whose `<mailto:...>` mail programs read as it is
+    (no whitespace may be put inside the brackets, and `=?utf-8?q?=3Cmailto...?=`, which
+    the email package wrote for a value longer than a line, is no URL at all). A value
+    that is not ASCII or longer than a header line may be is left to the usual folding."""
+
+    def fold(self, *, policy: Policy) -> str:
+        text = str(self)
+        if not text.isascii() or len(self.name) + 2 + len(text) > MAX_HEADER_LINE:
+            return super().fold(policy=policy)
+        return f"{self.name}: {text}{policy.linesep}"
+
+
+MAX_HEADER_LINE = 998  # RFC 5322 2.1.1: characters a line may have, its CRLF not counted
+_HEADERS = HeaderRegistry()
+_HEADERS.map_to_type("list-unsubscribe", _OneLineHeader)
+MAIL_POLICY = policy.default.clone(header_factory=_HEADERS)  # of every message the service makes
 
 
 def list_headers(settings: Settings, game_id: str, player: str) -> dict[str, str]:

@@ -133,7 +133,7 @@ def compose_reminder(
         )
     )
     lines += ["", how, away]
-    message = EmailMessage()
+    message = EmailMessage(policy=outgoing.MAIL_POLICY)
     message["From"] = settings.mail_from
     message["To"] = formataddr((entry.name, entry.email))
     message["Reply-To"] = tokens.reply_address(settings, game.id, entry.name.lower())

@@ -293,6 +293,15 @@ def test_markdown_links_and_raw_html_are_defused() -> None:
     ]
 
 
+def test_one_text_rendered_leaves_nothing_to_the_next() -> None:
+    """Each thread keeps its Markdown converter from one text to the next: a reference a
+    player's note defined, or raw HTML it stashed, must not reach the next report."""
+    first = str(report_html("[x]: https://tracker.example/\n\n<b>stashed</b>\n"))
+    second = str(report_html("[look][x]\n"))
+    assert "stashed" not in second and "tracker" not in second
+    assert "[look][x]" in second and "&lt;b&gt;stashed&lt;/b&gt;" in first
+
+
 # -- settings --------------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ through three layers, in order:
 from __future__ import annotations
 
 import re
+import threading
 import xml.etree.ElementTree as ET
 
 import markdown
@@ -69,9 +70,26 @@ def sanitize(html: str) -> str:
 def markdown_html(text: str, shift: int = 0, *, label_tables: bool = True) -> str:
     """Markdown as sanitized HTML, its headings `shift` levels lower; `label_tables` adds
     header scopes and captions (the pages' screen-reader aids; mail keeps plain tables)."""
-    tidy = _TidyExtension(shift, label_tables)
-    converter = markdown.Markdown(extensions=[*EXTENSIONS, tidy])
-    return sanitize(converter.convert(text))
+    return sanitize(_converter(shift, label_tables).convert(text))
+
+
+_converters = threading.local()  # a Markdown instance holds the state of one conversion
+
+
+def _converter(shift: int, label_tables: bool) -> markdown.Markdown:
+    """This thread's converter for these options, reset for a new text. Making one (its
+    processors, its extensions) cost more than a short conversion: a report mail renders
+    a few blocks, and a game's page every report of the game."""
+    made: dict[tuple[int, bool], markdown.Markdown] | None = getattr(_converters, "made", None)
+    if made is None:
+        made = _converters.made = {}
+    converter = made.get((shift, label_tables))
+    if converter is None:
+        tidy = _TidyExtension(shift, label_tables)
+        converter = made[(shift, label_tables)] = markdown.Markdown(extensions=[*EXTENSIONS, tidy])
+    else:
+        converter.reset()  # what the last text left (stashed HTML, references) goes
+    return converter
 
 
 class _Tidy(Treeprocessor):

@@ -86,6 +86,25 @@ def pamir(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Co
     return run([str(PAMIR), *map(str, args)], env=env)
 
 
+@contextmanager
+def counting_git() -> Iterator[list[str]]:
+    """The git commands (`fetch`, `push`, ...) this process starts meanwhile, GitPython's
+    included, in order."""
+    started: list[str] = []
+    original = subprocess.Popen.__init__
+
+    def counting(popen: Any, args: Any, *rest: Any, **options: Any) -> None:
+        if isinstance(args, list | tuple) and Path(str(args[0])).name == "git":
+            started.append(str(args[1]))
+        original(popen, args, *rest, **options)
+
+    subprocess.Popen.__init__ = counting  # type: ignore[method-assign,assignment]
+    try:
+        yield started
+    finally:
+        subprocess.Popen.__init__ = original  # type: ignore[method-assign]
+
+
 def pamir_ok(*args: str | Path, env: dict[str, str] | None = None) -> str:
     done = pamir(*args, env=env)
     assert done.returncode == 0, (done.returncode, done.stdout, done.stderr)

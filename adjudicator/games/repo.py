@@ -1,10 +1,11 @@
 """Git access for game repositories: reading files at a commit and committing atomically.
 
 Every adjudicator commit is built with plumbing: objects are written first, then the
-branch is moved with a compare-and-swap `git update-ref`. A crash before the ref moves
-leaves only unreferenced objects: the game is exactly as before. A crash after it leaves
-the game exactly after. Non-bare repositories have their working tree brought in line
-with the branch afterwards (and again before each operation), since the service owns it.
+branch is moved with a compare-and-swap, exactly as `git update-ref NAME NEW OLD` moves
+it but in this process (`adjudicator.games.refs`). A crash before the ref moves leaves
+only unreferenced objects: the game is exactly as before. A crash after it leaves the
+game exactly after. Non-bare repositories have their working tree brought in line with
+the branch afterwards (and again before each operation), since the service owns it.
 
 Reading never trusts the tree: anyone who can push to a forge-hosted game can commit a
 file, a symbolic link or a submodule where a folder belongs, or bytes that are not text.
@@ -45,6 +46,7 @@ from git.refs.symbolic import SymbolicReference
 from gitdb.base import IStream
 from gitdb.db.loose import LooseObjectDB
 
+from adjudicator.games import refs
 from adjudicator.home.faults import fault
 from adjudicator.home.keys import KeyProblem, sign
 
@@ -599,12 +601,56 @@ class GameRepo:
         made = self.make_commit(changes, message, parent=parent, author=author, when=when)
         fault("before-ref")
         try:
-            self.repo.git.update_ref(REF, made, parent or ZERO)
-        except git.GitCommandError:
+            self.update_ref(REF, made, parent)
+        except StaleHead:
             raise StaleHead("the game moved on while this move was being adjudicated") from None
         fault("after-ref")
         self.sync_worktree()
         return made
+
+    def update_ref(self, name: str, new: str, expected: str | None) -> None:
+        """Point ref `name` at commit `new` only if it is at `expected` now (None: only if
+        there is no such ref), as `git update-ref NAME NEW OLD` does, with git's lock file,
+        reflog and durability, in this process (`adjudicator.games.refs`).
+
+        Raises StaleHead when the ref is elsewhere, or another process holds its lock."""
+        self._move_ref(name, new, expected, checked=True)
+
+    def set_ref(self, name: str, new: str) -> None:
+        """Point ref `name` at commit `new` wherever it is now (`git update-ref NAME NEW`)."""
+        self._move_ref(name, new, None, checked=False)
+
+    def _move_ref(self, name: str, new: str, expected: str | None, *, checked: bool) -> None:
+        try:
+            self._commit_facts(new)  # as git: a branch only ever names a commit it has
+        except (GameError, ValueError):
+            raise RepoError(f"{self.path}: cannot point {name} at {new}: no such commit") from None
+        reader = self.repo.config_reader()
+        try:
+            config = refs.lookup(reader)
+            if config("core", "sharedRepository") not in (None, False, 0, "umask"):
+                # Files shared between accounts get git's permission rules, not repeated
+                # here: git itself moves the ref.
+                self._git_update_ref(name, new, expected, checked=checked)
+                return
+            dirs = str(self.repo.git_dir), str(self.repo.common_dir)
+            where = refs.Repository(*dirs, self.bare, config)
+            refs.update_ref(where, name, new, expected, checked=checked)
+        except refs.RefConflict as conflict:
+            raise StaleHead(f"{self.path}: {conflict}") from None
+        except refs.RefError as error:
+            raise RepoError(f"{self.path}: {error}") from None
+        finally:
+            reader.release()
+
+    def _git_update_ref(self, name: str, new: str, expected: str | None, *, checked: bool) -> None:
+        try:
+            if checked:
+                self.repo.git.update_ref(name, new, expected or ZERO)
+            else:
+                self.repo.git.update_ref(name, new)
+        except git.GitCommandError as error:
+            raise StaleHead(f"{self.path}: {str(error.stderr).strip()}") from None
 
     def make_commit(
         self,

@@ -24,6 +24,7 @@ import tomli_w
 from gitgame import (
     SECRET,
     count_commits,
+    counting_git,
     current_home,
     decider,
     full_state,
@@ -32,6 +33,7 @@ from gitgame import (
     opened,
     player_email,
     push,
+    status,
 )
 from gitgame import show as git_show
 from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload, serving
@@ -193,6 +195,24 @@ def test_several_moves_in_one_push_are_adjudicated_in_order(site: str, game: Hos
     subjects = git(game.origin, "log", "--format=%s", "-2", "main").splitlines()
     assert subjects[0].startswith(f"Adjudicate move {second} ")
     assert subjects[1].startswith(f"Adjudicate move {first} ")
+
+
+def test_several_moves_in_one_push_are_checked_out_once(site: str, game: Hosted) -> None:
+    created = head(game.origin)
+    push_move(game)
+    push_move(game)
+    pushed = head(game.origin)
+    body = push_payload(game.full_name, game.url, head(game.origin))
+    with counting_git() as started:
+        reply = deliver(site, game, "delivery-1", body=body)
+    assert len(reply.json()["adjudicated"]) == 2
+    assert started.count("reset") == 1
+    assert status(game.service) == ""  # the files and the index are main's
+    assert git(game.service, "diff", "--cached", "--name-only", "main").strip() == ""
+    assert "reset: moving to refs/heads/main" in git(game.service, "reflog", "-1", "HEAD")
+    adjudications = git(game.service, "rev-list", "-2", "main").split()
+    logged = git(game.service, "reflog", "--format=%H", "main").split()
+    assert logged == [*adjudications, pushed, created]  # main's moves, newest first
 
 
 # -- signatures, events, refs --------------------------------------------------------------

@@ -386,9 +386,22 @@ def update(
 
     `while_pushing` is given the adjudications of each attempt while its push runs (the
     caller composes their mails then, say): they are on the forge only if the push
-    succeeds, which `update` returning them says."""
+    succeeds, which `update` returning them says.
+
+    Everything on the way reads Git objects, never the clone's files: those are checked
+    out once, at the end, however many commits were made (or whatever went wrong)."""
     if repo.bare or origin_url(repo) is None:
         raise RemoteError(f"{repo.path.name} is not a clone of a forge-hosted game")
+    with repo.worktree_deferred():
+        return _update(repo, home, attempts, while_pushing)
+
+
+def _update(
+    repo: GameRepo,
+    home: Path,
+    attempts: int,
+    while_pushing: Callable[[Sequence[Adjudication]], object] | None,
+) -> Update:
     start = repo.head()
     ours = recorded(home, repo)
     anchor = ours or _rev(repo, TRACKING)
@@ -428,7 +441,6 @@ def update(
             _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
             _record(home, repo, str(head))
             result.notices += [restore_notice(repo, result.restored)] if result.restored else []
-            repo.sync_worktree()  # once, at the end (a commit made on the way did it already)
             return result
         fresh = _fetch(repo)
         if fresh == upstream:

@@ -5,7 +5,8 @@ branch is moved with a compare-and-swap, exactly as `git update-ref NAME NEW OLD
 it but in this process (`adjudicator.games.refs`). A crash before the ref moves leaves
 only unreferenced objects: the game is exactly as before. A crash after it leaves the
 game exactly after. Non-bare repositories have their working tree brought in line with
-the branch afterwards (and again before each operation), since the service owns it.
+the branch afterwards (after the last of a series of commits: `worktree_deferred`), and
+again before each operation, since the service owns it.
 
 Reading never trusts the tree: anyone who can push to a forge-hosted game can commit a
 file, a symbolic link or a submodule where a folder belongs, or bytes that are not text.
@@ -32,6 +33,7 @@ import tomllib
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from io import BytesIO
@@ -273,6 +275,7 @@ class GameRepo:
         # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
         self._blobs = _Kept(4096)  # blob contents by id, for this repository
         self._synced: str | None = None  # the commit this object last checked out
+        self._deferred = 0  # inside `worktree_deferred` (how deep): commits do not check out
 
     @classmethod
     def init(cls, path: Path, *, bare: bool = False) -> GameRepo:
@@ -605,7 +608,8 @@ class GameRepo:
         except StaleHead:
             raise StaleHead("the game moved on while this move was being adjudicated") from None
         fault("after-ref")
-        self.sync_worktree()
+        if not self._deferred:
+            self.sync_worktree()
         return made
 
     def update_ref(self, name: str, new: str, expected: str | None) -> None:
@@ -803,6 +807,19 @@ class GameRepo:
         _TREES.keep(made, entries)
         _RAW_TREES.keep(made, raw)
         return made
+
+    @contextmanager
+    def worktree_deferred(self) -> Iterator[None]:
+        """Commits made inside leave the working tree alone; it is brought in line once,
+        on the way out (however the block ends). For a series of commits that read only
+        Git objects, such as a forge delivery's: one checkout instead of one a commit."""
+        self._deferred += 1
+        try:
+            yield
+        finally:
+            self._deferred -= 1
+            if not self._deferred:
+                self.sync_worktree()
 
     def sync_worktree(self) -> None:
         """Make a non-bare repository's files match the branch (the service owns them);

@@ -197,6 +197,22 @@ def test_several_moves_in_one_push_are_adjudicated_in_order(site: str, game: Hos
     assert subjects[1].startswith(f"Adjudicate move {first} ")
 
 
+def test_a_delivery_starts_git_only_to_fetch_push_and_check_out(site: str, game: Hosted) -> None:
+    """Refs move in the service's process; the network and the checkout are git's."""
+    push_move(game)
+    deliver(site, game, "delivery-1")  # the first delivery opens the game (GitPython's own)
+    number = push_move(game)
+    body = push_payload(game.full_name, game.url, head(game.origin))
+    with counting_git() as started:
+        reply = deliver(site, game, "delivery-2", body=body)
+    assert reply.status == 200, reply.text
+    assert reply.json()["adjudicated"] == [number]
+    assert started == ["fetch", "push", "reset"]  # the files after the forge has the commit
+    assert head(game.service) == head(game.origin)
+    assert git(game.service, "rev-parse", "refs/remotes/origin/main").strip() == head(game.origin)
+    assert status(game.service) == ""
+
+
 def test_several_moves_in_one_push_are_checked_out_once(site: str, game: Hosted) -> None:
     created = head(game.origin)
     push_move(game)

@@ -37,7 +37,7 @@ from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase
 from adjudicator.games.registry import list_games
-from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError
+from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
 from adjudicator.games.snapshot import GameError, game_seed, snapshot, state_record
 from adjudicator.games.sshkeys import parse_key_line
@@ -283,11 +283,11 @@ def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool
 
 
 def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:
-    """Point main at `commit` (compare-and-swap). The files are checked out once, at the
-    end of `update`: everything in between reads Git objects."""
+    """Point main at `commit` (compare-and-swap, in this process). The files are checked
+    out once, at the end of `update`: everything in between reads Git objects."""
     try:
-        _git(repo, "update-ref", REF, commit, expected or "")
-    except git.GitCommandError:
+        repo.update_ref(REF, commit, expected)
+    except StaleHead:
         raise RepoError(f"{repo.path.name}: the game moved while it was being updated") from None
 
 
@@ -438,7 +438,7 @@ def _update(
         if while_pushing is not None and result.results:
             meanwhile = partial(while_pushing, list(result.results))
         if head == upstream or _push(repo, meanwhile):
-            _git(repo, "update-ref", TRACKING, str(head))  # what the forge has now
+            repo.set_ref(TRACKING, str(head))  # what the forge has now (a push set it already)
             _record(home, repo, str(head))
             result.notices += [restore_notice(repo, result.restored)] if result.restored else []
             return result
@@ -528,7 +528,7 @@ def _rewritten(repo: GameRepo, home: Path, upstream: str, start: str | None) -> 
     name = repo.path.name
     if start is not None and _force_push(repo, start, upstream):
         log.warning("%s: the main branch was rewritten on the forge; put back", name)
-        _git(repo, "update-ref", TRACKING, start)
+        repo.set_ref(TRACKING, start)
         done = Update()
         done.notices.append(put_back_notice(name))
         return done

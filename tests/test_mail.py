@@ -363,7 +363,8 @@ def test_real_tls_and_starttls_with_a_self_signed_certificate(
         outgoing.notify(settings, repo, play_moves(repo, 1))
         assert len(server.messages) == 2
         assert len(folder(settings, "pending")) == 2
-    assert authenticator.logins == ["pamir"]  # one session for both messages, over TLS
+    # One session per player's message, each logged in over TLS (smtp_connections).
+    assert authenticator.logins == ["pamir", "pamir"]
 
 
 def _untrusting_context() -> ssl.SSLContext:

@@ -118,10 +118,11 @@ def test_a_silent_mail_server_never_holds_up_the_games_deadlines(home: Path) -> 
     repos = [new_game(plain, game_id) for game_id in GAMES]
     due = max(deadline_of(repo) for repo in repos) + timedelta(seconds=1)
     with silent_server(plain, GAMES) as server:
-        settings = settings_for(home, server.port, smtp_timeout=2.0)
+        settings = settings_for(home, server.port, smtp_timeout=2.0, smtp_connections=2)
         done = sched.run_once(settings, due)
         assert sorted(done.timed_out) == GAMES
-        assert server.held_at_connection == [[]]  # one attempt, no game lock held
+        # One attempt (its two sessions, opened at once), no game lock held.
+        assert server.held_at_connection == [[], []]
     pending = outgoing.messages_in(settings, outgoing.PENDING)
     assert len(pending) == 2 * len(GAMES)  # each game's report to both players waits
     assert all(outgoing.retry_info(p)["attempts"] == 1 for p in pending)

@@ -42,6 +42,9 @@ class Settings(BaseModel):
     smtp_user: str | None = None
     smtp_password: str | None = None
     smtp_timeout: float = 10.0
+    # SMTP sessions a delivery run opens at once; each recipient's mail goes in order on one
+    # (docs/email.md#the-outbox). 1: one session, the messages one after the other.
+    smtp_connections: int = Field(default=4, ge=1, le=32)
     mail_from: str = "pamir@localhost"
     # Who is mailed when a game needs its host (unset: the log and `pamir games` only).
     operator_email: str | None = Field(default=None, pattern=r"^[^@\s]+@[^@\s]+$")

@@ -12,8 +12,11 @@ statement of its own (`FOR UPDATE SKIP LOCKED`: nodes claiming at once get diffe
 and never wait for each other), by writing its claim and a lease (`claimed_by`,
 `claimed_until`, `outbox_lease_seconds` away, longer than one SMTP transaction takes). It then
 sends the message, holding no transaction, and marks the row sent only if its claim is
-still there. A node that dies while it holds a claim leaves a lease that expires: another
-node sends the message after the lease. The one window left is the usual one of SMTP: the
+still there. Claimed rows are sent over up to `smtp_connections` sessions at once, each
+recipient's in order on one (adjudicator.mail.sessions); a row that waited behind its
+recipient's earlier ones has its lease renewed before it is sent. A node that dies while
+it holds a claim leaves a lease that expires: another node sends the message after the
+lease. The one window left is the usual one of SMTP: the
 server accepted the message and the node died (or lost the database) before its mark was
 written; the message is then sent again once the lease expires. It is at most one
 duplicate per message and per dead node, never a lost message.
@@ -33,6 +36,7 @@ import logging
 import os
 import secrets
 import smtplib
+import time
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -56,6 +60,7 @@ from adjudicator.mail.outgoing import (
     DeliveryReport,
     Undeliverable,
 )
+from adjudicator.mail.sessions import SessionLost, send_over_sessions
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +264,31 @@ class Claims:
             later.isoformat(),
         )
 
+    def count_due(self, most: int) -> int:
+        """How many more due messages no one holds (counted up to `most`)."""
+        with database.connection(self.settings) as connection:
+            row = connection.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM pamir_outbox WHERE " + _DUE + " LIMIT "
+                f"{int(most)}) AS due",
+                self._values(),
+            ).fetchone()
+        return int(str(row[0])) if row else 0
+
+    def renewed(self, claimed: _Claimed) -> bool:
+        """Whether the claim still holds, for a full lease from now if the row waited behind
+        another message to its recipient (the lease must cover its SMTP transaction)."""
+        if time.monotonic() - claimed.at < self.lease.total_seconds() / 4:
+            return True
+        with database.connection(self.settings) as connection:
+            held = connection.execute(
+                "UPDATE pamir_outbox SET claimed_until = now() + %(lease)s"
+                " WHERE id = %(id)s AND claimed_by = %(owner)s RETURNING id",
+                {**self._values(), "id": claimed.row[0]},
+            ).fetchone()
+        if held is None:
+            log.error("mail %s: its claim expired before it was sent", claimed.row[1])
+        return held is not None
+
     def defer_all(self, error: str) -> list[Path]:
         """Put off every due message no one holds (the mail server cannot be reached)."""
         values = {**self._values(), "error": error, "first": self.settings.outbox_retry_seconds}
@@ -302,26 +332,64 @@ def deliver(settings: Settings, now: datetime, force: bool) -> DeliveryReport:
             row = claims.next()
         return report
     fault("before-send")
-    try:
-        smtp = outgoing.connect(settings)
-    except (OSError, smtplib.SMTPException) as error:
-        reason = f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {error}"
-        report.errors.append(reason)
-        claims.defer(row, reason)
-        report.deferred.append(_path(settings, PENDING, str(row[1])))
-        report.deferred.extend(claims.defer_all(reason))
-        report.waiting = claims.waiting()
-        return report
-    try:
-        while row is not None:
-            if not _send(settings, claims, smtp, row, report):
-                break
-            row = claims.next()
-    finally:
-        with suppress(OSError, smtplib.SMTPException):
-            smtp.quit()
+    _send_claimed(settings, claims, row, report)
     report.waiting = claims.waiting()
     return report
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    """A claimed row, and when it was claimed (its lease is renewed if it waited)."""
+
+    row: Row
+    at: float
+
+
+def _send_claimed(settings: Settings, claims: Claims, first: Row, report: DeliveryReport) -> None:
+    """Send `first` and the rows claimed after it over up to `smtp_connections` sessions,
+    each recipient's in order (adjudicator.mail.sessions), claiming one row at a time."""
+    tally = outgoing.Tally()
+    unsent = [_Claimed(first, time.monotonic())]
+
+    def source() -> _Claimed | None:
+        if unsent:
+            return unsent.pop()
+        row = claims.next()
+        return None if row is None else _Claimed(row, time.monotonic())
+
+    def send(smtp: smtplib.SMTP, claimed: _Claimed) -> None:
+        if claims.renewed(claimed):
+            _send(settings, claims, smtp, claimed.row, tally)
+
+    def lose(claimed: _Claimed, error: str) -> None:
+        claims.defer(claimed.row, f"session lost: {error}")
+        tally.add(claimed.row[0], "deferred", _path(settings, PENDING, str(claimed.row[1])))
+
+    try:
+        outcome = send_over_sessions(
+            min(settings.smtp_connections, 1 + claims.count_due(settings.smtp_connections)),
+            lambda: outgoing.connect(settings),
+            source,
+            lambda claimed: outgoing._envelope(settings, bytes(claimed.row[2]))[1],
+            send,
+            lose,
+        )
+        if not outcome.emptied and not outcome.opened:  # the server cannot be reached
+            reason = (
+                f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {outcome.unreachable}"
+            )
+            tally.add(-1, "errors", reason)
+            for claimed in unsent:
+                claims.defer(claimed.row, reason)
+                tally.add(claimed.row[0], "deferred", _path(settings, PENDING, str(claimed.row[1])))
+            report.deferred.extend(claims.defer_all(reason))
+        elif not outcome.emptied:  # every session broke: the rest waits
+            report.deferred.extend(claims.defer_all(f"session lost: {outcome.lost}"))
+    finally:
+        leftover = report.deferred
+        report.deferred = []
+        tally.into(report)
+        report.deferred.extend(leftover)
 
 
 def _write(settings: Settings, claims: Claims, row: Row) -> Path:
@@ -333,16 +401,17 @@ def _write(settings: Settings, claims: Claims, row: Row) -> Path:
 
 
 def _send(
-    settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, report: DeliveryReport
-) -> bool:
-    """Send one claimed message; False when the SMTP session broke (the run stops)."""
-    name, data = str(row[1]), bytes(row[2])
+    settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, tally: outgoing.Tally
+) -> None:
+    """Send one claimed message; `SessionLost` when the SMTP session broke (the message is
+    deferred, and so are the others the session had left)."""
+    name, data, order = str(row[1]), bytes(row[2]), int(row[0])
     sender, recipients = outgoing._envelope(settings, data)
     if outgoing._deadline_passed(data, claims.now):
         claims.finish(row, EXPIRED)
-        report.expired.append(_path(settings, EXPIRED, name))
+        tally.add(order, "expired", _path(settings, EXPIRED, name))
         log.info("mail %s not sent: its deadline has passed", name)
-        return True
+        return
     try:
         smtp.sendmail(sender, recipients, outgoing._crlf(data))
     except (
@@ -350,28 +419,26 @@ def _send(
         smtplib.SMTPSenderRefused,
         smtplib.SMTPDataError,
     ) as error:
-        report.errors.append(f"{name}: {error}")
+        tally.add(order, "errors", f"{name}: {error}")
         permanent = outgoing.permanent_refusal(error)
         if permanent is None:
             claims.defer(row, str(error))
-            report.deferred.append(_path(settings, PENDING, name))
+            tally.add(order, "deferred", _path(settings, PENDING, name))
         else:
-            report.failed.append(_fail(settings, claims, row, permanent, recipients))
+            tally.add(order, "failed", _fail(settings, claims, row, permanent, recipients))
         with suppress(OSError, smtplib.SMTPException):
             smtp.rset()
-        return True
+        return
     except (OSError, smtplib.SMTPException) as error:
-        report.errors.append(f"{name}: {error}")
+        tally.add(order, "errors", f"{name}: {error}")
         claims.defer(row, f"session lost: {error}")
-        report.deferred.append(_path(settings, PENDING, name))
-        report.deferred.extend(claims.defer_all(f"session lost: {error}"))
-        return False
+        tally.add(order, "deferred", _path(settings, PENDING, name))
+        raise SessionLost(str(error)) from None
     # Accepted by the server. Until the mark below is written, a death of this node makes
     # the message go out again once its lease expires: the one at-least-once window.
     claims.finish(row, SENT, accepted_at=claims.now)
-    report.sent.append(_path(settings, SENT, name))
+    tally.add(order, "sent", _path(settings, SENT, name))
     log.info("mail %s sent to %s", name, ", ".join(recipients))
-    return True
 
 
 def _fail(settings: Settings, claims: Claims, row: Row, reason: str, recipients: list[str]) -> Path:

@@ -5,6 +5,8 @@ file renamed into place, so a file there is always complete), and only then sent
 by `deliver`. A message the server accepted moves to `outbox/sent/`. One the server (or the
 network) did not take stays pending with a retry time in `NAME.eml.retry.json` beside it;
 the wait doubles after each failure, from `outbox_retry_seconds` up to `MAX_RETRY_SECONDS`.
+A delivery run sends over up to `smtp_connections` sessions at once, each recipient's
+messages in order on one of them (`adjudicator.mail.sessions`).
 With no `smtp_host` configured, pending messages move to `outbox/written/` and the log says
 where they are. A message queued with a key (`message_key`) is queued once: its file name
 and Message-ID come from the key, so the mails of a commit can be queued again after a
@@ -74,6 +76,7 @@ from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
 from adjudicator.mail.preferences import notify_preference
+from adjudicator.mail.sessions import SessionLost, send_over_sessions
 from engine.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -1348,6 +1351,26 @@ class DeliveryReport:
         )
 
 
+class Tally:
+    """What a delivery run did with each message, noted from any of its sessions' threads
+    and written to its DeliveryReport in the messages' order (`order`: the message's place
+    among the due ones), whatever order the sessions finished in."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._noted: list[tuple[int, str, Path | str]] = []
+
+    def add(self, order: int, outcome: str, value: Path | str) -> None:
+        """`outcome`: the DeliveryReport list that `value` goes to (`sent`, `errors`, ...)."""
+        with self._lock:
+            self._noted.append((order, outcome, value))
+
+    def into(self, report: DeliveryReport) -> None:
+        with self._lock:  # sorted on the order alone: a message's own notes keep theirs
+            for _, outcome, value in sorted(self._noted, key=lambda noted: noted[0]):
+                getattr(report, outcome).append(value)
+
+
 def retry_info(path: Path) -> dict[str, Any]:
     """A pending message's retry record: attempts, next_attempt (ISO time), last_error."""
     meta = _retry_file(path)
@@ -1654,59 +1677,105 @@ def deliver(
         if not due:
             return report
         fault("before-send")
-        try:
-            smtp = connect(settings)
-        except (OSError, smtplib.SMTPException) as error:
-            reason = f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {error}"
-            report.errors.append(reason)
-            for path in due:
-                _defer(settings, path, reason, now)
-                report.deferred.append(path)
-            return report
-        accepted: dict[str, dict[str, str]] = {}
-        try:
-            for index, path in enumerate(due):
-                data = path.read_bytes()
-                sender, recipients = _envelope(settings, data)
-                if _deadline_passed(data, now):
-                    target = _move(settings, path, EXPIRED)
-                    report.expired.append(target)
-                    log.info("mail %s not sent: its deadline has passed", target.name)
-                    continue
-                try:
-                    smtp.sendmail(sender, recipients, _crlf(data))
-                except (
-                    smtplib.SMTPRecipientsRefused,
-                    smtplib.SMTPSenderRefused,
-                    smtplib.SMTPDataError,
-                ) as error:
-                    # This message only: the session goes on with the next one.
-                    report.errors.append(f"{path.name}: {error}")
-                    permanent = permanent_refusal(error)
-                    if permanent is None:
-                        _defer(settings, path, str(error), now)
-                        report.deferred.append(path)
-                    else:
-                        report.failed.append(_fail(settings, path, permanent, recipients, now))
-                    with suppress(OSError, smtplib.SMTPException):
-                        smtp.rset()
-                    continue
-                except (OSError, smtplib.SMTPException) as error:
-                    # The session broke: this and the remaining messages wait.
-                    report.errors.append(f"{path.name}: {error}")
-                    for rest in due[index:]:
-                        _defer(settings, rest, f"session lost: {error}", now)
-                        report.deferred.append(rest)
-                    break
-                target = _move(settings, path, SENT)
-                _record_accepted(target, now, accepted)
-                report.sent.append(target)
-                log.info("mail %s sent to %s", target.name, ", ".join(recipients))
-        finally:
-            with suppress(OSError, smtplib.SMTPException):
-                smtp.quit()
-            _save_accepted(settings, accepted)
+        _send_due(settings, due, now, report)
     return report
+
+
+def _send_due(settings: Settings, due: list[Path], now: datetime, report: DeliveryReport) -> None:
+    """Send the due messages over up to `smtp_connections` sessions, each recipient's in
+    order (adjudicator.mail.sessions); what no session could send waits for the next run."""
+    sending = _Sending(settings, due, now)
+    try:
+        outcome = send_over_sessions(
+            min(settings.smtp_connections, len(due)),
+            lambda: connect(settings),
+            sending.next,
+            sending.addresses,
+            sending.send,
+            sending.lose,
+        )
+        if not outcome.emptied and not outcome.opened:  # the server cannot be reached
+            sending.unreachable(str(outcome.unreachable))
+        elif not outcome.emptied:  # every session broke: the rest waits
+            for path in sending.left:
+                sending.lose(path, str(outcome.lost))
+    finally:
+        _save_accepted(settings, sending.accepted)
+        sending.tally.into(report)
+
+
+class _Sending:
+    """One delivery run's due files, sent from any of its sessions' threads; what became
+    of each is noted in `tally`, in the order of `due`."""
+
+    def __init__(self, settings: Settings, due: list[Path], now: datetime) -> None:
+        self.settings, self.now = settings, now
+        self.order = {path: index for index, path in enumerate(due)}
+        self.left = iter(due)
+        self.envelopes: dict[Path, tuple[str, list[str]]] = {}
+        self.tally = Tally()
+        self.accepted: dict[str, dict[str, str]] = {}
+        self._accepting = threading.Lock()
+
+    def next(self) -> Path | None:
+        return next(self.left, None)
+
+    def addresses(self, path: Path) -> list[str]:
+        self.envelopes[path] = _envelope(self.settings, path.read_bytes())
+        return self.envelopes[path][1]
+
+    def send(self, smtp: smtplib.SMTP, path: Path) -> None:
+        """Send one message; `SessionLost` when the session broke (the message deferred)."""
+        settings, now, index = self.settings, self.now, self.order[path]
+        data = path.read_bytes()
+        sender, recipients = self.envelopes.pop(path)
+        if _deadline_passed(data, now):
+            target = _move(settings, path, EXPIRED)
+            self.tally.add(index, "expired", target)
+            log.info("mail %s not sent: its deadline has passed", target.name)
+            return
+        try:
+            smtp.sendmail(sender, recipients, _crlf(data))
+        except (
+            smtplib.SMTPRecipientsRefused,
+            smtplib.SMTPSenderRefused,
+            smtplib.SMTPDataError,
+        ) as error:
+            # This message only: the session goes on with the next one.
+            self.tally.add(index, "errors", f"{path.name}: {error}")
+            permanent = permanent_refusal(error)
+            if permanent is None:
+                _defer(settings, path, str(error), now)
+                self.tally.add(index, "deferred", path)
+            else:
+                self.tally.add(index, "failed", _fail(settings, path, permanent, recipients, now))
+            with suppress(OSError, smtplib.SMTPException):
+                smtp.rset()
+            return
+        except (OSError, smtplib.SMTPException) as error:
+            # The session broke: this message and the others it had left wait.
+            self.tally.add(index, "errors", f"{path.name}: {error}")
+            self.lose(path, str(error))
+            raise SessionLost(str(error)) from None
+        target = _move(settings, path, SENT)
+        with self._accepting:
+            _record_accepted(target, now, self.accepted)
+        self.tally.add(index, "sent", target)
+        log.info("mail %s sent to %s", target.name, ", ".join(recipients))
+
+    def lose(self, path: Path, error: str) -> None:
+        """Put off a message of a session that broke."""
+        self.envelopes.pop(path, None)
+        _defer(self.settings, path, f"session lost: {error}", self.now)
+        self.tally.add(self.order[path], "deferred", path)
+
+    def unreachable(self, error: str) -> None:
+        """Put off every message left: no session could be opened."""
+        reason = f"cannot reach {self.settings.smtp_host}:{self.settings.smtp_port}: {error}"
+        self.tally.add(-1, "errors", reason)
+        for path in self.left:
+            _defer(self.settings, path, reason, self.now)
+            self.tally.add(self.order[path], "deferred", path)
 
 
 # -- answers to commands, and messages between players -------------------------------------

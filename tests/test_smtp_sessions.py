@@ -1,0 +1,223 @@
+"""Delivery over several SMTP sessions at once (`smtp_connections`, docs/email.md#the-outbox),
+from the files of the outbox and from its table (PostgreSQL mode), on a real SMTP server:
+several players' mail goes out at the same time, each player's in order on one session; a
+session that breaks puts off its own messages only, and a refusal for good of one player's
+mail leaves the others' alone.
+
+The server's handler answers a message's DATA only once two sessions are in DATA at the
+same time (or, after a while alone, refuses it for now): one session sending the messages
+one after the other has every message put off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+from aiosmtpd.smtp import SMTP as SMTPServer
+from aiosmtpd.smtp import Envelope, Session
+from mailserver import MailServer, free_port, settings_for
+from pgserver import SECRET_KEY
+from test_cluster import secret_key  # noqa: F401 - the fixture: the key of the database's secrets
+from test_outbox_table import database_url  # noqa: F401 - the fixture: a scratch database
+
+from adjudicator.home import database
+from adjudicator.home.settings import Settings
+from adjudicator.mail import outgoing
+
+ALONE_SECONDS = 4.0  # how long a DATA waits for another session's before it is refused
+
+
+@dataclass(frozen=True)
+class Got:
+    session: int  # which SMTP session brought it
+    to: str
+    subject: str
+
+
+class Overlapping:
+    """Takes a message's DATA once two sessions are in DATA at once; refuses for good the
+    recipients in `refused` and drops the connection of a session sending to `dropped`."""
+
+    def __init__(self, refused: tuple[str, ...] = (), dropped: tuple[str, ...] = ()) -> None:
+        self.refused, self.dropped = refused, dropped
+        self.inside = self.most = 0
+        self.got: list[Got] = []
+
+    async def handle_RCPT(
+        self,
+        server: SMTPServer,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        if address.split("@")[0] in self.refused:
+            return "550 5.1.1 mailbox unavailable"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
+        to = envelope.rcpt_tos[0].split("@")[0]
+        if to in self.dropped:
+            assert server.transport is not None
+            server.transport.close()
+            return "421 closing"
+        self.inside += 1
+        self.most = max(self.most, self.inside)
+        try:
+            waited = 0.0
+            while self.most < 2 and waited < ALONE_SECONDS:
+                await asyncio.sleep(0.01)
+                waited += 0.01
+            if self.most < 2:
+                return "451 4.3.0 alone: another session was expected"
+            await asyncio.sleep(random.uniform(0, 0.02))  # sessions finish in any order
+            content = bytes(envelope.original_content or b"").decode()
+            subject = next((line for line in content.splitlines() if "Subject:" in line), "")
+            self.got.append(Got(id(session), to, subject.partition(": ")[2]))
+            return "250 OK"
+        finally:
+            self.inside -= 1
+
+    def subjects_to(self, name: str) -> list[str]:
+        return [g.subject for g in self.got if g.to == name]
+
+    def sessions_of(self, name: str) -> set[int]:
+        return {g.session for g in self.got if g.to == name}
+
+
+def message(name: str, number: int) -> EmailMessage:
+    made = EmailMessage()
+    made["From"] = "pamir@pamir.example"
+    made["To"] = f"{name}@players.example"
+    made["Subject"] = f"{name} {number}"
+    made["X-Pamir-Game"] = "g1"
+    made["X-Pamir-Player"] = name
+    made["X-Pamir-Move"] = str(number)
+    made.set_content(f"move {number}\n")
+    return made
+
+
+Make = Callable[..., Settings]
+
+
+@pytest.fixture(params=["files", "table"])
+def make(request: pytest.FixtureRequest, home: Path) -> Make:
+    """Settings for the outbox's files, or for its table in a scratch database."""
+
+    def made(port: int, **overrides: object) -> Settings:
+        values: dict[str, object] = {"smtp_connections": 4, **overrides}
+        if request.param == "files":
+            return settings_for(home, port, **values)
+        request.getfixturevalue("secret_key")
+        url = request.getfixturevalue("database_url")
+        settings = settings_for(home, port, database_url=url, secret_key=SECRET_KEY, **values)
+        database.upgrade(settings)
+        return settings
+
+    return made
+
+
+def queue_in_turn(settings: Settings, names: list[str], moves: int) -> list[Path]:
+    """Each move's message to each player, in order (move 1 to all, then move 2, ...)."""
+    return [
+        outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+        for number in range(1, moves + 1)
+        for name in names
+    ]
+
+
+def serve(handler: Overlapping) -> MailServer:
+    server = MailServer(free_port())
+    server.controller.handler = handler
+    return server
+
+
+def test_several_players_are_mailed_at_once(make: Make) -> None:
+    handler = Overlapping()
+    server = serve(handler)
+    settings = make(server.port)
+    names = ["alice", "bob", "carol", "dave"]
+    queued = queue_in_turn(settings, names, 1)
+    with server:
+        report = outgoing.deliver(settings)
+    assert handler.most >= 2
+    assert sorted(g.to for g in handler.got) == names
+    assert len({g.session for g in handler.got}) >= 2
+    # The report lists the messages in the order they were queued, whoever sent them first.
+    assert [p.name for p in report.sent] == [p.name for p in queued]
+    assert report.deferred == [] and report.errors == []
+
+
+def test_each_players_mail_keeps_its_order_on_one_session(make: Make) -> None:
+    handler = Overlapping()
+    server = serve(handler)
+    settings = make(server.port)
+    names = ["alice", "bob", "carol"]
+    queue_in_turn(settings, names, 4)
+    with server:
+        report = outgoing.deliver(settings)
+    assert len(report.sent) == 12 and handler.most >= 2
+    for name in names:
+        assert handler.subjects_to(name) == [f"{name} {n}" for n in range(1, 5)]
+        assert len(handler.sessions_of(name)) == 1
+
+
+def test_one_session_lost_puts_off_its_own_messages_only(make: Make) -> None:
+    handler = Overlapping(dropped=("bob",))
+    server = serve(handler)
+    settings = make(server.port)
+    queued = queue_in_turn(settings, ["alice", "bob", "carol"], 2)
+    with server:
+        report = outgoing.deliver(settings)
+    assert handler.subjects_to("alice") == ["alice 1", "alice 2"]
+    assert handler.subjects_to("carol") == ["carol 1", "carol 2"]
+    bobs = [p.name for p in queued if "-bob-" in p.name]
+    assert [p.name for p in report.deferred] == bobs  # the second one after the first
+    assert [p.name for p in report.sent] == [p.name for p in queued if "-bob-" not in p.name]
+    pending = outgoing.messages_in(settings, outgoing.PENDING)
+    assert [p.name for p in pending] == bobs
+    if settings.database_url is None:
+        for path in pending:
+            assert outgoing.retry_info(path)["last_error"].startswith("session lost: ")
+
+
+def test_a_refusal_for_good_leaves_the_others_mail_alone(make: Make) -> None:
+    handler = Overlapping(refused=("bob",))
+    server = serve(handler)
+    settings = make(server.port)
+    queued = queue_in_turn(settings, ["alice", "bob", "carol"], 2)
+    with server:
+        report = outgoing.deliver(settings)
+    assert handler.subjects_to("alice") == ["alice 1", "alice 2"]
+    assert handler.subjects_to("carol") == ["carol 1", "carol 2"]
+    assert [p.name for p in report.failed] == [p.name for p in queued if "-bob-" in p.name]
+    assert [p.name for p in report.sent] == [p.name for p in queued if "-bob-" not in p.name]
+    assert len(report.errors) == 2 and all("550" in e for e in report.errors)
+    assert outgoing.messages_in(settings, outgoing.PENDING) == []
+
+
+def test_one_session_sends_in_the_order_queued(make: Make) -> None:
+    """`smtp_connections = 1`: the messages one after the other, in the order queued."""
+    server = MailServer(free_port())
+    settings = make(server.port, smtp_connections=1)
+    queued = queue_in_turn(settings, ["alice", "bob"], 2)
+    with server:
+        report = outgoing.deliver(settings)
+    assert [str(m["Subject"]) for m in server.messages] == ["alice 1", "bob 1", "alice 2", "bob 2"]
+    assert [p.name for p in report.sent] == [p.name for p in queued]
+
+
+def test_an_unreachable_server_puts_off_every_message(make: Make) -> None:
+    settings = make(free_port())  # nothing listens there
+    queued = queue_in_turn(settings, ["alice", "bob", "carol"], 1)
+    report = outgoing.deliver(settings)
+    assert [p.name for p in report.deferred] == [p.name for p in queued]
+    assert len(report.errors) == 1 and report.errors[0].startswith("cannot reach 127.0.0.1:")
+    assert report.sent == []

@@ -5,12 +5,15 @@ the index had it made from its messages. A real SMTP server takes what is sent."
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 from mailserver import mail_server, settings_for
 
+from adjudicator.home.faults import FAULT_EXIT
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outgoing
 
@@ -110,3 +113,77 @@ def test_a_key_that_could_not_be_a_file_name_is_refused(home: Path) -> None:
         with pytest.raises(ValueError, match="not a message key"):
             outgoing.queued(settings, key)
     assert files(settings) == []
+
+
+# -- several messages queued at once (queue_many) ------------------------------------------
+
+
+def test_several_messages_queued_at_once_are_each_queued_once_in_order(home: Path) -> None:
+    settings = settings_for(home, None)
+    kept = outgoing.queue(settings, message("earlier"), "kabul-0001-bob-report-abc")
+    keys = [f"kabul-0001-{name}-report-abc" for name in ("carol", "bob", "alice", "dave")]
+    paths = outgoing.queue_many(
+        settings,
+        [
+            (message("to carol"), keys[0]),
+            (message("to bob again").as_bytes(), keys[1]),  # queued before: kept
+            (message("to alice"), keys[2]),
+            (message("to carol again"), keys[0]),  # earlier in the batch: kept
+            (message("to dave").as_bytes(), keys[3]),
+        ],
+    )
+    assert paths[1] == kept and paths[3] == paths[0]
+    assert [outgoing.queued(settings, key) for key in keys] == [paths[0], kept, paths[2], paths[4]]
+    # Pending in the order given (names sort by their time), and one file per key.
+    pending = outgoing.messages_in(settings, outgoing.PENDING)
+    assert pending == [kept, paths[0], paths[2], paths[4]]
+    assert [p.read_bytes().count(b"again") for p in pending] == [0, 0, 0, 0]
+    assert len(files(settings)) == 4
+    assert not list(settings.outbox_dir.rglob(".*.tmp"))
+    assert outgoing.queue_many(settings, [(message("x"), keys[2])]) == [paths[2]]
+    assert outgoing.queue_many(settings, []) == []
+
+
+def test_a_batch_crashed_after_its_links_is_queued_whole_by_the_next_run(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fault point `key-linked` in queue_many: every key is linked, no message written;
+    none counts as queued, and the next run queues each one once."""
+    settings = settings_for(home, None)
+    keys = [f"kabul-0002-{name}-report-def" for name in ("alice", "bob", "carol")]
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from email.message import EmailMessage\n"
+        "from adjudicator.home.settings import Settings\n"
+        "from adjudicator.mail import outgoing\n"
+        "m = EmailMessage(); m['To'] = 'a@example.org'; m.set_content('x')\n"
+        "outgoing.queue_many(Settings(home=Path(sys.argv[1])),"
+        " [(m, k) for k in sys.argv[2:]])\n"
+    )
+    monkeypatch.setenv("PAMIR_FAULT", "key-linked")
+    crashed = subprocess.run(
+        [sys.executable, "-c", script, str(home), *keys], capture_output=True, check=False
+    )
+    assert crashed.returncode == FAULT_EXIT, crashed.stderr.decode()
+    monkeypatch.delenv("PAMIR_FAULT")
+    links = settings.outbox_dir / outgoing.KEYS
+    assert sorted(p.name for p in links.iterdir()) == keys
+    assert files(settings) == []
+    assert [outgoing.queued(settings, key) for key in keys] == [None, None, None]
+    paths = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    assert files(settings) == sorted(paths)
+    assert [outgoing.queued(settings, key) for key in keys] == paths
+
+
+def test_a_batch_cut_short_among_its_messages_keeps_those_written(home: Path) -> None:
+    """A crash while the messages are being renamed into place: the keys whose message is
+    there are queued, the others are queued by the next run, none twice."""
+    settings = settings_for(home, None)
+    keys = [f"kabul-0003-{name}-report-abc" for name in ("alice", "bob", "carol")]
+    first = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    for path in first[1:]:
+        path.unlink()  # as if the crash came before these two were renamed
+    again = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    assert again[0] == first[0] and again[1:] != first[1:]
+    assert files(settings) == sorted(again)

@@ -287,3 +287,29 @@ def test_a_node_killed_while_it_holds_a_claim_leaves_the_message_to_another(
         assert numbers(good) == Counter({"message 1": 1})
         assert outgoing.deliver(settings).sent == []
     assert rows(database_url) == [(key, "sent", 0, None)]
+
+
+def test_several_messages_queued_at_once_in_the_table(home: Path, database_url: str) -> None:
+    with mail_server() as server:
+        settings = clustered(home, server.port, database_url)
+        kept = outgoing.queue(settings, message(1, "bob"), "g1-0001-bob-report-abc")
+        paths = outgoing.queue_many(
+            settings,
+            [
+                (message(1, "carol"), "g1-0001-carol-report-abc"),
+                (message(2, "bob").as_bytes(), "g1-0001-bob-report-abc"),  # queued before
+                (message(1, "alice"), "g1-0001-alice-report-abc"),
+                (message(3, "carol"), "g1-0001-carol-report-abc"),  # earlier in the batch
+            ],
+        )
+        assert paths[1] == kept and paths[3] == paths[0]
+        assert [k for k, *_ in rows(database_url)] == [
+            "g1-0001-bob-report-abc",
+            "g1-0001-carol-report-abc",
+            "g1-0001-alice-report-abc",
+        ]
+        assert outgoing.messages_in(settings, outgoing.PENDING) == [kept, paths[0], paths[2]]
+        assert len(outgoing.deliver(settings).sent) == 3
+        assert sorted(numbers(server).elements()) == ["message 1"] * 3
+        sent = outgoing.queue_many(settings, [(message(9), "g1-0001-alice-report-abc")])
+        assert sent == [settings.outbox_dir / outgoing.SENT / paths[2].name]

@@ -37,6 +37,7 @@ import os
 import secrets
 import smtplib
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -98,6 +99,40 @@ def queue(
     found = queued(settings, key)
     assert found is not None  # the conflicting row; rows are never deleted
     return found
+
+
+def queue_many(
+    settings: Settings, messages: Sequence[tuple[EmailMessage | bytes, str]]
+) -> list[Path]:
+    """Insert the messages as pending rows in one statement (a key already in the table, or
+    earlier in `messages`, keeps its first message); return their paths in order."""
+    stamp = datetime.now(UTC)
+    rows: dict[str, tuple[str, str, str, str, bytes]] = {}
+    for message, key in messages:
+        if key not in rows:  # names a microsecond apart keep the order given
+            at = stamp + timedelta(microseconds=len(rows))
+            headers = (
+                message if isinstance(message, EmailMessage) else outgoing.header_block(message)
+            )
+            game = str(headers.get("X-Pamir-Game", "pamir"))
+            player = str(headers.get("X-Pamir-Player", "someone"))
+            name = f"{at.strftime('%Y%m%dT%H%M%S%f')}-{key}.eml"
+            rows[key] = (key, name, game, player, outgoing._bytes(message))
+    if not rows:
+        return []
+    with database.connection(settings) as connection:
+        connection.execute(
+            "INSERT INTO pamir_outbox (message_key, name, game_id, player, message) VALUES "
+            + ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+            + " ON CONFLICT (message_key) DO NOTHING",
+            [value for row in rows.values() for value in row],
+        )
+        found = connection.execute(
+            "SELECT message_key, state, name FROM pamir_outbox WHERE message_key = ANY(%s)",
+            (list(rows),),
+        ).fetchall()
+    paths = {str(key): _path(settings, str(state), str(name)) for key, state, name in found}
+    return [paths[key] for _, key in messages]
 
 
 def queued(settings: Settings, key: str) -> Path | None:

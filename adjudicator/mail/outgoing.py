@@ -35,6 +35,7 @@ import ssl
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -427,6 +428,70 @@ def queue(
         fault("key-linked")
         write_atomically(path, data)
         return path
+
+
+def queue_many(
+    settings: Settings, messages: Sequence[tuple[EmailMessage | bytes, str]]
+) -> list[Path]:
+    """Queue several messages, each with its key, as `queue` would one after the other (a
+    key already in the outbox, or earlier in `messages`, keeps its first message); return
+    their paths in order. The queue lock is taken once and the waits for the disk are
+    shared, with `queue`'s guarantees: every new key's link is flushed before any of the
+    messages is renamed into place (a crash in between leaves links to no file, which
+    count as not queued: the next run queues them), each message is flushed before its
+    rename, and their folder after; none is told queued before all are."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.queue_many(settings, messages)
+    made = [(_key_name(key), _bytes(message)) for message, key in messages]
+    with _queue_lock(settings):
+        keys = _key_index(settings)
+        stamp = datetime.now(UTC)
+        paths: dict[str, Path] = {}
+        new: list[tuple[str, Path, bytes]] = []
+        for key, data in made:
+            found = paths.get(key) or queued(settings, key)
+            if found is None:  # names a microsecond apart keep the order given
+                at = stamp + timedelta(microseconds=len(new))
+                found = outbox(settings, PENDING) / f"{at.strftime('%Y%m%dT%H%M%S%f')}-{key}.eml"
+                new.append((key, found, data))
+            paths[key] = found
+        if new:
+            _write_linked(keys, new)
+    return [paths[key] for key, _ in made]
+
+
+def _bytes(message: EmailMessage | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.as_bytes()
+
+
+FLUSHING_THREADS = 4  # fsync waits with the GIL released: a few files flushed at once
+
+
+def _write_linked(keys: Path, new: list[tuple[str, Path, bytes]]) -> None:
+    """Write each (key, path, data): the messages to temporary files and the keys' links,
+    all flushed at once (the links' folder and the files, from a few threads); then the
+    messages renamed into place, and their folder flushed."""
+    temps = [path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp") for _, path, _ in new]
+    try:
+        for temp, (_, _, data) in zip(temps, new, strict=True):
+            temp.write_bytes(data)
+        for key, path, _ in new:
+            link = keys / f".{secrets.token_hex(6)}.tmp"
+            os.symlink(path.name, link)
+            os.replace(link, keys / key)
+        with ThreadPoolExecutor(min(FLUSHING_THREADS, len(temps) + 1)) as flushing:
+            list(flushing.map(fsync_path, [keys, *temps]))
+        fault("key-linked")
+        for temp, (_, path, _) in zip(temps, new, strict=True):
+            os.replace(temp, path)
+    finally:
+        for temp in temps:
+            with suppress(FileNotFoundError):
+                temp.unlink()
+    for folder in {path.parent for _, path, _ in new}:
+        fsync_path(folder)
 
 
 # -- threads -------------------------------------------------------------------------------
@@ -955,6 +1020,8 @@ def notify(
     for result in results:
         reports = _Reports(settings, repo, result, rasterize)
         with _threads(settings, reports.game.id) as threads:
+            batch: list[tuple[EmailMessage | bytes, str]] = []
+            slots: list[int] = []  # where each of the batch goes among the files returned
             for entry in reports.game.players:
                 key = entry.name.lower()
                 name = reports.key(key)
@@ -966,9 +1033,14 @@ def notify(
                     continue
                 mail = reports.plan(entry, threads.get(key, {}))
                 made = _PREPARED.take(mail, settings, rasterize)
-                message, data = made if made is not None else (reports.message(mail), None)
-                written.append(queue(settings, message, name, data=data))
+                message = made[1] if made is not None else reports.message(mail)
+                slots.append(len(written) + len(batch))
+                batch.append((message, name))
                 threads[key] = {"root": mail.thread_root, "last": mail.message_id}
+            # Queued together, before the threads are saved (a crash before leaves them as
+            # they were, so the messages are made again the same).
+            for slot, path in zip(slots, queue_many(settings, batch), strict=True):
+                written.insert(slot, path)
     if deliver_now and written:
         deliver(settings)
     return written
@@ -1816,6 +1888,8 @@ def notify_players(
     number = snap.adjudicated if number is None else number
     written: list[Path] = []
     with _threads(settings, snap.game.id) as threads:
+        batch: list[tuple[EmailMessage, str]] = []
+        slots: list[int] = []  # where each of the batch goes among the files returned
         for name in players:
             entry = snap.game.player(name)
             key = message_key(snap.game.id, number, entry.name, kind, ref)
@@ -1837,6 +1911,9 @@ def notify_players(
                 message_id=own,
                 to=entry.email,
             )
-            written.append(queue(settings, message, key))
+            slots.append(len(written) + len(batch))
+            batch.append((message, key))
             threads[entry.name.lower()] = {"root": root, "last": own}
+        for slot, path in zip(slots, queue_many(settings, batch), strict=True):
+            written.insert(slot, path)
     return written

@@ -22,7 +22,7 @@ import pytest
 from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import Envelope, Session
 from mailserver import MailServer, free_port, settings_for
-from pgserver import SECRET_KEY
+from pgserver import SECRET_KEY, wait_for
 from test_cluster import secret_key  # noqa: F401 - the fixture: the key of the database's secrets
 from test_outbox_table import database_url  # noqa: F401 - the fixture: a scratch database
 
@@ -221,3 +221,50 @@ def test_an_unreachable_server_puts_off_every_message(make: Make) -> None:
     assert [p.name for p in report.deferred] == [p.name for p in queued]
     assert len(report.errors) == 1 and report.errors[0].startswith("cannot reach 127.0.0.1:")
     assert report.sent == []
+
+
+class OneAtATime(SMTPServer):
+    """An SMTP server that takes one connection at a time: another one is told `421 too
+    many connections` at once (as servers limiting their clients' connections do)."""
+
+    active = refused = 0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        OneAtATime.active += 1
+        if OneAtATime.active > 1:
+            OneAtATime.refused += 1
+            assert isinstance(transport, asyncio.WriteTransport)
+            transport.write(b"421 4.7.0 too many connections\r\n")  # before the greeting
+            transport.close()
+
+    def connection_lost(self, error: Exception | None) -> None:
+        OneAtATime.active -= 1
+        super().connection_lost(error)
+
+
+class Slow:
+    def __init__(self, server: MailServer) -> None:
+        self.recorder = server.recorder
+
+    async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
+        await asyncio.sleep(0.3)  # the other sessions try to connect meanwhile
+        return await self.recorder.handle_DATA(server, session, envelope)
+
+
+def test_sessions_the_server_turns_away_leave_their_mail_to_the_others(make: Make) -> None:
+    server = MailServer(free_port())
+    server.controller.handler = Slow(server)
+    server.controller.factory = lambda: OneAtATime(  # type: ignore[method-assign]
+        server.controller.handler, **server.controller.SMTP_kwargs
+    )
+    settings = make(server.port)
+    queued = queue_in_turn(settings, ["alice", "bob", "carol"], 1)
+    with server:
+        wait_for(lambda: OneAtATime.active == 0, 5, "the controller's own test connection")
+        OneAtATime.refused = 0
+        report = outgoing.deliver(settings)
+    assert OneAtATime.refused >= 1
+    assert [p.name for p in report.sent] == [p.name for p in queued]
+    assert report.deferred == [] and report.errors == []
+    assert sorted(str(m["Subject"]) for m in server.messages) == ["alice 1", "bob 1", "carol 1"]

@@ -80,7 +80,8 @@ class Overlapping:
             await asyncio.sleep(random.uniform(0, 0.02))  # sessions finish in any order
             content = bytes(envelope.original_content or b"").decode()
             subject = next((line for line in content.splitlines() if "Subject:" in line), "")
-            self.got.append(Got(id(session), to, subject.partition(": ")[2]))
+            for address in envelope.rcpt_tos:
+                self.got.append(Got(id(session), address.split("@")[0], subject.partition(": ")[2]))
             return "250 OK"
         finally:
             self.inside -= 1
@@ -268,3 +269,23 @@ def test_sessions_the_server_turns_away_leave_their_mail_to_the_others(make: Mak
     assert [p.name for p in report.sent] == [p.name for p in queued]
     assert report.deferred == [] and report.errors == []
     assert sorted(str(m["Subject"]) for m in server.messages) == ["alice 1", "bob 1", "carol 1"]
+
+
+def test_a_message_to_two_players_keeps_its_place_in_both_their_orders(make: Make) -> None:
+    handler = Overlapping()
+    server = serve(handler)
+    settings = make(server.port)
+    both = message("alice", 2)
+    both.replace_header("To", "alice@players.example, bob@players.example")
+    both.replace_header("Subject", "both 2")
+    queue_in_turn(settings, ["alice", "bob", "carol"], 1)
+    outgoing.queue(settings, both, "g1-0002-both-report-x")
+    for number in (3, 4):
+        for name in ("alice", "bob", "carol"):
+            outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+    with server:
+        report = outgoing.deliver(settings)
+    assert len(report.sent) == 10 and handler.most >= 2
+    assert handler.subjects_to("alice") == ["alice 1", "both 2", "alice 3", "alice 4"]
+    assert handler.subjects_to("bob") == ["bob 1", "both 2", "bob 3", "bob 4"]
+    assert handler.subjects_to("carol") == ["carol 1", "carol 3", "carol 4"]

@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import Envelope, Session
-from mailserver import MailServer, free_port, settings_for
+from mailserver import Authenticator, MailServer, free_port, settings_for
 from pgserver import SECRET_KEY, wait_for
 from test_cluster import secret_key  # noqa: F401 - the fixture: the key of the database's secrets
 from test_outbox_table import database_url  # noqa: F401 - the fixture: a scratch database
 
 from adjudicator.home import database
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox_table, outgoing
 
 ALONE_SECONDS = 4.0  # how long a DATA waits for another session's before it is refused
 
@@ -334,3 +334,29 @@ def test_a_message_to_two_players_keeps_its_place_in_both_their_orders(make: Mak
     assert handler.subjects_to("alice") == ["alice 1", "both 2", "alice 3", "alice 4"]
     assert handler.subjects_to("bob") == ["bob 1", "both 2", "bob 3", "bob 4"]
     assert handler.subjects_to("carol") == ["carol 1", "carol 3", "carol 4"]
+
+
+@pytest.mark.parametrize("connections", [1, 4])
+def test_an_error_opening_a_session_is_raised_as_with_one(make: Make, connections: int) -> None:
+    """Opening a session fails with an error other than the network's or SMTP's (smtplib
+    cannot send a password that is not ASCII): it is raised, whatever the number of
+    sessions, and the messages stay as they were, not put off as if the server could not
+    be reached."""
+    password = "sécret"
+    server = MailServer(
+        free_port(), authenticator=Authenticator("pamir", password), auth_require_tls=False
+    )
+    settings = make(
+        server.port, smtp_connections=connections, smtp_user="pamir", smtp_password=password
+    )
+    queued = queue_in_turn(settings, ["alice", "bob"], 1)
+    with server, pytest.raises(UnicodeEncodeError):
+        outgoing.deliver(settings)
+    assert server.messages == []
+    assert [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)] == [
+        p.name for p in queued
+    ]
+    if settings.database_url is None:  # no attempt counted, no wait before the next
+        assert all(outgoing.retry_info(p) == {} for p in queued)
+    else:
+        assert outbox_table.retries(settings) == []

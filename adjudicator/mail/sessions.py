@@ -100,6 +100,12 @@ class _Run(Generic[T]):
             if opened:  # another session sends what this one would have
                 log.warning("one more SMTP session could not be opened: %s", error)
             return
+        except BaseException as error:  # a pool thread's own would go unseen: the caller's
+            with self.changed:
+                self.stopped = True
+                self.failures.append(error)
+                self.changed.notify_all()
+            return
         session: _Session[T] = _Session()
         with self.changed:
             self.opened += 1

@@ -360,3 +360,33 @@ def test_an_error_opening_a_session_is_raised_as_with_one(make: Make, connection
         assert all(outgoing.retry_info(p) == {} for p in queued)
     else:
         assert outbox_table.retries(settings) == []
+
+
+def test_a_message_put_off_with_a_lost_session_holds_back_its_other_recipients(
+    make: Make,
+) -> None:
+    """Bob's session broke: a later message to Alice and Bob is put off with Bob's, and
+    then so is Alice's next one, which must not reach her before the one put off."""
+    handler = Overlapping(dropped=("bob",))
+    server = serve(handler)
+    settings = make(server.port)
+    outgoing.queue(settings, message("bob", 1), "g1-0001-bob-report-x")
+    for number in range(1, 5):  # the others' mail, sent while Bob's session breaks
+        for name in ("carol", "dave"):
+            outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+    both = message("alice", 5)
+    both.replace_header("To", "alice@players.example, bob@players.example")
+    both.replace_header("Subject", "both 5")
+    outgoing.queue(settings, both, "g1-0005-both-report-x")
+    outgoing.queue(settings, message("alice", 6), "g1-0006-alice-report-x")
+    with server:
+        report = outgoing.deliver(settings)
+    assert handler.subjects_to("carol") == [f"carol {n}" for n in range(1, 5)]
+    assert handler.subjects_to("alice") == []  # not "alice 6" before "both 5"
+    waiting = [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)]
+    assert [name.partition("-")[2] for name in waiting] == [
+        "g1-0001-bob-report-x.eml",
+        "g1-0005-both-report-x.eml",
+        "g1-0006-alice-report-x.eml",
+    ]
+    assert [p.name for p in report.deferred] == waiting

@@ -313,3 +313,40 @@ def test_several_messages_queued_at_once_in_the_table(home: Path, database_url: 
         assert sorted(numbers(server).elements()) == ["message 1"] * 3
         sent = outgoing.queue_many(settings, [(message(9), "g1-0001-alice-report-abc")])
         assert sent == [settings.outbox_dir / outgoing.SENT / paths[2].name]
+
+
+class Paced:
+    """Answers each message's DATA after the seconds `pace` gives its subject (0 if none),
+    and keeps what it accepted (the server's recorder)."""
+
+    def __init__(self, server: MailServer, pace: dict[str, float]) -> None:
+        self.recorder, self.pace = server.recorder, pace
+
+    async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
+        subject = outgoing.header_block(envelope.original_content or b"").get("Subject", "")
+        await asyncio.sleep(self.pace.get(str(subject), 0.0))
+        return await self.recorder.handle_DATA(server, session, envelope)
+
+
+def test_a_row_whose_lease_ran_out_behind_its_recipients_mail_is_sent_once(
+    home: Path,
+    database_url: str,
+    secret_key: None,  # noqa: F811 - the fixture
+) -> None:
+    """Alice's third message waits behind her first two (3 s each, within the 4 s lease)
+    and its lease runs out meanwhile. The session sending Bob's mail runs out of it then
+    and asks for more: the run must not claim the row it holds already a second time,
+    which would put the same message behind the first and send it twice."""
+    server = MailServer(free_port())
+    pace = {"message 1": 3.0, "message 2": 3.0, "message 11": 3.0, "message 12": 2.6}
+    server.controller.handler = Paced(server, pace)
+    settings = clustered(home, server.port, database_url, outbox_lease_seconds=4)
+    for number in (1, 2, 3):
+        outgoing.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
+    for number in (11, 12):
+        outgoing.queue(settings, message(number, "bob"), f"g1-{number:04d}-bob-report-x")
+    with server:
+        report = outgoing.deliver(settings)
+    subjects = Counter(str(m["Subject"]) for m in server.messages)
+    assert subjects == Counter(f"message {n}" for n in (1, 2, 3, 11, 12))
+    assert len(report.sent) == 5

@@ -12,6 +12,7 @@ one after the other has every message put off.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,14 +22,14 @@ from pathlib import Path
 import pytest
 from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import Envelope, Session
-from mailserver import MailServer, free_port, settings_for
+from mailserver import Authenticator, MailServer, free_port, settings_for
 from pgserver import SECRET_KEY, wait_for
 from test_cluster import secret_key  # noqa: F401 - the fixture: the key of the database's secrets
 from test_outbox_table import database_url  # noqa: F401 - the fixture: a scratch database
 
 from adjudicator.home import database
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox_table, outgoing
 
 ALONE_SECONDS = 4.0  # how long a DATA waits for another session's before it is refused
 
@@ -38,6 +39,8 @@ class Got:
     session: int  # which SMTP session brought it
     to: str
     subject: str
+    began: int  # when its DATA began and was answered, counted in DATA events
+    answered: int
 
 
 class Overlapping:
@@ -47,6 +50,7 @@ class Overlapping:
     def __init__(self, refused: tuple[str, ...] = (), dropped: tuple[str, ...] = ()) -> None:
         self.refused, self.dropped = refused, dropped
         self.inside = self.most = 0
+        self.events = 0  # DATA commands begun and answered, counted together
         self.got: list[Got] = []
 
     async def handle_RCPT(
@@ -70,6 +74,8 @@ class Overlapping:
             return "421 closing"
         self.inside += 1
         self.most = max(self.most, self.inside)
+        began = self.events
+        self.events += 1
         try:
             waited = 0.0
             while self.most < 2 and waited < ALONE_SECONDS:
@@ -80,8 +86,11 @@ class Overlapping:
             await asyncio.sleep(random.uniform(0, 0.02))  # sessions finish in any order
             content = bytes(envelope.original_content or b"").decode()
             subject = next((line for line in content.splitlines() if "Subject:" in line), "")
+            answered = self.events
+            self.events += 1
             for address in envelope.rcpt_tos:
-                self.got.append(Got(id(session), address.split("@")[0], subject.partition(": ")[2]))
+                to, title = address.split("@")[0], subject.partition(": ")[2]
+                self.got.append(Got(id(session), to, title, began, answered))
             return "250 OK"
         finally:
             self.inside -= 1
@@ -91,6 +100,12 @@ class Overlapping:
 
     def sessions_of(self, name: str) -> set[int]:
         return {g.session for g in self.got if g.to == name}
+
+    def one_at_a_time(self, name: str) -> bool:
+        """Whether each message to `name` was answered before the next one's DATA began
+        (on whichever session): never two of them on their way at once."""
+        mine = [g for g in self.got if g.to == name]
+        return all(a.answered < b.began for a, b in itertools.pairwise(mine))
 
 
 def message(name: str, number: int) -> EmailMessage:
@@ -167,7 +182,24 @@ def test_each_players_mail_keeps_its_order_on_one_session(make: Make) -> None:
     assert len(report.sent) == 12 and handler.most >= 2
     for name in names:
         assert handler.subjects_to(name) == [f"{name} {n}" for n in range(1, 5)]
-        assert len(handler.sessions_of(name)) == 1
+        assert handler.one_at_a_time(name)
+
+
+def test_a_player_with_no_mail_left_on_a_session_may_go_on_another(make: Make) -> None:
+    """An address is a session's only while it has mail for it: with fewer sessions than
+    players (or sessions opened late) a player's next message often goes on another
+    session, once the one before was answered, and their order is kept all the same."""
+    handler = Overlapping()
+    server = serve(handler)
+    settings = make(server.port, smtp_connections=2)
+    names = ["alice", "bob", "carol"]
+    queue_in_turn(settings, names, 4)
+    with server:
+        report = outgoing.deliver(settings)
+    assert len(report.sent) == 12
+    for name in names:
+        assert handler.subjects_to(name) == [f"{name} {n}" for n in range(1, 5)]
+        assert handler.one_at_a_time(name)
 
 
 def test_one_session_lost_puts_off_its_own_messages_only(make: Make) -> None:
@@ -302,3 +334,59 @@ def test_a_message_to_two_players_keeps_its_place_in_both_their_orders(make: Mak
     assert handler.subjects_to("alice") == ["alice 1", "both 2", "alice 3", "alice 4"]
     assert handler.subjects_to("bob") == ["bob 1", "both 2", "bob 3", "bob 4"]
     assert handler.subjects_to("carol") == ["carol 1", "carol 3", "carol 4"]
+
+
+@pytest.mark.parametrize("connections", [1, 4])
+def test_an_error_opening_a_session_is_raised_as_with_one(make: Make, connections: int) -> None:
+    """Opening a session fails with an error other than the network's or SMTP's (smtplib
+    cannot send a password that is not ASCII): it is raised, whatever the number of
+    sessions, and the messages stay as they were, not put off as if the server could not
+    be reached."""
+    password = "sécret"
+    server = MailServer(
+        free_port(), authenticator=Authenticator("pamir", password), auth_require_tls=False
+    )
+    settings = make(
+        server.port, smtp_connections=connections, smtp_user="pamir", smtp_password=password
+    )
+    queued = queue_in_turn(settings, ["alice", "bob"], 1)
+    with server, pytest.raises(UnicodeEncodeError):
+        outgoing.deliver(settings)
+    assert server.messages == []
+    assert [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)] == [
+        p.name for p in queued
+    ]
+    if settings.database_url is None:  # no attempt counted, no wait before the next
+        assert all(outgoing.retry_info(p) == {} for p in queued)
+    else:
+        assert outbox_table.retries(settings) == []
+
+
+def test_a_message_put_off_with_a_lost_session_holds_back_its_other_recipients(
+    make: Make,
+) -> None:
+    """Bob's session broke: a later message to Alice and Bob is put off with Bob's, and
+    then so is Alice's next one, which must not reach her before the one put off."""
+    handler = Overlapping(dropped=("bob",))
+    server = serve(handler)
+    settings = make(server.port)
+    outgoing.queue(settings, message("bob", 1), "g1-0001-bob-report-x")
+    for number in range(1, 5):  # the others' mail, sent while Bob's session breaks
+        for name in ("carol", "dave"):
+            outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+    both = message("alice", 5)
+    both.replace_header("To", "alice@players.example, bob@players.example")
+    both.replace_header("Subject", "both 5")
+    outgoing.queue(settings, both, "g1-0005-both-report-x")
+    outgoing.queue(settings, message("alice", 6), "g1-0006-alice-report-x")
+    with server:
+        report = outgoing.deliver(settings)
+    assert handler.subjects_to("carol") == [f"carol {n}" for n in range(1, 5)]
+    assert handler.subjects_to("alice") == []  # not "alice 6" before "both 5"
+    waiting = [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)]
+    assert [name.partition("-")[2] for name in waiting] == [
+        "g1-0001-bob-report-x.eml",
+        "g1-0005-both-report-x.eml",
+        "g1-0006-alice-report-x.eml",
+    ]
+    assert [p.name for p in report.deferred] == waiting

@@ -20,8 +20,10 @@ import configparser
 import logging
 import os
 import re
+import signal
 import subprocess
 from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -258,6 +260,7 @@ def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            start_new_session=True,  # its transport (ssh, git-remote-http) killed with it
         )
     except OSError as error:
         log.info("cannot start git push in %s: %s", repo.path, error)
@@ -272,7 +275,10 @@ def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool
         try:
             _, stderr = process.communicate(timeout=GIT_TIMEOUT)
         except subprocess.TimeoutExpired:
-            process.kill()
+            # The whole group: a transport child left running keeps the pipes open, and
+            # `communicate` would wait for it as long as the forge holds its connection.
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             _, stderr = process.communicate()
             log.info("push timed out in %s", repo.path)
             return False

@@ -235,9 +235,13 @@ def is_pending(settings: Settings, prefix: str) -> bool:
 
 # -- delivering ----------------------------------------------------------------------------
 
+# A row whose lease ran out is anyone's again, except this run's own: the run still has it
+# in hand (waiting behind its recipient's earlier mail), and claiming it a second time
+# would send it twice.
 _DUE = (
     "state = 'pending' AND (%(force)s OR next_attempt IS NULL OR next_attempt <= %(now)s)"
     " AND (claimed_until IS NULL OR claimed_until < now())"
+    " AND claimed_by IS DISTINCT FROM %(owner)s"
 )
 
 

@@ -12,8 +12,9 @@ session holds is sent by whichever session asks first.
 the run's lock: the file outbox's due messages, or the table's claims). `send` sends one on
 a session and records what became of it (sent, refused for now or for good, expired); it
 raises `SessionLost` when the session broke, having deferred that message. A broken
-session's remaining messages, and any later message to the addresses it held, go to
-`lose` (deferred); the other sessions go on. What is left in `source` when no session
+session's remaining messages, and any later message to the addresses it held (all the
+addresses of every message deferred with it), go to `lose` (deferred); the other
+sessions go on. What is left in `source` when no session
 could be opened, or when every one broke, is the caller's to defer, as before.
 
 Sessions run in threads: smtplib waits on its socket with the GIL released. With one
@@ -100,6 +101,12 @@ class _Run(Generic[T]):
             if opened:  # another session sends what this one would have
                 log.warning("one more SMTP session could not be opened: %s", error)
             return
+        except BaseException as error:  # a pool thread's own would go unseen: the caller's
+            with self.changed:
+                self.stopped = True
+                self.failures.append(error)
+                self.changed.notify_all()
+            return
         session: _Session[T] = _Session()
         with self.changed:
             self.opened += 1
@@ -160,6 +167,10 @@ class _Run(Generic[T]):
                         return message
                     holder.waiting.append(message)
                     continue
+                # Put off with the broken session's mail: its other recipients' later
+                # messages must wait too, or they would arrive before this one.
+                holder.addresses.update(addresses)
+                self.holders.update(dict.fromkeys(addresses, holder))
                 reason = holder.lost
             self._lose(message, reason)
 

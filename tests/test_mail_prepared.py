@@ -1,5 +1,5 @@
 """Report mails composed while the forge takes the push of their commits
-(`remote.update(..., while_pushing=...)` with `ledger.preparing`, `outgoing.prepare`): the
+(`remote.update(..., while_pushing=...)` with `outgoing.prepare`, `ledger.forge_update`): the
 push and the composing overlap, and `notify` queues a prepared message as it was made
 only when it would make the very same one."""
 
@@ -21,7 +21,7 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import outgoing
 
 
 def read(path: Path) -> EmailMessage:
@@ -51,7 +51,7 @@ def prepared_bytes(commit: str) -> dict[str, bytes]:
     """The prepared messages of a commit, by player (read from the module's own keeping:
     nothing else can tell a prepared message from one composed again)."""
     kept = outgoing._PREPARED._kept
-    return {mail.player: made[3] for mail, made in kept.items() if mail.commit == commit}
+    return {mail.player: made[2] for mail, made in kept.items() if mail.commit == commit}
 
 
 def test_a_prepared_report_is_queued_byte_for_byte(settings: Settings) -> None:
@@ -147,7 +147,7 @@ def test_the_mails_are_composed_while_the_forge_takes_the_push(
 
     def compose(results: Sequence[Adjudication]) -> int:
         seen.extend((r.number, head(origin)) for r in results)  # the forge has not got it
-        made = ledger.preparing(settings, repo)(results)
+        made = outgoing.prepare(settings, repo, results)
         signal.touch()
         return made
 

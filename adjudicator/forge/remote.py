@@ -267,25 +267,31 @@ def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool
         return False
     try:
         if meanwhile is not None:
-            try:
-                meanwhile()
-            except Exception:
-                log.exception("work done during the push of %s failed", repo.path.name)
-    finally:
-        try:
-            _, stderr = process.communicate(timeout=GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            # The whole group: a transport child left running keeps the pipes open, and
-            # `communicate` would wait for it as long as the forge holds its connection.
-            with suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            _, stderr = process.communicate()
-            log.info("push timed out in %s", repo.path)
-            return False
+            meanwhile()
+    except Exception:
+        log.exception("work done during the push of %s failed", repo.path.name)
+    except BaseException:  # interrupted: the push is not left running behind
+        _stop(process)
+        raise
+    try:
+        _, stderr = process.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        log.info("push timed out in %s", repo.path)
+        return False
     if process.returncode != 0:
         log.info("push refused in %s: %s", repo.path, stderr.decode("utf-8", "replace"))
         return False
     return True
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill a push and wait for it. The whole group: a transport child (ssh,
+    git-remote-http) left running keeps the pipes open, and `communicate` would wait for
+    it as long as the forge holds its connection."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
 
 
 def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:

@@ -302,7 +302,7 @@ def push_to_forge(
     if not remote.is_remote(repo):
         return None
     try:
-        update = remote.update(repo, settings.home, while_pushing=ledger.preparing(settings, repo))
+        update = ledger.forge_update(settings, repo)
     except remote.RemoteError as error:  # the next webhook or poll pushes it
         log.warning("the move is adjudicated but not yet on the forge: %s", error)
         return None

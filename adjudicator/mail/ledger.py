@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -450,11 +450,13 @@ def _adjudication_at(repo: GameRepo, commit: str) -> Adjudication | None:
 # -- after a forge update ------------------------------------------------------------------
 
 
-def preparing(settings: Settings, repo: GameRepo) -> Callable[[Sequence[Adjudication]], int]:
-    """For `remote.update(..., while_pushing=...)`: compose the report mails of the
-    adjudications whose push is on its way, for `announce` to queue as they are once the
-    forge has them (`outgoing.prepare`)."""
-    return partial(outgoing.prepare, settings, repo)
+def forge_update(settings: Settings, repo: GameRepo) -> Update:
+    """`remote.update` (the caller holds the game's lock), the report mails of its
+    adjudications composed while their push is on its way (`outgoing.prepare`), for
+    `announce` to queue as they are once the forge has them."""
+    return remote.update(
+        repo, settings.home, while_pushing=partial(outgoing.prepare, settings, repo)
+    )
 
 
 def announce(

@@ -75,12 +75,9 @@ def _path(settings: Settings, state: str, name: str) -> Path:
 # -- queuing -------------------------------------------------------------------------------
 
 
-def queue(
-    settings: Settings, message: EmailMessage, key: str | None, *, data: bytes | None = None
-) -> Path:
+def queue(settings: Settings, message: EmailMessage, key: str | None) -> Path:
     """Insert the message as a pending row; with a key already in the table (in whatever
-    state), keep the first message and return its path. `data` is the message written
-    out already, if it was."""
+    state), keep the first message and return its path."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
@@ -92,7 +89,7 @@ def queue(
         row = connection.execute(
             "INSERT INTO pamir_outbox (message_key, name, game_id, player, message)"
             " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (message_key) DO NOTHING RETURNING name",
-            (key, name, game, player, message.as_bytes() if data is None else data),
+            (key, name, game, player, message.as_bytes()),
         ).fetchone()
         if row is not None:
             return _path(settings, PENDING, str(row[0]))

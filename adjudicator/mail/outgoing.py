@@ -395,22 +395,18 @@ def _queue_lock(settings: Settings) -> Iterator[None]:
         yield
 
 
-def queue(
-    settings: Settings, message: EmailMessage, key: str | None = None, *, data: bytes | None = None
-) -> Path:
+def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> Path:
     """Write a message to outbox/pending (atomically); return its path. With a `key`, a
-    message already queued (or sent, or written) under it is kept and its path returned.
-    `data` is the message written out already (`message.as_bytes()`), if it was."""
+    message already queued (or sent, or written) under it is kept and its path returned."""
     if settings.database_url is not None:
         from adjudicator.mail import outbox_table
 
-        return outbox_table.queue(settings, message, key, data=data)
+        return outbox_table.queue(settings, message, key)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
     number = int(str(message.get("X-Pamir-Move", "0")))
-    if data is None:  # before the lock: the service's other games queue meanwhile
-        data = message.as_bytes()
+    data = message.as_bytes()  # before the lock: the service's other games queue meanwhile
     if key is not None:
         _key_name(key)  # a key that could not be a file name is refused before anything
     if key is None:
@@ -503,11 +499,16 @@ def _threads_dir(settings: Settings) -> Path:
     return path
 
 
+def _threads_name(game_id: str) -> str:
+    """The store's record of a game's threads ({player: {"root": ID, "last": ID}})."""
+    return f"mail/threads/{game_id}.json"
+
+
 @contextmanager
 def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, str]]]:
     """The game's thread state ({player: {"root": ID, "last": ID}}), locked; saved after."""
     folder = _threads_dir(settings)
-    name, records = f"mail/threads/{game_id}.json", store.of(settings)
+    name, records = _threads_name(game_id), store.of(settings)
     with locks.exclusive(settings, f"threads:{game_id}", folder / f"{game_id}.lock"):
         state: dict[str, dict[str, str]] = store.read_json(records, name) or {}
         yield state
@@ -516,8 +517,9 @@ def _threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, s
 
 def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
     """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
-    name = f"mail/threads/{game_id}.json"
-    data: dict[str, dict[str, str]] = store.read_json(store.of(settings), name) or {}
+    data: dict[str, dict[str, str]] = (
+        store.read_json(store.of(settings), _threads_name(game_id)) or {}
+    )
     return dict(data.get(player.lower(), {}))
 
 
@@ -1032,8 +1034,7 @@ def notify(
                 if not _mailed_now(settings, repo, reports.game.id, result, key, reports.document):
                     continue
                 mail = reports.plan(entry, threads.get(key, {}))
-                made = _PREPARED.take(mail, settings, rasterize)
-                message = made[1] if made is not None else reports.message(mail)
+                message = _PREPARED.take(mail, settings, rasterize) or reports.message(mail)
                 slots.append(len(written) + len(batch))
                 batch.append((message, name))
                 threads[key] = {"root": mail.thread_root, "last": mail.message_id}
@@ -1066,8 +1067,7 @@ def prepare(
     for result in results:
         reports = _Reports(settings, repo, result, rasterize)
         if threads is None:
-            name = f"mail/threads/{reports.game.id}.json"
-            threads = store.read_json(store.of(settings), name) or {}
+            threads = store.read_json(store.of(settings), _threads_name(reports.game.id)) or {}
         for entry in reports.game.players:
             key = entry.name.lower()
             if queued(settings, reports.key(key)) is not None:
@@ -1076,7 +1076,7 @@ def prepare(
                 continue
             mail = reports.plan(entry, threads.get(key, {}))
             message = reports.message(mail)
-            _PREPARED.keep(mail, settings, rasterize, message, message.as_bytes())
+            _PREPARED.keep(mail, settings, rasterize, message.as_bytes())
             threads[key] = {"root": mail.thread_root, "last": mail.message_id}
             made += 1
     return made
@@ -1089,33 +1089,26 @@ class _Prepared:
     KEPT = 32  # mails: a few adjudications of five players each
 
     def __init__(self) -> None:
-        self._kept: OrderedDict[_ReportMail, tuple[Settings, Rasterize, EmailMessage, bytes]]
-        self._kept = OrderedDict()
+        self._kept: OrderedDict[_ReportMail, tuple[Settings, Rasterize, bytes]] = OrderedDict()
         self._lock = threading.Lock()  # requests for different games prepare at once
 
     def keep(
-        self,
-        mail: _ReportMail,
-        settings: Settings,
-        rasterize: Rasterize,
-        message: EmailMessage,
-        data: bytes,
+        self, mail: _ReportMail, settings: Settings, rasterize: Rasterize, data: bytes
     ) -> None:
         with self._lock:
-            self._kept[mail] = (settings, rasterize, message, data)
+            self._kept[mail] = (settings, rasterize, data)
             self._kept.move_to_end(mail)
             while len(self._kept) > self.KEPT:
                 self._kept.popitem(last=False)
 
-    def take(
-        self, mail: _ReportMail, settings: Settings, rasterize: Rasterize
-    ) -> tuple[EmailMessage, bytes] | None:
-        """The message prepared for `mail` with these settings, once; None if there is none."""
+    def take(self, mail: _ReportMail, settings: Settings, rasterize: Rasterize) -> bytes | None:
+        """The message prepared for `mail` with these settings, written out, once; None if
+        there is none."""
         with self._lock:
             found = self._kept.pop(mail, None)
         if found is None or found[1] is not rasterize or found[0] != settings:
             return None
-        return found[2], found[3]
+        return found[2]
 
 
 _PREPARED = _Prepared()

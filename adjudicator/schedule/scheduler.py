@@ -429,11 +429,7 @@ def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
 def _remote_update(settings: Settings, repo: GameRepo) -> None:
     """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
     if remote.is_remote(repo):
-        ledger.announce(
-            settings,
-            repo,
-            remote.update(repo, settings.home, while_pushing=ledger.preparing(settings, repo)),
-        )
+        ledger.announce(settings, repo, ledger.forge_update(settings, repo))
 
 
 def report(
@@ -620,11 +616,7 @@ def sync_game(settings: Settings, game_id: str, *, deliver: bool = True) -> None
         repo = open_game(settings, game_id)
         try:
             ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
-            ledger.announce(
-                settings,
-                repo,
-                remote.update(repo, settings.home, while_pushing=ledger.preparing(settings, repo)),
-            )
+            ledger.announce(settings, repo, ledger.forge_update(settings, repo))
         finally:
             repo.repo.close()
     if deliver:

@@ -257,19 +257,11 @@ def _synchronize(
                 # PostgreSQL mode: the node that answered it first may have died after its
                 # push and before it queued the mails, and this node's clone lacks its
                 # commits: bring it up to date, queue what is missing, deliver below.
-                ledger.announce(
-                    settings,
-                    repo,
-                    remote.update(
-                        repo, settings.home, while_pushing=ledger.preparing(settings, repo)
-                    ),
-                )
+                ledger.announce(settings, repo, ledger.forge_update(settings, repo))
                 outcome = log_.outcome(key) or {"game": game_id, "delivery": delivery}
                 outcome["duplicate"] = True
             else:
-                done = remote.update(
-                    repo, settings.home, while_pushing=ledger.preparing(settings, repo)
-                )
+                done = ledger.forge_update(settings, repo)
                 outcome = _outcome(game_id, delivery, done)
                 if key is not None:
                     log_.remember(key, outcome)

@@ -309,15 +309,15 @@ def _removal(args: list[str]) -> Action:
 
 
 def _policy(args: list[str]) -> Action:
-    words = [a.lower() for a in args]
-    if words == ["clear"]:
+    lowered = [a.lower() for a in args]
+    if lowered == ["clear"]:
         return Action("policy", ("clear",))
-    if len(words) == 2 and words[0] == "pay":
-        return Action("policy", ("pay", _count(words[1])))
-    if len(words) == 2 and words[0] == "waive":
+    if len(lowered) == 2 and lowered[0] == "pay":
+        return Action("policy", ("pay", _count(lowered[1])))
+    if len(lowered) == 2 and lowered[0] == "waive":
         return Action("policy", ("demand", args[1], 0))
-    if len(words) == 3 and words[0] == "demand":
-        return Action("policy", ("demand", args[1], _count(words[2])))
+    if len(lowered) == 3 and lowered[0] == "demand":
+        return Action("policy", ("demand", args[1], _count(lowered[2])))
     raise NotationError(
         "bad-policy",
         P("policies are: policy pay N, policy demand PLAYER N, policy waive PLAYER, policy clear"),

@@ -142,7 +142,7 @@ def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> Mo
             P(
                 "%(path)s: the next move is number %(number)s; pull and renumber",
                 path=move.path,
-                number=f"{expected:04d}",
+                number=format(expected, "04d"),
             )
         )
     try:

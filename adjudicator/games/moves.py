@@ -119,7 +119,7 @@ def decode_move(data: bytes) -> str:
             "not-utf-8",
             P(
                 "the move file is not UTF-8 text (byte %(byte)s); save it as UTF-8",
-                byte=f"0x{data[error.start]:02x}",
+                byte=format(data[error.start], "#04x"),
             ),
             line=data.count(b"\n", 0, error.start) + 1,
         ) from None

@@ -170,8 +170,8 @@ def submit(
             P(
                 "this submission is numbered %(expected)s but the next move is %(number)s: "
                 "pull the latest state and submit again",
-                expected=f"{expected:04d}",
-                number=f"{number:04d}",
+                expected=format(expected, "04d"),
+                number=format(number, "04d"),
             ),
         )
     move = MoveName(number, entry.name)

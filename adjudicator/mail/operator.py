@@ -81,7 +81,7 @@ def alert_message(settings: Settings, mark: needs_host.Mark) -> EmailMessage:
         + "\n"
         + words("Repository: %(folder)s", folder=folder)
         + "\n"
-        + words("Page: %(url)s", url=f"{base}/games/{mark.game}")
+        + words("Page: %(url)s", url="/".join((base, "games", mark.game)))
         + "\n\n"
         + words(
             "Repair the repository (for a forge-hosted game, on the forge: the service fetches\n"

@@ -668,7 +668,7 @@ def how_to_reply(
     help_page = ""
     if settings.base_url:
         help_page = " " + words(
-            "The notation is explained at %(url)s.", url=f"{settings.base_url}/help"
+            "The notation is explained at %(url)s.", url=settings.base_url + "/help"
         )
     if plays_by == "git":
         reading = words(

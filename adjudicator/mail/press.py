@@ -108,8 +108,9 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
     paths = tell_players(settings, repo, recipients, relayed, kind="press", ref=ref)
     entry = {"inbound": asked.key, "from": sender, "to": to, "number": number}
     _write_log(settings, game.id, [*entries, entry | {"sent": now.isoformat()}])
+    relayed_path = f"press/{number:04d}.md"
     said = (
-        P("press relayed to every other player (%(path)s)", path=f"press/{number:04d}.md")
+        P("press relayed to every other player (%(path)s)", path=relayed_path)
         if to == "all"
         else P("press relayed to %(name)s", name=to)
     )

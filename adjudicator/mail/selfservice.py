@@ -316,8 +316,8 @@ def _notify(settings: Settings, repo: GameRepo, command: Command, asked: Asked) 
         refused = words("setting refused")
         said = words(
             "Nothing was changed (unknown-setting): notify is one of %(choices)s, not %(asked)s.",
-            choices=", ".join(f"`{p}`" for p in PREFERENCES),
-            asked=f"`{command.text}`",
+            choices=", ".join("`" + p + "`" for p in PREFERENCES),
+            asked="`" + command.text + "`",
         )
         if words.language == SOURCE:
             said = words("Nothing was changed: %(error)s.", error=reason)
@@ -342,7 +342,7 @@ def _timezone(settings: Settings, repo: GameRepo, command: Command, asked: Asked
         return _answered(settings, repo, asked, "refused", reason, text)
     said = words(
         "Your daily digest for this game now comes at %(hour)s %(zone)s time.",
-        hour=f"{settings.digest_hour:02d}:00",
+        hour=format(settings.digest_hour, "02d") + ":00",
         zone=command.text,
     )
     text = f"# {game_id}: `timezone {command.text}`\n\n{said}\n"

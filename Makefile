@@ -3,21 +3,52 @@
 # `chromium` and `cairo`), and starts the local PostgreSQL server if it is stopped (see
 # `postgres`).
 # `make demo DEMO_ARGS="--wakhan"` plays two bots against Wakhan instead.
+#
+# The venv holds exactly the versions of the lock files in requirements/, checked against
+# their hashes, so a new release of any package changes nothing here until `make lock`
+# takes it (docs/development.md). `make test-latest` runs the suite with the newest
+# releases instead, to see drift early; it gates nothing.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCK := requirements/dev.txt
+LATEST_VENV := .venv-latest
 
-.PHONY: demo test lint typecheck unit chromium cairo postgres bench clean catalogues messages
+.PHONY: demo test lint typecheck unit chromium cairo postgres bench clean catalogues messages \
+	lock test-latest
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+# A venv made anew, so nothing installed before (or by hand) is left in it. Without
+# build isolation: setuptools and Babel, which build the package, come from the lock too.
+# LATEST=1 installs the newest releases the ranges in pyproject.toml allow instead.
+$(STAMP): pyproject.toml $(LOCK)
+	$(PYTHON) -m venv --clear $(VENV)
+ifeq ($(LATEST),1)
+	$(BIN)/pip install --quiet --upgrade pip setuptools babel
+	$(BIN)/pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
+else
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+endif
+	$(BIN)/pip check
 	# Bytecode for the checkout, once: where PYTHONDONTWRITEBYTECODE is set, Python would
 	# otherwise compile every module at every start (about 0.1 s of `pamir move`).
 	$(BIN)/python -m compileall -q engine adjudicator
 	touch $(STAMP)
+
+# Refreshes the lock files to the newest releases that pyproject.toml allows: the
+# development set first, then the runtime and build sets as subsets of it (same versions).
+UV_COMPILE := $(BIN)/uv pip compile --quiet --universal --python-version 3.11 \
+	--generate-hashes --custom-compile-command "make lock"
+lock: $(STAMP)
+	$(UV_COMPILE) --upgrade --extra dev pyproject.toml requirements/build.in -o $(LOCK)
+	$(UV_COMPILE) -c $(LOCK) pyproject.toml -o requirements/runtime.txt
+	$(UV_COMPILE) -c $(LOCK) requirements/build.in -o requirements/build.txt
+
+# The suite with today's newest releases, in a venv of its own made anew each time.
+test-latest:
+	rm -rf $(LATEST_VENV)
+	$(MAKE) test VENV=$(LATEST_VENV) LATEST=1
 
 demo: $(STAMP)
 	$(BIN)/pamir demo $(DEMO_ARGS)
@@ -96,4 +127,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/playout.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(LATEST_VENV) .mypy_cache .pytest_cache .ruff_cache

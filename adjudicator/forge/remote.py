@@ -216,7 +216,12 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
 
 
 def _git(repo: GameRepo, *args: str) -> str:
-    return str(repo.repo.git.execute(["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT))
+    # GitPython 3.1's overloads of `execute` leave out the keywords its body takes.
+    return str(
+        repo.repo.git.execute(  # type: ignore[call-overload,unused-ignore]
+            ["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
+        )
+    )
 
 
 def _rev(repo: GameRepo, ref: str) -> str | None:

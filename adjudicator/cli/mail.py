@@ -7,6 +7,7 @@ import logging
 import sys
 
 from adjudicator.cli.refusal import EXIT_TEMPFAIL
+from adjudicator.home import logs
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.ledger import reconcile_all
@@ -26,12 +27,12 @@ log = logging.getLogger(__name__)
 
 
 def cmd_outbox(args: argparse.Namespace) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     try:
         settings = load_settings()
     except SettingsError as error:
         print(error, file=sys.stderr)
         raise SystemExit(2) from None
+    logs.configure(settings.log_level, settings.log_format)
     if args.send:
         report = deliver(settings, force=True)
         print(f"delivery: {report.summary()}")
@@ -93,12 +94,12 @@ def _table_outbox(settings: Settings) -> None:
 
 def cmd_inbound_email(args: argparse.Namespace) -> None:
     """Read one message on standard input; exit 0 handled, 2 ignored, 75 try again later."""
-    logging.basicConfig(level=logging.INFO, format="pamir inbound-email: %(message)s")
     try:
         settings = load_settings()
     except SettingsError as error:
         print(f"pamir inbound-email: {error}", file=sys.stderr)
         raise SystemExit(EXIT_TEMPFAIL) from None
+    logs.configure(settings.log_level, settings.log_format)
     raw = sys.stdin.buffer.read(settings.max_inbound_bytes + 1)
     if len(raw) > settings.max_inbound_bytes:
         sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway

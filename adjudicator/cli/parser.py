@@ -57,6 +57,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from adjudicator.cli.refusal import EXIT_REFUSED, Refused
+from adjudicator.home import logs
 
 if TYPE_CHECKING:  # argparse's class is generic only to type checkers
     Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -231,6 +232,11 @@ def register_service(commands: Subcommands) -> None:
     )
     serve_cmd.add_argument(
         "--no-scheduler", action="store_true", help="do not run the scheduler in this process"
+    )
+    serve_cmd.add_argument(
+        "--dev",
+        action="store_true",
+        help="Werkzeug's development server instead of waitress (never for players)",
     )
     serve_cmd.set_defaults(func=handler("service:cmd_serve"))
 
@@ -411,6 +417,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Every command logs the same way (docs/operations.md#logging); the service's commands
+    # set it up again from their settings once they have read them.
+    logs.configure(*logs.from_environment())
     try:
         args.func(args)
     except Refused as error:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home import database, nodes
+from adjudicator.home import database, logs, nodes
 from adjudicator.home.database import DatabaseError
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import push_to_forge
@@ -26,13 +25,13 @@ from adjudicator.web.serve import serve
 
 def cmd_serve(args: argparse.Namespace) -> None:
     try:
-        load_settings()  # refuse bad settings before anything starts
+        settings = load_settings()  # refuse bad settings before anything starts
     except SettingsError as error:
         print(f"pamir serve: {error}", file=sys.stderr)
         raise SystemExit(EXIT_REFUSED) from None
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    logs.configure(settings.log_level, settings.log_format)
     try:
-        serve(args.host, args.port, scheduler=not args.no_scheduler)
+        serve(args.host, args.port, scheduler=not args.no_scheduler, dev=args.dev)
     except DatabaseError as error:
         print(f"pamir serve: {error}", file=sys.stderr)
         raise SystemExit(EXIT_REFUSED) from None
@@ -43,10 +42,7 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
         settings = load_settings()
     except SettingsError as error:
         raise Refused(str(error)) from None
-    if not logging.getLogger().handlers:
-        logging.basicConfig(
-            level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s"
-        )
+    logs.configure(settings.log_level, settings.log_format)
     if args.once:
         done = run_once(settings)
         for game_id, results in done.adjudicated.items():

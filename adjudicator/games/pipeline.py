@@ -9,6 +9,7 @@ one adjudicator commit each. Every adjudicator commit carries the trailers
 
 from __future__ import annotations
 
+import logging
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -78,6 +79,8 @@ from adjudicator.home.store import store_for
 from engine.aliases import english_text
 from engine.phrases import P, Phrase
 from engine.rules.setup import check_player_names
+
+log = logging.getLogger(__name__)
 
 ENGINE_VERSION = engine.__version__
 
@@ -210,6 +213,8 @@ def submit(
     )
     _write_for_readers(home, snap, move, outcome, when)
     _remember(repo, home, commit, outcome.state)
+    if on_behalf is not None:  # the other ways in (mail, page) log their own moves
+        log.info("game %s: move %d played for %s (%s)", snap.game.id, number, entry.name, on_behalf)
     return Adjudication(number, commit, report)
 
 
@@ -248,6 +253,9 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         )
         _write_for_readers(home, snap, move, outcome, when)
         _remember(repo, home, commit, outcome.state)
+        log.info(
+            "game %s: pushed move %d by %s adjudicated", snap.game.id, move.number, move.player
+        )
         done.append(Adjudication(move.number, commit, report))
 
 
@@ -294,6 +302,9 @@ def record_refusal(
     write_private_sections(home, snap, move.number, state)
     write_translated_reports(home, snap, move.number, title, state, happened, when, restarts=False)
     _remember(repo, home, commit, state)
+    log.info(
+        "game %s: pushed move %d by %s refused: %s", snap.game.id, move.number, move.player, reason
+    )
     return Adjudication(move.number, commit, report)
 
 

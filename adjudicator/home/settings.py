@@ -83,6 +83,20 @@ class Settings(BaseModel):
     # The key the secrets kept in the database are encrypted with (PostgreSQL mode): 32
     # bytes in base64, from the environment (PAMIR_SECRET_KEY). Never shown.
     secret_key: SecretStr | None = None
+    # Logging (docs/operations.md#logging): the least severe level written, and the form of
+    # each line: "text" for people, "json" (one object a line) for a log shipper.
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["text", "json"] = "text"
+    # `pamir serve`'s server (waitress): threads handling requests, connections held at
+    # once, and the seconds after which an idle connection (a slow client) is dropped.
+    serve_threads: int = Field(default=8, ge=1, le=128)
+    serve_connections: int = Field(default=1000, ge=10, le=100_000)
+    serve_timeout: int = Field(default=30, ge=1)
+
+    @field_validator("log_level", "log_format", mode="before")
+    @classmethod
+    def _any_case(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
 
     @field_validator("secret_key")
     @classmethod
@@ -131,9 +145,16 @@ def _from_environment(environ: dict[str, str]) -> dict[str, Any]:
 
 
 def load_settings(
-    overrides: dict[str, Any] | None = None, environ: dict[str, str] | None = None
+    overrides: dict[str, Any] | None = None,
+    environ: dict[str, str] | None = None,
+    *,
+    remember: bool = True,
 ) -> Settings:
-    """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`."""
+    """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`.
+
+    `remember=False` reads them and nothing more: the process's store for this home is not
+    opened (in PostgreSQL mode a pool of connections, which a process about to fork, such
+    as gunicorn's master, must not hold)."""
     env = dict(os.environ if environ is None else environ)
     root = home_from(env)
     if overrides and "home" in overrides:
@@ -153,7 +174,8 @@ def load_settings(
     except ValidationError as error:
         details = describe_validation(error)
         raise SettingsError(f"bad setting: {details}") from None
-    from adjudicator.home import store  # it names its settings only for their types
+    if remember:
+        from adjudicator.home import store  # it names its settings only for their types
 
-    store.remember(settings)
+        store.remember(settings)
     return settings

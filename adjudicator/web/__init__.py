@@ -3,7 +3,8 @@
 `create_app` is a Flask application factory, as in the flaskr tutorial: the settings come
 from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
 (`adjudicator.home.settings.load_settings`), then from `config`. Run it with
-`gunicorn 'adjudicator.web:create_app()'` or `pamir serve`.
+`gunicorn -c python:adjudicator.web.gunicorn_config 'adjudicator.web:create_app()'` or
+`pamir serve`. Every request is logged (`requests_log`), its tokens hidden.
 
 `pages` (the game pages and /help), `play` (a player's private page and its form),
 `rendering` (safe HTML from reports and views), `webhooks`
@@ -19,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import PackageLoader
 
+from adjudicator.home import logs
 from adjudicator.home.settings import Settings, load_settings
+from adjudicator.web.requests_log import RequestLog
 
 if TYPE_CHECKING:
     from flask import Flask
@@ -67,6 +70,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Everything the application does with its data folder goes through these settings
     # (settings.home), so two applications with different homes can share a process.
     settings = load_settings(overrides)
+    # Under gunicorn its configuration (adjudicator.web.gunicorn_config) set logging up
+    # already, before the settings could be read in a worker; anywhere else (a bare
+    # `gunicorn 'adjudicator.web:create_app()'`, another WSGI server) it is set up here.
+    if not logs.configured():
+        logs.configure(settings.log_level, settings.log_format)
     # PostgreSQL mode: a node whose database lacks the schema it needs does not start.
     database.require_schema(settings)
     nodes.start_heartbeat(settings)
@@ -77,6 +85,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config["MAX_CONTENT_LENGTH"] = DEFAULT_BODY_BYTES
+    app.wsgi_app = RequestLog(app.wsgi_app)  # type: ignore[method-assign]
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True
     app.extensions[SETTINGS_KEY] = settings

@@ -1,9 +1,13 @@
 """`pamir serve --host HOST --port PORT`: the web service and the scheduler in one process.
 
-For a single machine: the pages, webhooks and inbound email are served by Werkzeug's
-threaded server, and the scheduler (deadlines, polling, the outbox) runs in a background
-thread of the same process. A Procfile host runs them as two processes instead:
-`gunicorn 'adjudicator.web:create_app()'` and `pamir scheduler` (see docs/web.md).
+For a single machine: the pages, webhooks and inbound email are served by waitress, a
+production WSGI server that does not fork (so the scheduler, which runs in a background
+thread of the same process, is not copied), reads each request whole before one of its
+threads handles it (a slow client holds a connection, never a thread), drops connections
+idle for `serve_timeout` seconds and holds at most `serve_connections` at once.
+`--dev` runs Werkzeug's development server instead, for working on pamir itself.
+A Procfile host runs the two parts as processes of their own: gunicorn with
+`adjudicator.web.gunicorn_config` and `pamir scheduler` (docs/operations.md).
 PAMIR_HOME selects the data folder (default: the current folder).
 """
 
@@ -13,11 +17,15 @@ import logging
 import signal
 import threading
 from types import FrameType
+from typing import TYPE_CHECKING, Protocol
 
 from adjudicator.home import nodes
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
 from adjudicator.schedule.scheduler import run_forever
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -71,11 +79,91 @@ class Background:
             self.thread.join(timeout=30)
 
 
-def serve(host: str, port: int, *, scheduler: bool = True) -> None:
-    """Serve until interrupted (Ctrl-C or SIGTERM). Port 0 picks a free port; the address
-    actually used is printed."""
-    from werkzeug.serving import make_server
+# The largest body a route takes (a forge's push event, adjudicator/web/webhooks.py): the
+# server refuses a longer one (413) before it buffers it.
+LARGEST_BODY = 5_000_000
+# Each connection holds a file descriptor (up to three while it buffers a body).
+DESCRIPTORS_PER_CONNECTION = 3
 
+
+class Server(Protocol):
+    """What `serve` needs of either server."""
+
+    def run(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    @property
+    def port(self) -> int: ...
+
+
+class _Waitress:
+    def __init__(self, app: WSGIApplication, host: str, port: int, settings: Settings) -> None:
+        from waitress.server import create_server
+
+        _allow_descriptors(settings.serve_connections * DESCRIPTORS_PER_CONNECTION + 64)
+        self.server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=settings.serve_threads,
+            connection_limit=settings.serve_connections,
+            channel_timeout=settings.serve_timeout,
+            # Idle connections are looked for this often: at most a third of the timeout late.
+            cleanup_interval=max(1, settings.serve_timeout // 3),
+            max_request_body_size=max(LARGEST_BODY, settings.max_inbound_bytes) + 65_536,
+            # poll(), not select(): select() cannot watch a descriptor numbered over 1,023.
+            asyncore_use_poll=True,
+            ident="pamir",
+            # The service's request log says what happened; a client that hangs up early
+            # is nothing to report.
+            log_socket_errors=False,
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self.server.effective_port)  # type: ignore[union-attr]
+
+    def run(self) -> None:
+        self.server.run()
+
+    def close(self) -> None:
+        self.server.close()
+
+
+class _Werkzeug:
+    def __init__(self, app: WSGIApplication, host: str, port: int) -> None:
+        from werkzeug.serving import make_server
+
+        self.server = make_server(host, port, app, threaded=True)
+
+    @property
+    def port(self) -> int:
+        return self.server.server_port
+
+    def run(self) -> None:
+        self.server.serve_forever()
+
+    def close(self) -> None:
+        self.server.server_close()
+
+
+def _allow_descriptors(wanted: int) -> None:
+    """Raise the soft limit on open files towards `wanted` (as far as the hard limit
+    allows): many systems start a process at 1,024."""
+    try:
+        import resource
+    except ImportError:  # not on this system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def serve(host: str, port: int, *, scheduler: bool = True, dev: bool = False) -> None:
+    """Serve until interrupted (Ctrl-C or SIGTERM). Port 0 picks a free port; the address
+    actually used is printed. `dev`: Werkzeug's development server instead of waitress."""
     from adjudicator.web import create_app, current_settings
 
     app = create_app()
@@ -83,21 +171,23 @@ def serve(host: str, port: int, *, scheduler: bool = True) -> None:
         settings = current_settings()
     # The mails of commits made by a process that died before queuing them (docs/email.md).
     ledger.reconcile_all(settings)
-    server = make_server(host, port, app, threaded=True)
+    server: Server = _Werkzeug(app, host, port) if dev else _Waitress(app, host, port, settings)
     background = Background(settings)
     note = background.start() if scheduler else "without a scheduler: --no-scheduler"
+    kind = "Werkzeug's development server" if dev else "waitress"
     print(
-        f"pamir: serving http://{host}:{server.server_port}/ ({note}; PAMIR_HOME={settings.home})",
+        f"pamir: serving http://{host}:{server.port}/ on {kind} "
+        f"({note}; PAMIR_HOME={settings.home})",
         flush=True,
     )
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        server.serve_forever()
+        server.run()
     except KeyboardInterrupt:
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
-        server.server_close()
+        server.close()
         background.stop()
         nodes.stop_heartbeat(settings)
     print("pamir: stopped", flush=True)

@@ -3,12 +3,18 @@
 The instance file is `PAMIR_HOME/pamir.toml` (keys as below, lower case). Every setting can
 be given as an environment variable named `PAMIR_` plus the key in upper case, e.g.
 PAMIR_SMTP_HOST. docs/configuration.md lists them all.
+
+The secret settings are those typed `SecretStr` (SECRET_SETTINGS follows from the types):
+repr(), str() and model_dump_json() of the settings show them as asterisks, and each may
+be given as a file instead, whose content is the value: `KEY_file` in the instance file or
+PAMIR_KEY_FILE, as systemd's LoadCredential= hands them over (docs/operations.md).
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+import typing
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +46,7 @@ class Settings(BaseModel):
     smtp_port: int = 587
     smtp_security: Literal["none", "starttls", "tls"] = "starttls"
     smtp_user: str | None = None
-    smtp_password: str | None = None
+    smtp_password: SecretStr | None = None  # never shown
     smtp_timeout: float = 10.0
     # SMTP sessions a delivery run opens at once; each recipient's mail goes in order on one
     # (docs/email.md#the-outbox). 1: one session, the messages one after the other.
@@ -64,9 +70,9 @@ class Settings(BaseModel):
     )
     # Move files: the largest accepted on any path (command line, push, forge, email).
     max_move_bytes: int = Field(default=64 * 1024, ge=256)
-    # Webhooks: the shared secrets configured on the forge.
-    github_secret: str | None = None
-    gitea_secret: str | None = None
+    # Webhooks: the shared secrets configured on the forge (never shown).
+    github_secret: SecretStr | None = None
+    gitea_secret: SecretStr | None = None
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)
@@ -81,7 +87,7 @@ class Settings(BaseModel):
     # This node's name in `pamir nodes` (default: the host name and process id).
     node_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
     # The key the secrets kept in the database are encrypted with (PostgreSQL mode): 32
-    # bytes in base64, from the environment (PAMIR_SECRET_KEY). Never shown.
+    # bytes in base64, from the environment (PAMIR_SECRET_KEY) or a file. Never shown.
     secret_key: SecretStr | None = None
     # Logging (docs/operations.md#logging): the least severe level written, and the form of
     # each line: "text" for people, "json" (one object a line) for a log shipper.
@@ -131,6 +137,16 @@ class Settings(BaseModel):
         return self.home / "outbox"
 
 
+# Every setting typed SecretStr: only these may be given as files, and no other setting
+# should ever hold a secret, or it would be shown wherever the settings are.
+SECRET_SETTINGS: tuple[str, ...] = tuple(
+    name
+    for name, field in Settings.model_fields.items()
+    if SecretStr in (field.annotation, *typing.get_args(field.annotation))
+)
+FILE_SUFFIX = "_file"
+
+
 class SettingsError(ValueError):
     """The instance file or an environment variable holds a bad setting."""
 
@@ -144,13 +160,50 @@ def _from_environment(environ: dict[str, str]) -> dict[str, Any]:
     return found
 
 
+def _files_named(
+    instance: dict[str, Any], where: Path, environ: dict[str, str], root: Path
+) -> dict[str, tuple[str, Path]]:
+    """The secret settings given as files, each with where it was named: `KEY_file` in the
+    instance file (taken out of `instance`; relative to PAMIR_HOME), then PAMIR_KEY_FILE
+    (relative to the current folder), which overrides it as every variable does."""
+    files: dict[str, tuple[str, Path]] = {}
+    for key in SECRET_SETTINGS:
+        named = instance.pop(key + FILE_SUFFIX, None)
+        if named is not None:
+            if not isinstance(named, str) or not named:
+                raise SettingsError(f"bad setting: {key}{FILE_SUFFIX}: a file's path is needed")
+            files[key] = (f"{key}{FILE_SUFFIX} in {where}", root / named)
+        variable = f"PAMIR_{key.upper()}{FILE_SUFFIX.upper()}"
+        if variable in environ:
+            files[key] = (variable, Path(environ[variable]))
+    return files
+
+
+def _read_secret(key: str, path: Path) -> str:
+    """A secret file's content, less one trailing newline (as `echo` or an editor leaves)."""
+    try:
+        # Bytes, decoded: text mode would turn a \r in the secret into \n.
+        text = path.read_bytes().decode("utf-8")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise SettingsError(
+            f"bad setting: {key}{FILE_SUFFIX}: cannot read {path}: {reason}"
+        ) from None
+    except UnicodeDecodeError:
+        raise SettingsError(
+            f"bad setting: {key}{FILE_SUFFIX}: cannot read {path}: it is not UTF-8 text"
+        ) from None
+    return text.removesuffix("\n")
+
+
 def load_settings(
     overrides: dict[str, Any] | None = None,
     environ: dict[str, str] | None = None,
     *,
     remember: bool = True,
 ) -> Settings:
-    """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`.
+    """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`;
+    a secret given as a file is read from it.
 
     `remember=False` reads them and nothing more: the process's store for this home is not
     opened (in PostgreSQL mode a pool of connections, which a process about to fork, such
@@ -159,14 +212,26 @@ def load_settings(
     root = home_from(env)
     if overrides and "home" in overrides:
         root = Path(overrides["home"]).resolve()
-    values: dict[str, Any] = {}
+    from_file: dict[str, Any] = {}
     instance = root / INSTANCE_FILE
     if instance.exists():
         try:
-            values.update(tomllib.loads(instance.read_text(encoding="utf-8")))
+            from_file = tomllib.loads(instance.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as error:
             raise SettingsError(f"{instance}: {error}") from None
-    values.update(_from_environment(env))
+    files = _files_named(from_file, instance, env, root)
+    from_environment = _from_environment(env)
+    values: dict[str, Any] = {**from_file, **from_environment}
+    for key, (where, path) in files.items():
+        # Which one was meant would be a guess, and the wrong guess a login that fails
+        # far from its cause: refuse both.
+        if key in from_environment or key in from_file:
+            given = f"PAMIR_{key.upper()}" if key in from_environment else f"{key} in {instance}"
+            raise SettingsError(
+                f"bad setting: {key}: given both as a value ({given}) and as a file "
+                f"({where}); give one of them"
+            )
+        values[key] = _read_secret(key, path)
     values.update(overrides or {})
     values["home"] = root
     try:

@@ -1686,7 +1686,8 @@ def connect(settings: Settings) -> smtplib.SMTP:
             smtp.starttls(context=ssl_context())
             smtp.ehlo()
         if settings.smtp_user:
-            smtp.login(settings.smtp_user, settings.smtp_password or "")
+            password = settings.smtp_password
+            smtp.login(settings.smtp_user, password.get_secret_value() if password else "")
     except BaseException:
         with suppress(Exception):
             smtp.close()

@@ -66,7 +66,8 @@ class Forge:
     signature_prefix: str
 
     def secret(self, settings: Settings) -> str | None:
-        return settings.github_secret if self.name == "github" else settings.gitea_secret
+        held = settings.github_secret if self.name == "github" else settings.gitea_secret
+        return None if held is None else held.get_secret_value()
 
 
 GITHUB = Forge("github", "X-GitHub-Event", "X-GitHub-Delivery", "X-Hub-Signature-256", "sha256=")

@@ -66,7 +66,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
-from adjudicator.home import locks, store
+from adjudicator.home import locks, metrics, store
 from adjudicator.home.faults import fault
 from adjudicator.home.files import fsync_path, write_atomically
 from adjudicator.home.paths import private_folder
@@ -1720,8 +1720,13 @@ def deliver(
 ) -> DeliveryReport:
     """Send the pending messages that are due (all of them with `force`); move each one the
     server accepted to outbox/sent. With no smtp_host, move them all to outbox/written and
-    log where they are."""
-    now = now or datetime.now(UTC)
+    log where they are. The messages the server did not take are counted for /metrics."""
+    report = _deliver(settings, now or datetime.now(UTC), force)
+    metrics.smtp_failures(len(report.deferred) + len(report.failed))
+    return report
+
+
+def _deliver(settings: Settings, now: datetime, force: bool) -> DeliveryReport:
     if settings.database_url is not None:  # rows claimed one at a time, by any node
         from adjudicator.mail import outbox_table
 

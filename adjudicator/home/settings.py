@@ -67,6 +67,8 @@ class Settings(BaseModel):
     # Webhooks: the shared secrets configured on the forge.
     github_secret: str | None = None
     gitea_secret: str | None = None
+    # GET /metrics for Prometheus (docs/operations.md#metrics); false: no such page.
+    metrics: bool = True
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)

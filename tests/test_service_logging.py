@@ -292,3 +292,25 @@ def test_the_procfiles_web_process_logs_each_request_with_time_and_a_redacted_pa
     assert request["method"] == "GET" and request["status"] == 200
     assert request["logger"] == "adjudicator.web.requests" and request["level"] == "INFO"
     assert isinstance(request["duration_ms"], float) and request["time"].endswith("Z")
+
+
+def test_the_procfiles_gunicorn_adds_up_its_workers_metrics_by_itself(
+    home: Path, tmp_path: Path
+) -> None:
+    """Without a PROMETHEUS_MULTIPROC_DIR of the operator's, the master makes one for its
+    workers (no per-process metrics then), and removes it when it stops."""
+    port = free_port()
+    out = tmp_path / "gunicorn.out"
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**os.environ, "PAMIR_HOME": str(home), "TMPDIR": str(scratch)}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    with running(procfile_web(port), env, out, f"http://127.0.0.1:{port}/healthz", home):
+        (folder,) = scratch.iterdir()
+        assert folder.name.startswith("pamir-metrics-")
+        scraped = fetch(f"http://127.0.0.1:{port}/metrics")
+        assert scraped.status == 200 and "# TYPE pamir_moves_adjudicated_total counter" in (
+            scraped.text
+        )
+        assert "process_cpu_seconds_total" not in scraped.text  # one process's own: not here
+    assert list(scratch.iterdir()) == []

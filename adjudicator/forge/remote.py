@@ -43,7 +43,7 @@ from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError, 
 from adjudicator.games.signatures import examine
 from adjudicator.games.snapshot import GameError, game_seed, snapshot, state_record
 from adjudicator.games.sshkeys import parse_key_line
-from adjudicator.home import store
+from adjudicator.home import metrics, store
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
@@ -91,6 +91,9 @@ class Update:
     sends no mail)."""
 
     results: list[Adjudication] = field(default_factory=list)
+    # Those of `results` that are players' moves pushed to the forge; the others are this
+    # service's own moves, submitted again on top of the forge's.
+    pushed: list[Adjudication] = field(default_factory=list)
     refused: list[RefusedMove] = field(default_factory=list)
     attempts: int = 0
     restored: list[Breach] = field(default_factory=list)
@@ -373,7 +376,8 @@ def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Up
     else:
         new = start  # ahead of the forge: only a push is missing
     _move_to(repo, new, repo.head())
-    update.results.extend(pipeline.adjudicate_pending(repo, home))
+    update.pushed = pipeline.adjudicate_pending(repo, home)
+    update.results.extend(update.pushed)
     for move in replays:
         try:
             update.results.append(
@@ -458,6 +462,8 @@ def _update(
             repo.set_ref(TRACKING, str(head))  # what the forge has now (a push set it already)
             _record(home, repo, str(head))
             result.notices += [restore_notice(repo, result.restored)] if result.restored else []
+            # Counted once on the forge: an attempt whose push was refused is done again.
+            metrics.outcomes("webhook", result.pushed)
             return result
         fresh = _fetch(repo)
         if fresh == upstream:

@@ -75,6 +75,7 @@ class Adjudication:
     number: int
     commit: str
     report: str
+    refused: bool = False  # the commit records a pushed move's refusal (`record_refusal`)
 
 
 def state_document(

@@ -4,7 +4,8 @@
 `reports/NNNN.md` land together in one commit, or nothing lands. `adjudicate_pending`
 adjudicates move files that were pushed (checked beforehand by the pre-receive hook) with
 one adjudicator commit each. Every adjudicator commit carries the trailers
-`Pamir-Move: N` and `Pamir-State: sha256:...`.
+`Pamir-Move: N` and `Pamir-State: sha256:...`. Each adjudication is timed for /metrics
+(`pamir_adjudication_seconds`); the ways in count what became of their moves.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ from adjudicator.games.snapshot import (
     replay,
     snapshot,
 )
+from adjudicator.home import metrics
 from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
 from adjudicator.home.paths import positions_dir, private_folder
@@ -156,6 +158,19 @@ def submit(
     service's data folder (the game's secret, the players' private sections). `inbound`
     names the email the move came in, recorded as the commit's `Pamir-Inbound` trailer.
     """
+    with metrics.adjudicating():
+        return _submit(repo, author, text, home, expected, on_behalf, inbound)
+
+
+def _submit(
+    repo: GameRepo,
+    author: str,
+    text: str,
+    home: Path,
+    expected: int | None,
+    on_behalf: str | None,
+    inbound: str | None,
+) -> Adjudication:
     snap = snapshot(repo)  # read from Git objects: the working tree plays no part
     if snap.pending():
         raise Refusal(
@@ -227,36 +242,36 @@ def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
         pending = snap.pending()
         if not pending:
             return done
-        move = pending[0]
-        try:
-            # A forge has no pre-receive hook: the size and the encoding are checked here.
-            text = read_submission(snap.data(move), move_limit(home))
-            check_canonical(text)  # no hook on a forge: the hook's check is made here
-            if rollback_request(text) is not None:
-                done.append(handle_request(repo, snap, move, text, home=home, pushed=True))
-                continue
-            outcome = apply_submission(position(snap, home), move.player, text)
-        except Refusal as refusal:
-            # Pushed and accepted, yet not playable now: record the refusal so that the
-            # game goes on and the author learns why.
-            done.append(record_refusal(repo, home, snap, move, str(refusal), refusal.phrase))
-            continue
-        except engine.MoveError as error:
-            reason = public_reason(error)
-            done.append(record_refusal(repo, home, snap, move, reason, error.said()))
-            continue
-        when = now()
-        files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
-        message = f"Adjudicate move {move.number} by {move.player}: {'; '.join(outcome.actions)}"
-        commit = repo.commit(
-            files, message + trailers(move.number, state_text), parent=snap.commit, when=when
-        )
-        _write_for_readers(home, snap, move, outcome, when)
-        _remember(repo, home, commit, outcome.state)
-        log.info(
-            "game %s: pushed move %d by %s adjudicated", snap.game.id, move.number, move.player
-        )
-        done.append(Adjudication(move.number, commit, report))
+        with metrics.adjudicating():
+            done.append(_adjudicate_one(repo, home, snap, pending[0]))
+
+
+def _adjudicate_one(repo: GameRepo, home: Path, snap: Snapshot, move: MoveName) -> Adjudication:
+    """Adjudicate a pushed move file, or commit its refusal."""
+    try:
+        # A forge has no pre-receive hook: the size and the encoding are checked here.
+        text = read_submission(snap.data(move), move_limit(home))
+        check_canonical(text)  # no hook on a forge: the hook's check is made here
+        if rollback_request(text) is not None:
+            return handle_request(repo, snap, move, text, home=home, pushed=True)
+        outcome = apply_submission(position(snap, home), move.player, text)
+    except Refusal as refusal:
+        # Pushed and accepted, yet not playable now: record the refusal so that the
+        # game goes on and the author learns why.
+        return record_refusal(repo, home, snap, move, str(refusal), refusal.phrase)
+    except engine.MoveError as error:
+        reason = public_reason(error)
+        return record_refusal(repo, home, snap, move, reason, error.said())
+    when = now()
+    files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
+    message = f"Adjudicate move {move.number} by {move.player}: {'; '.join(outcome.actions)}"
+    commit = repo.commit(
+        files, message + trailers(move.number, state_text), parent=snap.commit, when=when
+    )
+    _write_for_readers(home, snap, move, outcome, when)
+    _remember(repo, home, commit, outcome.state)
+    log.info("game %s: pushed move %d by %s adjudicated", snap.game.id, move.number, move.player)
+    return Adjudication(move.number, commit, report)
 
 
 def record_refusal(
@@ -305,7 +320,7 @@ def record_refusal(
     log.info(
         "game %s: pushed move %d by %s refused: %s", snap.game.id, move.number, move.player, reason
     )
-    return Adjudication(move.number, commit, report)
+    return Adjudication(move.number, commit, report, refused=True)
 
 
 def create_game(

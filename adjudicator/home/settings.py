@@ -73,6 +73,8 @@ class Settings(BaseModel):
     # Webhooks: the shared secrets configured on the forge (never shown).
     github_secret: SecretStr | None = None
     gitea_secret: SecretStr | None = None
+    # GET /metrics for Prometheus (docs/operations.md#metrics); false: no such page.
+    metrics: bool = True
     # Scheduler.
     poll_minutes: int = Field(default=5, ge=1)  # remote games with no webhooks
     outbox_retry_seconds: int = Field(default=60, ge=1)

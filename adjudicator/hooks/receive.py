@@ -30,6 +30,7 @@ from adjudicator.games.pipeline import adjudicate_pending, position
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.games.rollback import plan_request
 from adjudicator.games.snapshot import GameError, replay, snapshot
+from adjudicator.home import metrics
 from adjudicator.home.paths import HOME_VARIABLE
 from adjudicator.home.settings import load_settings
 from adjudicator.mail import outgoing
@@ -75,6 +76,14 @@ def check_push(repo: GameRepo, home: Path, old: str, new: str) -> int:
         repo.repo.git.merge_base("--is-ancestor", old, new)
     except git.GitCommandError:
         raise PushRefused("history cannot be rewritten: pull, then push on top") from None
+    try:
+        return _check_moves(repo, home, old, new)
+    except PushRefused:
+        metrics.moves("push", refused=1)  # the push's first bad move refuses all of it
+        raise
+
+
+def _check_moves(repo: GameRepo, home: Path, old: str, new: str) -> int:
     snap = snapshot(repo, old)
     vetting = vet(repo, old, new, snap.game, snap.next_number)
     if vetting.breaches:
@@ -134,6 +143,7 @@ def post_receive(repo: GameRepo, home: Path, out: TextIO) -> int:
     for _ in range(3):  # another adjudication may land first: then look again
         try:
             results = adjudicate_pending(repo, home)
+            metrics.outcomes("push", results)
             for done in results:
                 print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
             _mail(repo, home, results, out)

@@ -25,7 +25,9 @@ A reply that is one command line (`pause 72h holiday`, `resign`, `settings notif
 `press to NAME:` and the lines below) is relayed by `press`, the lines above it, if any,
 going on as the move. Both come after the checks of steps 1 and 2.
 
-A message delivered again gets the outcome recorded for it, and no second answer.
+A message delivered again gets the outcome recorded for it, and no second answer. What
+the checks of steps 1 and 2 turn away is counted for /metrics by its reason's code, and
+the move of step 4 as adjudicated or refused by mail (adjudicator/home/metrics.py).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
 from adjudicator.mail.authentication import unauthenticated
@@ -287,7 +290,9 @@ def _automatic(message: Message) -> str | None:
     return None
 
 
-def _ignore(reason: str, **details: str | None) -> InboundResult:
+def _ignore(code: metrics.InboundReason, reason: str, **details: str | None) -> InboundResult:
+    """`code` names the reason among a few, for /metrics; `reason` says it all, for the log."""
+    metrics.inbound_refused(code)
     log.warning("inbound mail ignored: %s", reason)
     return InboundResult("ignored", reason, details.get("game"), details.get("player"))
 
@@ -329,7 +334,8 @@ def handle_message(
     `dnsfunc` looks up DKIM keys (default: the public DNS)."""
     if len(raw) > settings.max_inbound_bytes:
         return _ignore(
-            f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})"
+            "too-large",
+            f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})",
         )
     try:
         message = BytesParser(policy=policy.default).parsebytes(raw)
@@ -340,11 +346,11 @@ def handle_message(
         for header in ("Message-ID", "Subject"):  # headers are parsed when first read
             str(message.get(header, ""))
     except Exception as error:  # the email package raises many kinds on broken headers
-        return _ignore(f"malformed message ({type(error).__name__}: {error})")
+        return _ignore("malformed", f"malformed message ({type(error).__name__}: {error})")
     if not message.keys():
-        return _ignore("malformed message (no headers could be read)")
+        return _ignore("malformed", "malformed message (no headers could be read)")
     if len(senders) != 1:
-        return _ignore(f"malformed message: {len(senders)} From addresses")
+        return _ignore("malformed", f"malformed message: {len(senders)} From addresses")
     sender = senders[0]
 
     found: tuple[str, str] | None = None
@@ -357,16 +363,18 @@ def handle_message(
             break
     if found is None:
         if candidates:
-            return _ignore(f"invalid reply token in {candidates[0]} (from {sender})")
-        return _ignore(f"no reply address among the recipients (from {sender})")
+            return _ignore(
+                "invalid-token", f"invalid reply token in {candidates[0]} (from {sender})"
+            )
+        return _ignore("no-reply-address", f"no reply address among the recipients (from {sender})")
     game_id, player = found
     if automatic is not None:
-        return _ignore(f"automatic message ({automatic}) from {sender}", game=game_id)
+        return _ignore("automatic", f"automatic message ({automatic}) from {sender}", game=game_id)
 
     try:
         repo = open_game(settings, game_id)
     except (GameError, RepoError) as error:
-        return _ignore(f"reply address for an unknown game: {error}", game=game_id)
+        return _ignore("unknown-game", f"reply address for an unknown game: {error}", game=game_id)
     try:
         who = (game_id, player, sender)
         return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to)
@@ -393,9 +401,12 @@ def _handle(
     try:
         entry = snapshot(repo).game.player(player)
     except (GameError, GameFileError, KeyError) as error:
-        return _ignore(f"reply address for an unknown player: {error}", game=game_id)
+        return _ignore(
+            "unknown-player", f"reply address for an unknown player: {error}", game=game_id
+        )
     if sender.lower() != entry.email.lower():
         return _ignore(
+            "wrong-sender",
             f"sender {sender} is not the address game {game_id} has for {entry.name}",
             game=game_id,
             player=entry.name,
@@ -409,9 +420,13 @@ def _handle(
     try:
         text = body_text(message)
     except Exception as error:  # undecodable content, unknown charset
-        return _ignore(f"malformed body ({type(error).__name__}: {error})", game=game_id)
+        return _ignore(
+            "malformed", f"malformed body ({type(error).__name__}: {error})", game=game_id
+        )
     if text is None:
-        return _ignore("no text/plain or text/html part", game=game_id, player=entry.name)
+        return _ignore(
+            "no-text", "no text/plain or text/html part", game=game_id, player=entry.name
+        )
     lines = reply_lines(text)
     key = ledger.inbound_key(message_id, raw)
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
@@ -478,6 +493,7 @@ def _refuse_unauthenticated(
     sender or envelope sender, who may be anyone. Handled (exit status 0), so that the
     mail server does not bounce it to a forged sender either."""
     game_id = snapshot(repo).game.id
+    metrics.inbound_refused("unauthenticated")
     log.warning("inbound mail for %s in %s refused, not authenticated: %s", player, game_id, reason)
     day = datetime.now(UTC).date().isoformat()
     path = outgoing.notify_unauthenticated(settings, repo, player, reason, day=day)
@@ -553,9 +569,12 @@ def _adjudicate(
     paths = ledger.reconcile(settings, repo)
     # A refused move may be the author's own move pushed to the forge just before: then
     # it is the same move, already played, and the author is told it was accepted.
-    done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
-        repo, player, text, since, at_since=bool(reason)
-    )
+    mine = ledger.committed_inbound(repo, key, since)
+    done = mine or ledger.same_move_played(repo, player, text, since, at_since=bool(reason))
+    if mine is not None:
+        metrics.moves("mail", adjudicated=1)
+    elif done is None:  # (else the same move pushed to the forge stands, counted there)
+        metrics.moves("mail", refused=1)
     if done is not None:
         paths += ledger.confirm(settings, repo, game_id, key, done)
         log.info("move %d by %s in %s (mail %s) accepted", done.number, player, game_id, key)

@@ -58,6 +58,7 @@ from adjudicator.mail.outgoing import (
     PENDING,
     SENT,
     WRITTEN,
+    Backlog,
     DeliveryReport,
     Undeliverable,
 )
@@ -162,6 +163,22 @@ def counts(settings: Settings) -> dict[str, int]:
     found = {state: 0 for state in (PENDING, SENT, WRITTEN, FAILED, EXPIRED)}
     found.update({str(state): int(str(n)) for state, n in rows})
     return found
+
+
+def backlog(settings: Settings) -> Backlog:
+    """The pending messages, found by the index of pending rows, and those refused for
+    good, counted over the whole table (it keeps every message sent, but a report's bytes
+    lie out of its row, in PostgreSQL's TOAST storage, so the scan stays short)."""
+    with database.connection(settings) as connection:
+        pending = connection.execute(
+            "SELECT count(*), min(queued_at) FROM pamir_outbox WHERE state = 'pending'"
+        ).fetchone()
+        failed = connection.execute(
+            "SELECT count(*) FROM pamir_outbox WHERE state = 'failed'"
+        ).fetchone()
+    assert pending is not None and failed is not None
+    oldest = pending[1] if isinstance(pending[1], datetime) else None
+    return Backlog(int(str(pending[0])), int(str(failed[0])), oldest)
 
 
 @dataclass(frozen=True)

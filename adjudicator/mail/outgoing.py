@@ -66,7 +66,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.snapshot import STATE_FILE, game_at, snapshot
 from adjudicator.games.wording import in_words
-from adjudicator.home import locks, store
+from adjudicator.home import locks, metrics, store
 from adjudicator.home.faults import fault
 from adjudicator.home.files import fsync_path, write_atomically
 from adjudicator.home.paths import private_folder
@@ -88,6 +88,7 @@ WRITTEN = "written"
 FAILED = "failed"  # refused for good by the mail server (5xx): never tried again
 EXPIRED = "expired"  # reminders whose deadline passed before the server took them
 RETRY_SUFFIX = ".retry.json"
+QUEUED_TIME = "%Y%m%dT%H%M%S%f"  # a message file's name starts with when it was queued
 FAILURE_SUFFIX = ".failed.json"
 DEADLINE_HEADER = "X-Pamir-Deadline"  # a message that is pointless after this instant
 ACCEPTED_KEPT = 200  # per game: the reports whose acceptance time is remembered
@@ -298,6 +299,36 @@ def messages_in(settings: Settings, folder: str) -> list[Path]:
     return sorted(p for p in path.glob("*.eml") if not p.name.startswith("."))
 
 
+@dataclass(frozen=True)
+class Backlog:
+    """What waits in the outbox: the messages pending and those refused for good, and
+    when the oldest pending one was queued (None when none is)."""
+
+    pending: int
+    failed: int
+    oldest: datetime | None
+
+
+def backlog(settings: Settings) -> Backlog:
+    """The outbox's backlog, for /metrics: the folders pending/ and failed/ listed (the
+    table queried in PostgreSQL mode); sent/ and written/, which only grow, are not read."""
+    if settings.database_url is not None:
+        from adjudicator.mail import outbox_table
+
+        return outbox_table.backlog(settings)
+    pending = messages_in(settings, PENDING)
+    failed = len(messages_in(settings, FAILED))
+    return Backlog(len(pending), failed, queued_at(pending[0]) if pending else None)
+
+
+def queued_at(path: Path) -> datetime:
+    """When a message file was queued, from its name (else the file's own time)."""
+    try:
+        return datetime.strptime(path.name.split("-", 1)[0], QUEUED_TIME).replace(tzinfo=UTC)
+    except ValueError:  # a file put there by hand
+        return datetime.fromtimestamp(path.stat().st_mtime, UTC)
+
+
 def _retry_file(path: Path) -> Path:
     return path.with_name(path.name + RETRY_SUFFIX)
 
@@ -402,7 +433,7 @@ def queue(settings: Settings, message: EmailMessage, key: str | None = None) -> 
         from adjudicator.mail import outbox_table
 
         return outbox_table.queue(settings, message, key)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    stamp = datetime.now(UTC).strftime(QUEUED_TIME)
     game = str(message.get("X-Pamir-Game", "pamir"))
     player = str(message.get("X-Pamir-Player", "someone"))
     number = int(str(message.get("X-Pamir-Move", "0")))
@@ -450,7 +481,7 @@ def queue_many(
             found = paths.get(key) or queued(settings, key)
             if found is None:  # names a microsecond apart keep the order given
                 at = stamp + timedelta(microseconds=len(new))
-                found = outbox(settings, PENDING) / f"{at.strftime('%Y%m%dT%H%M%S%f')}-{key}.eml"
+                found = outbox(settings, PENDING) / f"{at.strftime(QUEUED_TIME)}-{key}.eml"
                 new.append((key, found, data))
             paths[key] = found
         if new:
@@ -1721,8 +1752,13 @@ def deliver(
 ) -> DeliveryReport:
     """Send the pending messages that are due (all of them with `force`); move each one the
     server accepted to outbox/sent. With no smtp_host, move them all to outbox/written and
-    log where they are."""
-    now = now or datetime.now(UTC)
+    log where they are. The messages the server did not take are counted for /metrics."""
+    report = _deliver(settings, now or datetime.now(UTC), force)
+    metrics.smtp_failures(len(report.deferred) + len(report.failed))
+    return report
+
+
+def _deliver(settings: Settings, now: datetime, force: bool) -> DeliveryReport:
     if settings.database_url is not None:  # rows claimed one at a time, by any node
         from adjudicator.mail import outbox_table
 

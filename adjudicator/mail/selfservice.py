@@ -40,6 +40,7 @@ from adjudicator.games.resign import (
 )
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
+from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import LANGUAGES, SOURCE, Words, words_for
 from adjudicator.mail import outgoing
@@ -281,7 +282,8 @@ def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, ma
     report (queued by the caller's reconcile), which says so and who won."""
     game_id = snapshot(repo).game.id
     try:
-        adjudicate_pending(repo, settings.home)  # moves pushed before the resignation count
+        # The moves pushed before the resignation count.
+        metrics.outcomes("push", adjudicate_pending(repo, settings.home))
         ended = end_resigned(repo, settings.home, name)
     except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
         log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)

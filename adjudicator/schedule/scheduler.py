@@ -63,7 +63,7 @@ from adjudicator.games.registry import (
 )
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home import locks
+from adjudicator.home import locks, metrics
 from adjudicator.home.locks import Leadership
 from adjudicator.home.settings import Settings
 from adjudicator.mail import digests, ledger, outgoing
@@ -478,6 +478,7 @@ def _run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjud
             ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
             _remote_update(settings, repo)
             results = apply_timeouts(repo, settings.home, now)
+            metrics.moves("deadline", adjudicated=len(results))
             if results:
                 report(settings, repo, results)
                 _remote_update(settings, repo)  # a forge that fails now gets them next poll
@@ -506,6 +507,7 @@ def _adjudicate_pushed(settings: Settings, repo: GameRepo) -> list[Adjudication]
         return []  # nothing waits, or a move for a stranger: the host's to remove
     ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
     results = adjudicate_pending(repo, settings.home)
+    metrics.outcomes("push", results)
     report(settings, repo, results, "pushed and adjudicated by the scheduler")
     return results
 

@@ -8,8 +8,9 @@ from the defaults, the instance file PAMIR_HOME/pamir.toml and PAMIR_* variables
 
 `pages` (the game pages and /help), `play` (a player's private page and its form),
 `rendering` (safe HTML from reports and views), `webhooks`
-(forge pushes), `inbound` (email posted by a mail gateway), `serve` (the web service and
-the scheduler in one process). Imports every capability below the CLI.
+(forge pushes), `inbound` (email posted by a mail gateway), `metrics` (/metrics for
+Prometheus), `serve` (the web service and the scheduler in one process). Imports every
+capability below the CLI.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from adjudicator.home import database, nodes
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.languages import install as install_languages
+    from adjudicator.web.metrics import bp as metrics
     from adjudicator.web.pages import bp as pages
     from adjudicator.web.play import bp as play
     from adjudicator.web.webhooks import bp as webhooks
@@ -93,6 +95,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(play)
     app.register_blueprint(webhooks)
     app.register_blueprint(inbound)
+    if settings.metrics:  # else /metrics is a 404, as any address that is not a page
+        app.register_blueprint(metrics)
     install_languages(app)  # after the blueprints: its filters speak the visitor's language
 
     @app.after_request

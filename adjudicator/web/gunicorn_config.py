@@ -7,6 +7,11 @@ the workers or the timeouts without a file of its own.
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from typing import Any
+
 from adjudicator.home import logs
 from adjudicator.home.settings import SettingsError, load_settings
 
@@ -29,3 +34,32 @@ accesslog = None
 # ($XDG_RUNTIME_DIR/gunicorn.ctl): two services of one user would fight over it, and the
 # systemd units forbid writing to the home folder. Stop and reload with signals instead.
 control_socket_disable = True
+
+
+def child_exit(server: object, worker: Any) -> None:
+    """A worker exited: in prometheus-client's multiprocess mode, its live gauges go with
+    it, while its counts stay in the totals (docs/operations.md#metrics)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+# The folder this master made for its workers' metrics, removed when it exits.
+_made_for_metrics: list[str] = []
+
+
+def on_starting(server: object) -> None:
+    """Before the workers fork: without a PROMETHEUS_MULTIPROC_DIR of the operator's, one
+    of this master's own, so that /metrics adds up every worker's counts (answered by
+    one worker, it would otherwise show that worker's alone and jump between scrapes).
+    A shared folder of the operator's also takes the scheduler's counts in."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        folder = tempfile.mkdtemp(prefix="pamir-metrics-")
+        _made_for_metrics.append(folder)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = folder
+
+
+def on_exit(server: object) -> None:
+    for folder in _made_for_metrics:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -14,6 +14,7 @@ import logging
 
 from flask import Blueprint, Response, jsonify
 
+from adjudicator.home import metrics
 from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 from adjudicator.mail.signatures import DnsUnavailable
 from adjudicator.web import current_settings, read_body
@@ -28,8 +29,10 @@ def email() -> tuple[Response, int]:
     limit = settings.max_inbound_bytes
     raw = read_body(limit)
     if raw is None:
+        metrics.inbound_refused("too-large")
         return jsonify(error=f"messages are limited to {limit} bytes"), 413
     if not raw.strip():
+        metrics.inbound_refused("malformed")
         return jsonify(error="the body must be a raw email message"), 400
     try:
         result = handle_message(settings, raw)

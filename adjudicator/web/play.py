@@ -37,6 +37,7 @@ from adjudicator.games.registry import game_lock, game_path
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.reports import translated_view
 from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
 from adjudicator.mail import ledger, outgoing, tokens
@@ -213,6 +214,7 @@ def _adjudicate(
         try:
             done = submit(repo, player, text, home=settings.home, expected=expected)
         except (Refusal, GameError) as error:
+            metrics.moves("page", refused=1)
             log.info("move by %s in %s (web) refused: %s", player, repo.path.name, error)
             if isinstance(error, Refusal):  # the engine's words, in the player's language
                 said = _player_words(repo, player).said(error.phrase)
@@ -222,6 +224,7 @@ def _adjudicate(
         ledger.reconcile(settings, repo)
         if update is not None and ledger.same_move_played(repo, player, text, head) is None:
             # Moves pushed to the forge meanwhile came first, and this one no longer applied.
+            metrics.moves("page", refused=1)
             words = _player_words(repo, player)
             dropped = next((r for r in update.refused if r.text == text), None)
             if dropped is None:
@@ -229,6 +232,9 @@ def _adjudicate(
             if dropped.phrase is None:
                 return Notice(False, dropped.reason), 409
             return Notice(False, plain(words.said(dropped.phrase)), ""), 409
+    # Unless the same move, pushed to the forge meanwhile, stands instead (counted there).
+    if update is None or not any(r.number is None and r.text == text for r in update.refused):
+        metrics.moves("page", adjudicated=1)
     log.info("move %d by %s in %s (web) accepted", done.number, player, repo.path.name)
     words = _player_words(repo, player)
     said = words("Move %(number)s adjudicated.", number=done.number)

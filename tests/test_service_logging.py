@@ -314,3 +314,17 @@ def test_the_procfiles_gunicorn_adds_up_its_workers_metrics_by_itself(
         )
         assert "process_cpu_seconds_total" not in scraped.text  # one process's own: not here
     assert list(scratch.iterdir()) == []
+
+
+def test_the_procfiles_gunicorn_stops_at_once_on_a_missing_secret_file(
+    home: Path, tmp_path: Path
+) -> None:
+    missing = tmp_path / "credentials" / "smtp_password"
+    env = {**os.environ, "PAMIR_HOME": str(home), "PAMIR_SMTP_PASSWORD_FILE": str(missing)}
+    done = subprocess.run(
+        procfile_web(free_port()), env=env, cwd=home, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == (
+        f"pamir: bad setting: smtp_password_file: cannot read {missing}: No such file or directory"
+    )

@@ -98,7 +98,7 @@ class Settings(BaseModel):
     # `pamir serve`'s server (waitress): threads handling requests, connections held at
     # once, and the seconds after which an idle connection (a slow client) is dropped.
     serve_threads: int = Field(default=8, ge=1, le=128)
-    serve_connections: int = Field(default=1000, ge=10, le=100_000)
+    serve_connections: int = Field(default=10_000, ge=10, le=100_000)
     serve_timeout: int = Field(default=30, ge=1)
 
     @field_validator("log_level", "log_format", mode="before")

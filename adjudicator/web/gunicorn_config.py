@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from typing import Any
 
 from adjudicator.home import logs
 from adjudicator.home.settings import SettingsError, load_settings
 
-_level: str
-_format: str
 try:
     # Read only: gunicorn's master forks the workers and must hold no connections.
     _settings = load_settings(remember=False)
     _level, _format = _settings.log_level, _settings.log_format
-except SettingsError:  # create_app refuses them, with the reason, in each worker
-    _level, _format = logs.from_environment()
+except SettingsError as error:
+    # One clear line and no worker started, rather than a traceback from every worker that
+    # fails to boot (a missing secret file, a bad value). gunicorn lets SystemExit through.
+    print(f"pamir: {error}", file=sys.stderr, flush=True)
+    raise SystemExit(2) from None
 
 # gunicorn's own lines and pamir's in one form (adjudicator/home/logs.py), on standard
 # error. gunicorn's access log is off: the application logs each request itself, with the

@@ -28,6 +28,7 @@ import io
 import random
 import re
 import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,7 +93,7 @@ def test_the_template_catalogue_holds_every_marked_message(tmp_path: Path) -> No
     fresh = tmp_path / "messages.pot"
     extracted = subprocess.run(
         [
-            *(str(ROOT / ".venv" / "bin" / "pybabel"), "-q", "extract", "-F", "babel.cfg"),
+            *(str(Path(sys.executable).parent / "pybabel"), "-q", "extract", "-F", "babel.cfg"),
             *("--no-default-keywords", *keywords.group(1).split(), "-o", str(fresh), "."),
         ],
         cwd=ROOT,

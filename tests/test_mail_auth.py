@@ -36,7 +36,7 @@ from test_mail_in import Table as MailTable
 
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import SettingsError, load_settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import orgdomain, outgoing, tokens
 from adjudicator.mail.authentication import is_aligned
 from adjudicator.mail.incoming import InboundResult, handle_message
 
@@ -243,16 +243,51 @@ def test_a_reply_signed_by_a_domain_not_aligned_with_from_is_refused(
     [
         ("example.org", "example.org", True),
         ("example.org", "mail.example.org", True),  # the organizational domain signs
+        ("mail.example.org", "example.org", True),  # a sub-domain of the same organization
+        ("a.example.co.uk", "b.example.co.uk", True),
         ("EXAMPLE.org.", "mail.example.org", True),
-        ("mail.example.org", "example.org", False),  # a child does not speak for a parent
+        ("mail.example.org", "EXAMPLE.ORG.", True),
+        ("example.org", "example.com", False),
         ("ample.org", "example.org", False),
         ("example.org", "example.org.attacker.example", False),
-        ("org", "example.org", False),  # a top-level domain aligns with nothing
+        ("co.uk", "example.co.uk", False),  # a public suffix aligns with nothing
+        ("example.co.uk", "co.uk", False),
+        ("co.uk", "co.uk", False),
+        ("org", "example.org", False),
+        ("github.io", "alice.github.io", False),  # the list's private part counts too
+        ("alice.github.io", "bob.github.io", False),
+        ("xn--bcher-kva.de", "mail.bücher.de", True),  # an IDN as A-label and U-label
+        ("MAIL.BÜCHER.DE", "xn--bcher-kva.de", True),
+        ("example.xn--p1ai", "mail.example.рф", True),
+        ("xn--p1ai", "example.рф", False),  # .рф, a public suffix
+        ("fass.de", "faß.de", False),  # IDNA 2003 would map faß to fass: another domain
+        ("example.notinthelist", "mail.example.notinthelist", True),  # the default rule *
+        ("notinthelist", "example.notinthelist", False),
+        ("a..example.org", "example.org", False),  # not domain names
+        ("example.org", "exa mple.org", False),
         ("", "example.org", False),
+        ("", "", False),
     ],
 )
 def test_relaxed_alignment(signer: str, author: str, aligned: bool) -> None:
+    """RFC 7489 §3.1.1: the organizational domains, by the Public Suffix List, are one."""
     assert is_aligned(signer, author) is aligned
+
+
+def test_the_public_suffix_list_is_loaded_once_a_process() -> None:
+    assert orgdomain.public_suffixes() is orgdomain.public_suffixes()
+    assert orgdomain.organizational_domain("a.b.example.co.uk") == "example.co.uk"
+
+
+def test_a_reply_signed_by_a_sub_domain_of_its_from_domain_is_played(
+    table: Table, keys: dict[str, Key]
+) -> None:
+    """Relaxed alignment in DKIM mode: the player's provider signs as mail.DOMAIN."""
+    table.zone.publish(f"mail.{PLAYERS}", keys[PLAYERS])
+    _, report = table.deciding()
+    raw = signed(reply_to(report, options(report)[0] + "\n"), keys[PLAYERS], f"mail.{PLAYERS}")
+    result = table.handle(raw)
+    assert result.status == "accepted" and result.number == 1, result.reason
 
 
 @pytest.mark.parametrize("mode", ["token", "dkim"])

@@ -8,10 +8,10 @@
   server added, named by `mail_authserv_id`, must say `dmarc=pass`, or `dkim=pass` with
   an aligned `header.d`.
 
-Alignment is relaxed, in the simple form: the signing domain is the From domain or one
-of its parents (`d=example.org` for `From: ...@mail.example.org`), and has a dot in it.
-No public-suffix list is consulted; a parent such as `co.uk` would align, but nobody can
-publish a DKIM key for it.
+Alignment is relaxed (RFC 7489 §3.1.1): the signing domain and the From domain have the
+same organizational domain, by the Public Suffix List (`orgdomain`). `d=example.org`
+aligns with `From: ...@mail.example.org` and the other way round; a signing domain that
+is itself a public suffix (`co.uk`) aligns with nothing.
 
 Headers are trusted in this order, top to bottom, as mail servers prepend them: for each
 method (`dmarc`, `dkim`), only the topmost Authentication-Results header with our
@@ -32,6 +32,7 @@ import authres
 import authres.dmarc
 
 from adjudicator.home.settings import Settings
+from adjudicator.mail.orgdomain import organizational_domain
 from adjudicator.mail.signatures import DnsLookup, public_dns, verify_signatures
 
 log = logging.getLogger(__name__)
@@ -42,11 +43,10 @@ def domain_of(address: str) -> str:
 
 
 def is_aligned(signing_domain: str, author_domain: str) -> bool:
-    """Relaxed alignment: the signer is the author's domain or one of its parents."""
-    signer = signing_domain.strip().rstrip(".").lower()
-    if "." not in signer:  # a bare top-level domain aligns with nothing
-        return False
-    return author_domain == signer or author_domain.endswith("." + signer)
+    """Relaxed alignment: both domains have the same organizational domain (and the
+    signer has one: a public suffix aligns with nothing)."""
+    signer = organizational_domain(signing_domain)
+    return signer is not None and signer == organizational_domain(author_domain)
 
 
 def unauthenticated(

@@ -396,8 +396,16 @@ def authres_reply(table: Table, *headers: str) -> tuple[InboundResult, str]:
         f"header.d={PLAYERS} header.i=@{PLAYERS} header.b=abc",
         f"Authentication-Results: {AUTHSERV}; dkim=fail header.d=attacker.example;"
         f" dkim=pass header.d={PLAYERS}",
+        # RFC 8601's other spellings of our authserv-id: comments, a version, quotes,
+        # folding (the mail server's rule removes them all when a sender writes them).
+        f"Authentication-Results: (checked) {AUTHSERV} 1 (v); dmarc=pass header.from={PLAYERS}",
+        f'Authentication-Results: "{AUTHSERV.upper()}"; dkim=pass header.d=mail.{PLAYERS}',
+        f"Authentication-Results:\n\t{AUTHSERV}\n\t(c); dmarc=pass\n\theader.from={PLAYERS}",
     ],
-    ids=["dmarc-pass", "dkim-pass-aligned", "one-of-two-dkim-passes"],
+    ids=[
+        *("dmarc-pass", "dkim-pass-aligned", "one-of-two-dkim-passes"),
+        *("comments-and-version", "quoted", "folded"),
+    ],
 )
 def test_our_mail_servers_pass_is_accepted(authres_table: Table, header: str) -> None:
     result, head = authres_reply(authres_table, header)
@@ -429,8 +437,28 @@ def test_our_mail_servers_pass_is_accepted(authres_table: Table, header: str) ->
             "dmarc=fail",
         ),
         ([], f"no Authentication-Results header from {AUTHSERV}"),
+        *[
+            ([header], f"no Authentication-Results header from {AUTHSERV}")
+            for header in [
+                f"Authentication-Results: {AUTHSERV}.attacker.example; dmarc=pass",
+                f"Authentication-Results: {AUTHSERV} 2; dmarc=pass header.from={PLAYERS}",
+                'Authentication-Results: "m\\x.pamir.example"; dmarc=pass',
+                # Headers the mail server does not see as ours, so its rule leaves them.
+                "Authentication-Results: =?utf-8?q?mx=2Epamir=2Eexample?=; dmarc=pass",
+                f"X-Note: a\rAuthentication-Results: {AUTHSERV}; dmarc=pass",
+                f"Authentication-Results: {AUTHSERV}; dmarc=pass {'(' * 5000}{')' * 5000}",
+            ]
+        ],
+        (
+            [": a line with no field name", f"Authentication-Results: {AUTHSERV}; dmarc=pass"],
+            f"no Authentication-Results header from {AUTHSERV}",
+        ),
     ],
-    ids=["dmarc-fail", "dkim-misaligned", "another-authserv-id", "forged-below-ours", "none"],
+    ids=[
+        *("dmarc-fail", "dkim-misaligned", "another-authserv-id", "forged-below-ours", "none"),
+        *("starts-with-ours", "version-2", "quoted-pair", "encoded-word", "lone-cr"),
+        *("nested-too-deep", "below-a-line-with-no-name"),
+    ],
 )
 def test_anything_but_our_mail_servers_pass_is_refused(
     authres_table: Table, headers: list[str], why: str

@@ -36,7 +36,7 @@ from test_mail_in import Table as MailTable
 
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import SettingsError, load_settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import orgdomain, outgoing, tokens
 from adjudicator.mail.authentication import is_aligned
 from adjudicator.mail.incoming import InboundResult, handle_message
 
@@ -243,16 +243,51 @@ def test_a_reply_signed_by_a_domain_not_aligned_with_from_is_refused(
     [
         ("example.org", "example.org", True),
         ("example.org", "mail.example.org", True),  # the organizational domain signs
+        ("mail.example.org", "example.org", True),  # a sub-domain of the same organization
+        ("a.example.co.uk", "b.example.co.uk", True),
         ("EXAMPLE.org.", "mail.example.org", True),
-        ("mail.example.org", "example.org", False),  # a child does not speak for a parent
+        ("mail.example.org", "EXAMPLE.ORG.", True),
+        ("example.org", "example.com", False),
         ("ample.org", "example.org", False),
         ("example.org", "example.org.attacker.example", False),
-        ("org", "example.org", False),  # a top-level domain aligns with nothing
+        ("co.uk", "example.co.uk", False),  # a public suffix aligns with nothing
+        ("example.co.uk", "co.uk", False),
+        ("co.uk", "co.uk", False),
+        ("org", "example.org", False),
+        ("github.io", "alice.github.io", False),  # the list's private part counts too
+        ("alice.github.io", "bob.github.io", False),
+        ("xn--bcher-kva.de", "mail.bücher.de", True),  # an IDN as A-label and U-label
+        ("MAIL.BÜCHER.DE", "xn--bcher-kva.de", True),
+        ("example.xn--p1ai", "mail.example.рф", True),
+        ("xn--p1ai", "example.рф", False),  # .рф, a public suffix
+        ("fass.de", "faß.de", False),  # IDNA 2003 would map faß to fass: another domain
+        ("example.notinthelist", "mail.example.notinthelist", True),  # the default rule *
+        ("notinthelist", "example.notinthelist", False),
+        ("a..example.org", "example.org", False),  # not domain names
+        ("example.org", "exa mple.org", False),
         ("", "example.org", False),
+        ("", "", False),
     ],
 )
 def test_relaxed_alignment(signer: str, author: str, aligned: bool) -> None:
+    """RFC 7489 §3.1.1: the organizational domains, by the Public Suffix List, are one."""
     assert is_aligned(signer, author) is aligned
+
+
+def test_the_public_suffix_list_is_loaded_once_a_process() -> None:
+    assert orgdomain.public_suffixes() is orgdomain.public_suffixes()
+    assert orgdomain.organizational_domain("a.b.example.co.uk") == "example.co.uk"
+
+
+def test_a_reply_signed_by_a_sub_domain_of_its_from_domain_is_played(
+    table: Table, keys: dict[str, Key]
+) -> None:
+    """Relaxed alignment in DKIM mode: the player's provider signs as mail.DOMAIN."""
+    table.zone.publish(f"mail.{PLAYERS}", keys[PLAYERS])
+    _, report = table.deciding()
+    raw = signed(reply_to(report, options(report)[0] + "\n"), keys[PLAYERS], f"mail.{PLAYERS}")
+    result = table.handle(raw)
+    assert result.status == "accepted" and result.number == 1, result.reason
 
 
 @pytest.mark.parametrize("mode", ["token", "dkim"])
@@ -361,8 +396,16 @@ def authres_reply(table: Table, *headers: str) -> tuple[InboundResult, str]:
         f"header.d={PLAYERS} header.i=@{PLAYERS} header.b=abc",
         f"Authentication-Results: {AUTHSERV}; dkim=fail header.d=attacker.example;"
         f" dkim=pass header.d={PLAYERS}",
+        # RFC 8601's other spellings of our authserv-id: comments, a version, quotes,
+        # folding (the mail server's rule removes them all when a sender writes them).
+        f"Authentication-Results: (checked) {AUTHSERV} 1 (v); dmarc=pass header.from={PLAYERS}",
+        f'Authentication-Results: "{AUTHSERV.upper()}"; dkim=pass header.d=mail.{PLAYERS}',
+        f"Authentication-Results:\n\t{AUTHSERV}\n\t(c); dmarc=pass\n\theader.from={PLAYERS}",
     ],
-    ids=["dmarc-pass", "dkim-pass-aligned", "one-of-two-dkim-passes"],
+    ids=[
+        *("dmarc-pass", "dkim-pass-aligned", "one-of-two-dkim-passes"),
+        *("comments-and-version", "quoted", "folded"),
+    ],
 )
 def test_our_mail_servers_pass_is_accepted(authres_table: Table, header: str) -> None:
     result, head = authres_reply(authres_table, header)
@@ -394,8 +437,28 @@ def test_our_mail_servers_pass_is_accepted(authres_table: Table, header: str) ->
             "dmarc=fail",
         ),
         ([], f"no Authentication-Results header from {AUTHSERV}"),
+        *[
+            ([header], f"no Authentication-Results header from {AUTHSERV}")
+            for header in [
+                f"Authentication-Results: {AUTHSERV}.attacker.example; dmarc=pass",
+                f"Authentication-Results: {AUTHSERV} 2; dmarc=pass header.from={PLAYERS}",
+                'Authentication-Results: "m\\x.pamir.example"; dmarc=pass',
+                # Headers the mail server does not see as ours, so its rule leaves them.
+                "Authentication-Results: =?utf-8?q?mx=2Epamir=2Eexample?=; dmarc=pass",
+                f"X-Note: a\rAuthentication-Results: {AUTHSERV}; dmarc=pass",
+                f"Authentication-Results: {AUTHSERV}; dmarc=pass {'(' * 5000}{')' * 5000}",
+            ]
+        ],
+        (
+            [": a line with no field name", f"Authentication-Results: {AUTHSERV}; dmarc=pass"],
+            f"no Authentication-Results header from {AUTHSERV}",
+        ),
     ],
-    ids=["dmarc-fail", "dkim-misaligned", "another-authserv-id", "forged-below-ours", "none"],
+    ids=[
+        *("dmarc-fail", "dkim-misaligned", "another-authserv-id", "forged-below-ours", "none"),
+        *("starts-with-ours", "version-2", "quoted-pair", "encoded-word", "lone-cr"),
+        *("nested-too-deep", "below-a-line-with-no-name"),
+    ],
 )
 def test_anything_but_our_mail_servers_pass_is_refused(
     authres_table: Table, headers: list[str], why: str

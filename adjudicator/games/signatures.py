@@ -16,6 +16,11 @@ What a player's pushed commit must show, by `judge_player`:
 - without it, an unsigned commit, or one signed by a key the game does not know, is
   accepted: many players sign every commit with a key the game has not been told of.
 
+Git's other signature formats, OpenPGP (`gpg.format = openpgp`, the default, and what
+GitHub's web editor writes) and X.509, are not checked: the game knows SSH keys only.
+Such a signature vouches for nothing, so the commit counts as unsigned; it is no sign of
+damage, so it is not refused where signatures are not required.
+
 The adjudicator's commits must be signed by the key game.toml records in
 `[adjudicator]`; a game created before commits were signed records none, and its commits
 are reported as unsigned, which is no fault (`judge_adjudicator`).
@@ -42,19 +47,29 @@ from adjudicator.home.keys import NAMESPACE, TIMEOUT
 ADJUDICATOR_PRINCIPAL = "pamir@adjudicator"
 SIGNATURE_HEADER = b"gpgsig "
 
-Kind = Literal["unsigned", "player", "adjudicator", "unknown", "unreadable"]
+# The first line of each signature format Git writes that pamir does not check, as Git
+# itself tells the formats apart (gpg-interface.c).
+UNCHECKED_FORMATS = {
+    "-----BEGIN PGP SIGNATURE-----": "OpenPGP",
+    "-----BEGIN PGP MESSAGE-----": "OpenPGP",
+    "-----BEGIN SIGNED MESSAGE-----": "X.509",
+}
+
+Kind = Literal["unsigned", "player", "adjudicator", "unknown", "unchecked", "unreadable"]
 
 
 @dataclass(frozen=True)
 class Signature:
     """What a commit's signature shows. `owner` is the player whose key made it (kind
     "player"); `valid` says whether it verified (None when it could not be checked: no
-    signature, or a key the game does not know)."""
+    signature, a key the game does not know, or a format pamir does not check, named
+    by `scheme`)."""
 
     kind: Kind
     owner: str | None = None
     valid: bool | None = None
     fingerprint: str = ""
+    scheme: str = ""
 
     def describe(self) -> str:
         if self.kind == "unsigned":
@@ -63,6 +78,8 @@ class Signature:
             return "a signature that cannot be read"
         if self.kind == "unknown":
             return f"signed by a key the game does not know ({self.fingerprint})"
+        if self.kind == "unchecked":
+            return f"signed with {self.scheme}, which is not checked (only SSH is)"
         who = f"player {self.owner}" if self.kind == "player" else "the adjudicator"
         return who if self.valid else f"a BAD signature by the key of {who}"
 
@@ -155,6 +172,9 @@ def examine(repo: GameRepo, commit: str, game: GameFile) -> Signature:
     payload, armored = split_signature(repo.commit_info(commit).raw)
     if armored is None:
         return Signature("unsigned")
+    scheme = _unchecked_scheme(armored)
+    if scheme is not None:
+        return Signature("unchecked", scheme=scheme)
     try:
         key = signature_key(armored)
     except BadKey:
@@ -167,6 +187,12 @@ def examine(repo: GameRepo, commit: str, game: GameFile) -> Signature:
                 return Signature("adjudicator", valid=valid, fingerprint=fingerprint(key))
             return Signature("player", principal, valid, fingerprint(key))
     return Signature("unknown", fingerprint=fingerprint(key))
+
+
+def _unchecked_scheme(armored: str) -> str | None:
+    """The name of a signature format pamir does not check ("OpenPGP", "X.509"), or None."""
+    first = armored.lstrip().partition("\n")[0].strip()
+    return UNCHECKED_FORMATS.get(first)
 
 
 def judge_player(signature: Signature, player: str, game: GameFile) -> str | None:
@@ -186,6 +212,12 @@ def judge_player(signature: Signature, player: str, game: GameFile) -> str | Non
         return (
             f"it is not signed: this game requires {player}'s moves to be signed with "
             f"{player}'s SSH key (docs/signing.md)"
+        )
+    if signature.kind == "unchecked":
+        return (
+            f"it is signed with {signature.scheme}, and {signature.scheme} signatures are not "
+            f"accepted: this game requires {player}'s moves to be signed with {player}'s "
+            "SSH key (docs/signing.md)"
         )
     return f"it is signed with a key that is not {player}'s ({signature.fingerprint})"
 

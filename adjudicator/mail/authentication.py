@@ -8,23 +8,24 @@
   server added, named by `mail_authserv_id`, must say `dmarc=pass`, or `dkim=pass` with
   an aligned `header.d`.
 
-Alignment is relaxed, in the simple form: the signing domain is the From domain or one
-of its parents (`d=example.org` for `From: ...@mail.example.org`), and has a dot in it.
-No public-suffix list is consulted; a parent such as `co.uk` would align, but nobody can
-publish a DKIM key for it.
+Alignment is relaxed (RFC 7489 §3.1.1): the signing domain and the From domain have the
+same organizational domain, by the Public Suffix List (`orgdomain`). `d=example.org`
+aligns with `From: ...@mail.example.org` and the other way round; a signing domain that
+is itself a public suffix (`co.uk`) aligns with nothing.
 
 Headers are trusted in this order, top to bottom, as mail servers prepend them: for each
 method (`dmarc`, `dkim`), only the topmost Authentication-Results header with our
 authserv-id that reports that method is read; lower ones are ignored, and headers with
 another authserv-id are ignored altogether (anyone can write them). A sender can still
 put a header with our authserv-id into the message: only the mail server can tell it
-from its own, so it must remove such headers on arrival (docs/email.md).
+from its own, so it must remove such headers on arrival (docs/email.md). Which headers
+carry our authserv-id is read as RFC 8601 says, from the message's bytes as the mail
+server reads them (`authserv`), so that its rule removes every one of them.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 from email.message import EmailMessage
 
@@ -32,6 +33,8 @@ import authres
 import authres.dmarc
 
 from adjudicator.home.settings import Settings
+from adjudicator.mail.authserv import header_values, split_authserv_id
+from adjudicator.mail.orgdomain import organizational_domain
 from adjudicator.mail.signatures import DnsLookup, public_dns, verify_signatures
 
 log = logging.getLogger(__name__)
@@ -42,11 +45,10 @@ def domain_of(address: str) -> str:
 
 
 def is_aligned(signing_domain: str, author_domain: str) -> bool:
-    """Relaxed alignment: the signer is the author's domain or one of its parents."""
-    signer = signing_domain.strip().rstrip(".").lower()
-    if "." not in signer:  # a bare top-level domain aligns with nothing
-        return False
-    return author_domain == signer or author_domain.endswith("." + signer)
+    """Relaxed alignment: both domains have the same organizational domain (and the
+    signer has one: a public suffix aligns with nothing)."""
+    signer = organizational_domain(signing_domain)
+    return signer is not None and signer == organizational_domain(author_domain)
 
 
 def unauthenticated(
@@ -62,7 +64,7 @@ def unauthenticated(
     if settings.mail_auth == "dkim":
         return _by_dkim(raw, domain_of(sender), dnsfunc or public_dns)
     if settings.mail_auth == "authres":
-        return _by_authres(message, str(settings.mail_authserv_id), domain_of(sender))
+        return _by_authres(raw, str(settings.mail_authserv_id), domain_of(sender))
     return None
 
 
@@ -95,15 +97,17 @@ class _Result:
     properties: dict[str, str]  # "header.d" -> "example.org"
 
 
-def _parsed(value: str) -> tuple[str, list[_Result]] | None:
-    """(authserv-id, results) of one Authentication-Results value, or None if unreadable."""
+def _results(value: str, rest: str) -> list[_Result] | None:
+    """The results of one Authentication-Results value, `rest` being what follows its
+    authserv-id (from the ";" on); None if unreadable."""
     context = authres.FeatureContext(authres.dmarc)
     try:
-        header = context.parse_value(re.sub(r"[\r\n]+", " ", value))
-    except authres.AuthResError as error:
-        log.info("unreadable Authentication-Results header ignored (%s): %s", error, value)
+        # The authserv-id is read already (authserv.py); authres reads the results.
+        header = context.parse_value("id" + rest)
+    except (authres.AuthResError, RecursionError) as error:  # comments nested too deep
+        log.info("unreadable Authentication-Results header ignored (%s): %.200s", error, value)
         return None
-    results = [
+    return [
         _Result(
             str(r.method).lower(),
             str(r.result).lower(),
@@ -111,16 +115,22 @@ def _parsed(value: str) -> tuple[str, list[_Result]] | None:
         )
         for r in header.results
     ]
-    return str(header.authserv_id or "").lower(), results
 
 
-def _ours(message: EmailMessage, authserv_id: str) -> list[list[_Result]]:
-    """The results of each Authentication-Results header with our authserv-id, top first."""
+def _ours(raw: bytes, authserv_id: str) -> list[list[_Result]]:
+    """The results of each Authentication-Results header with our authserv-id, top first
+    (read from the message's bytes as the mail server reads them: authserv.py)."""
     found: list[list[_Result]] = []
-    for value in message.get_all("Authentication-Results", []):
-        parsed = _parsed(str(value))
-        if parsed is not None and parsed[0] == authserv_id.lower():
-            found.append(parsed[1])
+    for value in header_values(raw, "Authentication-Results"):
+        split = split_authserv_id(value)
+        if split is None:
+            log.info("unreadable Authentication-Results header ignored: %.200s", value)
+            continue
+        if split[0] != authserv_id.lower():
+            continue  # another server's, or anyone's
+        results = _results(value, split[1])
+        if results is not None:
+            found.append(results)
     return found
 
 
@@ -133,8 +143,8 @@ def _topmost(headers: list[list[_Result]], method: str) -> list[_Result]:
     return []
 
 
-def _by_authres(message: EmailMessage, authserv_id: str, author: str) -> str | None:
-    headers = _ours(message, authserv_id)
+def _by_authres(raw: bytes, authserv_id: str, author: str) -> str | None:
+    headers = _ours(raw, authserv_id)
     if not headers:
         return f"the message has no Authentication-Results header from {authserv_id}"
     dmarc = _topmost(headers, "dmarc")

@@ -84,6 +84,20 @@ def test_a_json_line_holds_the_fields_and_the_traceback_redacted() -> None:
     assert "0123456789abcdef" not in json.dumps(entry)
 
 
+def test_a_line_break_in_a_message_cannot_forge_a_line_of_its_own() -> None:
+    forged = "refused: x\n2026-11-28T09:00:00.000Z INFO adjudicator.web.play: move 9 accepted"
+    record = logging.LogRecord("adjudicator.mail", logging.INFO, __file__, 1, "%s", (forged,), None)
+    (line,) = logs.TextFormatter().format(record).splitlines()
+    assert line.endswith(
+        "refused: x\\x0a2026-11-28T09:00:00.000Z INFO adjudicator.web.play: move 9 accepted"
+    )
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        record.exc_info = sys.exc_info()
+    assert "Traceback (most recent call last):\n" in logs.TextFormatter().format(record)
+
+
 def test_the_set_up_is_one_handler_however_often_it_is_made() -> None:
     script = (
         "import logging\n"

@@ -59,8 +59,23 @@ class TextFormatter(logging.Formatter):
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
         return f"{super().formatTime(record, datefmt)}.{int(record.msecs):03d}Z"
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        # A message may quote what a stranger wrote (a refused mail's reason, a move): a
+        # line break in it must not start a line that looks like the service's own. The
+        # traceback, added after this, keeps its lines.
+        record.message = escape_controls(record.message)
+        return super().formatMessage(record)
+
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def escape_controls(text: str) -> str:
+    """`text` with its control characters but the tab written as `\\xNN`."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 # Fields a record may carry beyond the message (`log.info(..., extra={...})`), which the

@@ -54,7 +54,7 @@ from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
+from adjudicator.mail import ledger, outgoing, press, renewal, selfservice, tokens
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.signatures import DnsLookup
 from engine.phrases import P
@@ -362,6 +362,20 @@ def handle_message(
             press_to = tokens.press_target(address)
             break
     if found is None:
+        standings = [tokens.address_standing(settings, a) for a in candidates]
+        stale = [s for s in standings if s is not None and s[2] is tokens.Standing.REPLACED]
+        if stale:  # a token the player had before: refused, never played (mail/renewal.py)
+            game_id, player, _ = stale[0]
+            done = renewal.refuse_replaced(settings, game_id, player, sender, bool(automatic))
+            if done.notice is None:
+                return _ignore("replaced-token", done.reason, game=game_id)
+            metrics.inbound_refused("replaced-token")
+            log.warning("inbound mail refused: %s", done.reason)
+            if deliver_now:
+                outgoing.deliver(settings)
+            return InboundResult(
+                "refused", done.reason, game_id, done.player, messages=[done.notice]
+            )
         if candidates:
             return _ignore(
                 "invalid-token", f"invalid reply token in {candidates[0]} (from {sender})"

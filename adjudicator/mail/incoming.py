@@ -50,7 +50,6 @@ from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
-from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
@@ -575,8 +574,7 @@ def _adjudicate(
         reason = str(error)
         phrase = error.phrase if isinstance(error, Refusal) else None
     else:
-        reason, phrase = "", None
-        play_resigned(repo, settings.home)  # a resigned seat to play next: the stand-in's
+        reason, phrase = "", None  # (the stand-in played any resigned seat next: pipeline)
     update = push_to_forge(settings, repo, (player, text))
     if update is None and settings.database_url is not None and remote.is_remote(repo):
         _on_forge_or_later(repo, game_id, ledger.committed_inbound(repo, key, since))

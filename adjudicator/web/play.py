@@ -5,7 +5,8 @@ player and the generation of their credentials under the service's key): the lin
 player's secret, like their reply address. Any wrong part gives the same 404. A link the
 player had before (their address changed, the host revoked it) gives 410 Gone: a short
 page saying that the link was replaced and the newest mail has the new one, with nothing
-of the game on it.
+of the game on it. So does every link of a player who resigned: the seat is the
+stand-in's (games/resign.py), and nothing of it is theirs to see or play any more.
 
 The page shows what the player's own view holds (`engine.view(state, player)`): their hand,
 the board, the decision the game waits for and the player's own legal actions. Nothing of
@@ -109,6 +110,8 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
             abort(404, description=NOT_FOUND)
         except Exception as error:  # the game needs its host: say so, never a 500
             abort(make_response(*needs_host_page(broken_game(repo, error))))
+        if entry.resigned:
+            abort(_gone("resigned", entry.language))
         yield repo, entry.name
     finally:
         repo.repo.close()

@@ -355,7 +355,9 @@ def test_a_refused_pause_or_resignation_is_answered_in_the_players_language(
             ("resign\n", "resigned", "resignation refused"),
         ]
         for body, code, title in asked:
-            result = handle_message(settings, reply_to(reports_to(server, "ala")[-1], body))
+            # The newest mail to ala: a resignation replaces the reply address of the ones
+            # before it (docs/email.md#replaced-reply-addresses).
+            result = handle_message(settings, reply_to(mails_to(server, "ala")[-1], body))
             if not code:
                 assert result.status == "accepted", result.reason
                 continue

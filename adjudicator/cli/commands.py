@@ -306,7 +306,7 @@ def cmd_move(args: argparse.Namespace) -> None:
     repo = _repo(args.game_dir)
     home = _home(args.game_dir)
     text = _read_move(args.file, home)
-    from adjudicator.games.outputs import Refusal
+    from adjudicator.games.outputs import Refusal, and_followers
     from adjudicator.games.pipeline import submit
     from adjudicator.games.repo import StaleHead
     from adjudicator.games.snapshot import GameError
@@ -317,7 +317,7 @@ def cmd_move(args: argparse.Namespace) -> None:
         raise Refused(str(refusal)) from None
     except (GameError, StaleHead) as error:
         raise Refused(str(error)) from None
-    _mail(repo, [done], home)
+    _mail(repo, and_followers([done]), home)  # and the stand-in's moves for resigned seats
     print(f"move {done.number} adjudicated in commit {done.commit[:10]}")
     print(done.report, end="")
 

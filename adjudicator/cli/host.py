@@ -2,11 +2,14 @@
 the host changes a game's deadlines, a player's address or signing key, or whether moves
 must be signed, with a commit made as the adjudicator (docs/cli.md). `pamir
 allowed-signers` prints the game's keys for `git verify-commit` (docs/signing.md).
-`pamir notify` sets how much mail a player gets, in PAMIR_HOME (no commit)."""
+`pamir notify` sets how much mail a player gets, in PAMIR_HOME (no commit). `pamir
+revoke` replaces a player's reply address and page link, as a new address does too
+(mail/renewal.py; no commit)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from adjudicator.cli.refusal import Refused
@@ -24,7 +27,8 @@ from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.signatures import allowed_signers
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail import outgoing
 from adjudicator.mail.preferences import (
     check_timezone,
     notify_preference,
@@ -32,6 +36,7 @@ from adjudicator.mail.preferences import (
     set_notify_preference,
     set_player_timezone,
 )
+from adjudicator.mail.renewal import renew
 
 REFUSALS = (SettingsError, RepoError, GameError, GameFileError, DeadlineError, HostRefused)
 
@@ -68,9 +73,42 @@ def cmd_email(args: argparse.Namespace) -> None:
         repo, game_id = _open(args.game_dir)
         with game_lock(settings, game_id):
             commit = change_email(repo, args.player, args.address)
+            # Whoever held the old address may hold the old links: they stop working.
+            renew(settings, repo, args.player)
     except REFUSALS as error:
         raise Refused(str(error)) from None
-    print(f"{game_id}: {args.player} is now mailed at {args.address} ({commit[:10]})")
+    _deliver(settings)
+    print(
+        f"{game_id}: {args.player} is now mailed at {args.address} ({commit[:10]}); their "
+        "reply address and page link are new, and sent there"
+    )
+
+
+def cmd_revoke(args: argparse.Namespace) -> None:
+    try:
+        settings = load_settings()
+        repo, game_id = _open(args.game_dir)
+        with game_lock(settings, game_id):
+            entry = snapshot(repo).game.player(args.player)
+            generation = renew(settings, repo, entry.name)
+    except KeyError:
+        raise Refused(f"no player is called {args.player!r}") from None
+    except REFUSALS as error:
+        raise Refused(str(error)) from None
+    _deliver(settings)
+    sent = "" if entry.resigned else f", and the new ones are sent to {entry.email}"
+    print(
+        f"{game_id}: {entry.name}'s reply address and page link are replaced (generation "
+        f"{generation}): the old ones are refused{sent}"
+    )
+
+
+def _deliver(settings: Settings) -> None:
+    """Send what was queued; the outbox keeps it if the mail server cannot take it now."""
+    try:
+        outgoing.deliver(settings)
+    except Exception as error:  # `pamir outbox --send` retries
+        print(f"the message was not sent yet: {error}", file=sys.stderr)
 
 
 def _key_file(path: str) -> str:

@@ -305,6 +305,13 @@ def register_host(commands: Subcommands) -> None:
     email.add_argument("address", help="the new address")
     email.set_defaults(func=handler("host:cmd_email"))
 
+    revoke = commands.add_parser(
+        "revoke", help="replace a player's reply address and page link (the old ones stop)"
+    )
+    revoke.add_argument("game_dir")
+    revoke.add_argument("--as", dest="player", required=True, help="the player")
+    revoke.set_defaults(func=handler("host:cmd_revoke"))
+
     plays_by = commands.add_parser(
         "plays-by", help="how a player sends moves: email, git or both (a commit)"
     )

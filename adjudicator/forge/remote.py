@@ -36,8 +36,8 @@ from adjudicator.forge import contact
 from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
-from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
-from adjudicator.games.outputs import Adjudication, Refusal, refused_phrase
+from adjudicator.games.moves import MOVES_DIR, ON_RESIGNED, MoveName, parse_name
+from adjudicator.games.outputs import Adjudication, Refusal, and_followers, refused_phrase
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
@@ -377,15 +377,19 @@ def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Up
         new = start  # ahead of the forge: only a push is missing
     _move_to(repo, new, repo.head())
     update.pushed = pipeline.adjudicate_pending(repo, home)
-    update.results.extend(update.pushed)
+    update.results.extend(and_followers(update.pushed))
     for move in replays:
         try:
-            update.results.append(
-                pipeline.submit(repo, move.player, move.text, home=home, on_behalf=move.on_behalf)
+            done = pipeline.submit(
+                repo, move.player, move.text, home=home, on_behalf=move.on_behalf
             )
         except Refusal as refusal:
+            if move.on_behalf == ON_RESIGNED:
+                continue  # the stand-in played that seat anew after the forge's moves
             gone = RefusedMove(None, move.player, str(refusal), move.text, refusal.phrase)
             update.refused.append(gone)
+        else:
+            update.results.extend(and_followers([done]))
     for done in update.results:
         refused = _refusal_of(repo, done)
         if refused is not None:

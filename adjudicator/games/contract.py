@@ -1,7 +1,8 @@
 """What a player's commit may do, for every game however it is hosted.
 
 A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.txt`, and
-its author's address is the one game.toml gives PLAYER. Its SSH signature, if it has one
+its author's address is the one game.toml gives PLAYER, who has not resigned (the seat is
+then the stand-in's, games/resign.py). Its SSH signature, if it has one
 by a key the game knows, must verify and be PLAYER's; with `require_signatures` it must
 have one (`adjudicator.games.signatures`). Everything else in a game
 repository is the adjudicator's, press files (`press/NNNN.md`) included: table talk is
@@ -17,7 +18,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from adjudicator.games.gamefile import GameFile
-from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
+from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name, seat_taken
 from adjudicator.games.press import PRESS_DIR
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.signatures import examine, judge_player
@@ -93,11 +94,14 @@ def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
     return repo.changes(parent, commit)
 
 
-def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> MoveName:
+def check_commit(
+    repo: GameRepo, commit: str, game: GameFile, expected: int, *, seats: bool = True
+) -> MoveName:
     """The move file a player's commit adds, if it keeps the contract: exactly one new
-    file, the move numbered `expected`, named for a player of `game`, authored with that
-    player's address and signed as `game` asks (`game`: game.toml at the commit's parent).
-    Raises ContractBreach saying what is wrong."""
+    file, the move numbered `expected`, named for a player of `game` who has not resigned
+    (`seats`: checked), authored with that player's address and signed as `game` asks
+    (`game`: game.toml at the commit's parent). Raises ContractBreach saying what is
+    wrong."""
     made = repo.commit_info(commit)
     if len(made.parents) != 1:
         raise ContractBreach(P("a merge commit (pull with --rebase, then push the move on top)"))
@@ -127,6 +131,9 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
     move = parse_name(changed[0][1].rpartition("/")[2])
     assert move is not None
     checked = _check_move(move, made.author.email, game, expected)
+    if seats and (taken := seat_taken(game, checked.player)) is not None:
+        # The seat is the stand-in's: a push by the player who left it plays nothing.
+        raise ContractBreach(P("%(path)s: %(problem)s", path=checked.path, problem=taken))
     problem = judge_player(examine(repo, commit, game), checked.player, game)
     if problem is not None:
         # The signature's problem is the signing tools' words, kept as they are.

@@ -263,6 +263,20 @@ def note_phrase(text: str) -> Phrase:
 
 RESIGN = "resign"  # the line that ends a game on resignation, written by the adjudicator
 ON_RESIGNED = "resigned"  # `on_behalf` of the moves the service writes for a resigned seat
+RESIGNED = "resigned"  # the code of a refusal of a move by a player who resigned
+
+
+def seat_taken(game: GameFile, player: str) -> Phrase | None:
+    """Why `player` may not move in person any more (None: they may): they resigned, and
+    the seat is the stand-in's. Every way in refuses them with it, under the code
+    `resigned`: the pipeline, the contract of a push, and `pamir verify` alike."""
+    if not game.has_resigned(player):
+        return None
+    return P(
+        "%(player)s has resigned: the stand-in plays the seat, and no move is taken from "
+        "%(player)s any more",
+        player=game.player(player).name,
+    )
 
 
 def resigns_to_end(game: GameFile, player: str) -> bool:

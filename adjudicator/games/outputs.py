@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -76,6 +76,15 @@ class Adjudication:
     commit: str
     report: str
     refused: bool = False  # the commit records a pushed move's refusal (`record_refusal`)
+    # The stand-in's moves for resigned seats, played at once after this one by the
+    # pipeline (games/resign.py): their commits come next, in this order.
+    followed: list[Adjudication] = field(default_factory=list)
+
+
+def and_followers(results: Iterable[Adjudication]) -> list[Adjudication]:
+    """`results` with the stand-in's moves that followed each, in the order of their
+    commits: what a caller that mails the adjudications itself must mail."""
+    return [every for result in results for every in (result, *and_followers(result.followed))]
 
 
 def state_document(

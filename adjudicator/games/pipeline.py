@@ -6,6 +6,11 @@ adjudicates move files that were pushed (checked beforehand by the pre-receive h
 one adjudicator commit each. Every adjudicator commit carries the trailers
 `Pamir-Move: N` and `Pamir-State: sha256:...`. Each adjudication is timed for /metrics
 (`pamir_adjudication_seconds`); the ways in count what became of their moves.
+
+A resigned player's seat is the stand-in's (games/resign.py) whatever the way in: `submit`
+refuses a move in their name, and after every move both functions play the stand-in for
+each resigned seat that must decide then (`Adjudication.followed`), so that no way in
+leaves the game waiting for a player who left it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from adjudicator.games.codes import refusal_phrase
 from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
 from adjudicator.games.moves import (
     ON_RESIGNED,
+    RESIGNED,
     MoveName,
     Outcome,
     apply_submission,
@@ -34,6 +40,7 @@ from adjudicator.games.moves import (
     read_submission,
     resigns_to_end,
     rollback_request,
+    seat_taken,
 )
 from adjudicator.games.outputs import (
     BOARD_FILE,
@@ -159,7 +166,21 @@ def submit(
     names the email the move came in, recorded as the commit's `Pamir-Inbound` trailer.
     """
     with metrics.adjudicating():
-        return _submit(repo, author, text, home, expected, on_behalf, inbound)
+        done = _submit(repo, author, text, home, expected, on_behalf, inbound)
+    if on_behalf != ON_RESIGNED:  # the stand-in's own moves are played in a loop already
+        done.followed = _standin_follows(repo, home)
+    return done
+
+
+def _standin_follows(repo: GameRepo, home: Path) -> list[Adjudication]:
+    """The stand-in's moves for the resigned seats that must decide now, each committed."""
+    from adjudicator.games.resign import play_resigned  # it submits through this module
+
+    try:
+        return play_resigned(repo, home)
+    except Exception:  # the move before stands: the scheduler plays the seat instead
+        log.exception("game %s: the stand-in could not play a resigned seat", repo.path.name)
+        return []
 
 
 def _submit(
@@ -181,6 +202,10 @@ def _submit(
     except KeyError:
         reason = P("no player is called %(name)s in this game", name=repr(author))
         raise Refusal("unknown-player", reason) from None
+    if on_behalf is None and (taken := seat_taken(snap.game, entry.name)) is not None:
+        # No way in takes a move, a rollback request or an agreement from a player who
+        # left the game: the seat is the stand-in's.
+        raise Refusal(RESIGNED, taken)
     number = snap.next_number
     if expected is not None and expected != number:
         raise Refusal(
@@ -235,20 +260,26 @@ def _submit(
 
 def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:
     """Adjudicate pushed move files in order, one adjudicator commit each (`home`: the
-    service's data folder)."""
+    service's data folder); the stand-in's moves that follow are the last one's
+    `followed`."""
     done: list[Adjudication] = []
     while True:
         snap = snapshot(repo)
         pending = snap.pending()
         if not pending:
-            return done
+            break
         with metrics.adjudicating():
             done.append(_adjudicate_one(repo, home, snap, pending[0]))
+    if done:
+        done[-1].followed = _standin_follows(repo, home)
+    return done
 
 
 def _adjudicate_one(repo: GameRepo, home: Path, snap: Snapshot, move: MoveName) -> Adjudication:
     """Adjudicate a pushed move file, or commit its refusal."""
     try:
+        if (taken := seat_taken(snap.game, move.player)) is not None:
+            raise Refusal(RESIGNED, taken)  # pushed where no hook refused it: not played
         # A forge has no pre-receive hook: the size and the encoding are checked here.
         text = read_submission(snap.data(move), move_limit(home))
         check_canonical(text)  # no hook on a forge: the hook's check is made here

@@ -44,12 +44,14 @@ from adjudicator.games.contract import (
 )
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.moves import (
+    RESIGNED,
     apply_submission,
     check_canonical,
     move_limit,
     public_reason,
     read_submission,
     rollback_request,
+    seat_taken,
 )
 from adjudicator.games.outputs import (
     BOARD_FILE,
@@ -168,7 +170,11 @@ class _Contract:
             snap = snapshot(self.repo, parent)
             self.game, self.expected = snap.game, snap.next_number
         try:
-            move = check_commit(self.repo, sha, self.game, self.expected)
+            # A move by a player who had resigned breaks the contract; but the versions
+            # before that rule adjudicated such pushes, and their histories still verify:
+            # it is checked where the service put one back (named by a restore commit).
+            seats = sha in self.named
+            move = check_commit(self.repo, sha, self.game, self.expected, seats=seats)
         except ContractBreach as error:
             breach = Breach(sha, author_of(self.repo, sha), str(error))
             if sha not in self.named:
@@ -313,7 +319,14 @@ def _refusal_problem(
     if move is None:
         return f"{where}: it refuses move {number}, which it does not hold"
     data = snap.data(move)
+    last = (snap.document or {}).get("last")
+    recorded = last.get("refused") if isinstance(last, dict) else None
+    # A move pushed by a player who had resigned is refused before it is read; the
+    # versions before that rule refused it for what the engine said, as below.
+    taken = seat_taken(snap.game, move.player)
     try:
+        if taken is not None and str(recorded).startswith(f"{RESIGNED}: "):
+            raise Refusal(RESIGNED, taken)
         text = read_submission(data, max(limit, len(data)))
         check_canonical(text)
         if rollback_request(text) is not None:
@@ -325,8 +338,6 @@ def _refusal_problem(
         reason = public_reason(error)
     else:
         reason = ""
-    last = (snap.document or {}).get("last")
-    recorded = last.get("refused") if isinstance(last, dict) else None
     if not isinstance(recorded, str) or last != {
         "number": number,
         "player": move.player,

@@ -106,6 +106,11 @@ def record_pause(
         raise PauseRefused(
             "unknown-player", P("no player is called %(name)s", name=repr(player))
         ) from None
+    if by_mail and entry.resigned:  # the clock is the stand-in's to keep for the seat
+        raise PauseRefused(
+            "resigned",
+            P("%(player)s has resigned: the clock is not theirs to pause", player=entry.name),
+        )
     pending = waiting(repo, snap.commit)
     if pending is None:
         raise PauseRefused("no-decision", P("the game waits for no decision: it is over"))

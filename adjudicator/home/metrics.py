@@ -45,6 +45,7 @@ InboundReason = Literal[
     "malformed",
     "no-reply-address",
     "invalid-token",
+    "replaced-token",
     "automatic",
     "unknown-game",
     "unknown-player",

@@ -3,8 +3,9 @@
 Everything the service keeps for itself that every node must see (the games' secrets,
 its signing key, the players' private report sections, the mail ledgers, threads,
 preferences, press, digests, the forge records, the scheduler's reminders, the marks of
-games that need their host) is a record with a name: a relative path such as
-`secrets/kabul.secret` or `mail/ledger/kabul.json`. A store reads and writes them:
+games that need their host, the generations of the players' credentials) is a record
+with a name: a relative path such as `secrets/kabul.secret` or `mail/ledger/kabul.json`.
+A store reads and writes them:
 
 - with no database configured, a `FileStore`: the file of that name under PAMIR_HOME,
   written whole by `write_atomically` (the embedded mode's layout, unchanged);
@@ -406,6 +407,7 @@ RECORD_FOLDERS = (
     "forge",
     "scheduler/reminded",
     "needs-host",
+    "credentials",
 )
 
 

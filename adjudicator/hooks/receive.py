@@ -25,7 +25,7 @@ from adjudicator.games.moves import (
     read_submission,
     rollback_request,
 )
-from adjudicator.games.outputs import Adjudication, Refusal
+from adjudicator.games.outputs import Adjudication, Refusal, and_followers
 from adjudicator.games.pipeline import adjudicate_pending, position
 from adjudicator.games.repo import REF, ZERO, GameRepo, StaleHead
 from adjudicator.games.rollback import plan_request
@@ -144,9 +144,9 @@ def post_receive(repo: GameRepo, home: Path, out: TextIO) -> int:
         try:
             results = adjudicate_pending(repo, home)
             metrics.outcomes("push", results)
-            for done in results:
+            for done in and_followers(results):  # the stand-in's moves for resigned seats too
                 print(f"pamir: move {done.number} adjudicated in {done.commit[:10]}", file=out)
-            _mail(repo, home, results, out)
+            _mail(repo, home, and_followers(results), out)
             return 0
         except StaleHead:
             continue

@@ -50,11 +50,10 @@ from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
 from adjudicator.games.registry import game_lock, open_game
 from adjudicator.games.repo import GameRepo, RepoError
-from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
+from adjudicator.mail import ledger, outgoing, press, renewal, selfservice, tokens
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.signatures import DnsLookup
 from engine.phrases import P
@@ -362,6 +361,20 @@ def handle_message(
             press_to = tokens.press_target(address)
             break
     if found is None:
+        standings = [tokens.address_standing(settings, a) for a in candidates]
+        stale = [s for s in standings if s is not None and s[2] is tokens.Standing.REPLACED]
+        if stale:  # a token the player had before: refused, never played (mail/renewal.py)
+            game_id, player, _ = stale[0]
+            done = renewal.refuse_replaced(settings, game_id, player, sender, bool(automatic))
+            if done.notice is None:
+                return _ignore("replaced-token", done.reason, game=game_id)
+            metrics.inbound_refused("replaced-token")
+            log.warning("inbound mail refused: %s", done.reason)
+            if deliver_now:
+                outgoing.deliver(settings)
+            return InboundResult(
+                "refused", done.reason, game_id, done.player, messages=[done.notice]
+            )
         if candidates:
             return _ignore(
                 "invalid-token", f"invalid reply token in {candidates[0]} (from {sender})"
@@ -561,8 +574,7 @@ def _adjudicate(
         reason = str(error)
         phrase = error.phrase if isinstance(error, Refusal) else None
     else:
-        reason, phrase = "", None
-        play_resigned(repo, settings.home)  # a resigned seat to play next: the stand-in's
+        reason, phrase = "", None  # (the stand-in played any resigned seat next: pipeline)
     update = push_to_forge(settings, repo, (player, text))
     if update is None and settings.database_url is not None and remote.is_remote(repo):
         _on_forge_or_later(repo, game_id, ledger.committed_inbound(repo, key, since))

@@ -6,7 +6,8 @@ press is relayed, with the sender's name and never their address, to each recipi
 thread; public press is committed as `press/NNNN.md` (games/press.py), private press kept
 only in PAMIR_HOME (`mail/press/GAME/private/`). Each player may send `press_per_day`
 messages per game in any 24 hours. The log `mail/press/GAME.json` records every message
-sent, with the inbound message's key, so a message delivered twice is relayed once.
+sent, with the inbound message's key, so a message delivered twice is relayed once. A
+player who resigned sends none: the seat is the stand-in's, who has nothing to say.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ def _problem(
 ) -> Phrase | None:
     """Why the press cannot be relayed (its code, then its reason), or None."""
     game = snapshot(repo).game
+    if game.has_resigned(asked.player):  # whoever left the game talks no more in it
+        return P(
+            "resigned: you have resigned from this game, so your press is not relayed to "
+            "its players"
+        )
     if not press.text:
         return P("empty-press: write your message after `press:` (or `press to NAME:`)")
     if len(press.text) > MAX_CHARS:

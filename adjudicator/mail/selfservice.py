@@ -242,7 +242,9 @@ def _pause(settings: Settings, repo: GameRepo, command: Command, asked: Asked) -
 def _resign(settings: Settings, repo: GameRepo, asked: Asked) -> Outcome:
     game_id = snapshot(repo).game.id
     try:
-        made = record_resignation(repo, asked.player, datetime.now(UTC), inbound=asked.key)
+        made = record_resignation(
+            repo, asked.player, datetime.now(UTC), home=settings.home, inbound=asked.key
+        )
     except ResignRefused as error:
         words = _words(repo, asked.player)
         refused = words("resignation refused")
@@ -282,9 +284,14 @@ def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, ma
     report (queued by the caller's reconcile), which says so and who won."""
     game_id = snapshot(repo).game.id
     try:
-        # The moves pushed before the resignation count.
-        metrics.outcomes("push", adjudicate_pending(repo, settings.home))
-        ended = end_resigned(repo, settings.home, name)
+        # The moves pushed before the resignation count; when there were some, the
+        # stand-in's turn after them ended the game already (resign.play_resigned).
+        pushed = adjudicate_pending(repo, settings.home)
+        metrics.outcomes("push", pushed)
+        if pushed and pushed[-1].followed:
+            ended = pushed[-1].followed[-1]
+        else:
+            ended = end_resigned(repo, settings.home, name)
     except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
         log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)
         words = _words(repo, asked.player)

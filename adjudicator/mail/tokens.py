@@ -1,15 +1,23 @@
 """Per-player tokens: reply addresses for play by email, and links to private pages.
 
 A player's reply address is `REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`. The token is an
-HMAC of the game and the player under the service's key (PAMIR_HOME/secrets/service.key,
-made on first use; in PostgreSQL mode that record of the database, sealed), so nothing
-needs storing and nobody can forge another player's.
+HMAC of the game, the player and the generation of the player's credentials under the
+service's key (PAMIR_HOME/secrets/service.key, made on first use; in PostgreSQL mode that
+record of the database, sealed), so nobody can forge another player's.
 
 A player's private page is `/play/GAME/PLAYER/PAGE_TOKEN` (docs/web.md). Its token is an
 HMAC of the same key over another message (a label first), so the link and the reply
 address give nothing of each other away. The page's form carries a `form_token`: an HMAC
 of the page token and the game's head commit, so a form is good for one player and one
 position only, and none is stored.
+
+The generation (adjudicator/home/credentials.py) is all that is kept: it moves on when
+the host changes the player's address, when the player resigns, and on `pamir revoke`,
+and both tokens change with it. A token of an earlier generation is told apart from a
+wrong one (`Standing.REPLACED`), so that its holder is refused with a reason rather than
+as a stranger. Generation 0 leaves the generation out of the HMAC: its tokens are those
+mailed before generations existed, which keep working until the player's first change.
+Every token is one segment of hex, as the log's redaction expects (home/logs.py).
 """
 
 from __future__ import annotations
@@ -18,8 +26,9 @@ import hashlib
 import hmac
 import re
 import secrets
+from enum import Enum
 
-from adjudicator.home import store
+from adjudicator.home import credentials, store
 from adjudicator.home.settings import Settings
 
 TOKEN_LENGTH = 20
@@ -52,19 +61,64 @@ def service_key(settings: Settings) -> bytes:
     return key
 
 
+class Standing(Enum):
+    """What a token presented for a player is."""
+
+    CURRENT = "current"
+    REPLACED = "replaced"  # of an earlier generation: the player has a newer one
+    UNKNOWN = "unknown"  # never this player's
+
+
+def generation(settings: Settings, game_id: str, player: str) -> int:
+    """The current generation of `player`'s credentials in `game_id`."""
+    return credentials.generation(store.of(settings), game_id, player)
+
+
+def _generations(settings: Settings, game_id: str, player: str) -> range:
+    """Every generation `player` has had, the current one last."""
+    return range(generation(settings, game_id, player) + 1)
+
+
+def _reply_token(key: bytes, game_id: str, player: str, generation: int) -> str:
+    # Generation 0 is the message of the versions before generations: its tokens stand.
+    message = f"{game_id}\0{player.lower()}" + (f"\0{generation}" if generation else "")
+    return hmac.new(key, message.encode(), hashlib.sha256).hexdigest()[:TOKEN_LENGTH]
+
+
+def _page_token(key: bytes, game_id: str, player: str, generation: int) -> str:
+    parts = (game_id, player.lower(), *((str(generation),) if generation else ()))
+    return _keyed(key, "page", *parts)[:PAGE_TOKEN_LENGTH]
+
+
 def token(settings: Settings, game_id: str, player: str) -> str:
-    message = f"{game_id}\0{player.lower()}".encode()
-    digest = hmac.new(service_key(settings), message, hashlib.sha256).hexdigest()
-    return digest[:TOKEN_LENGTH]
+    """The token of `player`'s reply address in game `game_id`, as it stands now."""
+    key = service_key(settings)
+    return _reply_token(key, game_id, player, generation(settings, game_id, player))
 
 
 def page_token(settings: Settings, game_id: str, player: str) -> str:
-    """The secret part of `player`'s private page link in game `game_id`."""
-    return _hmac(settings, "page", game_id, player.lower())[:PAGE_TOKEN_LENGTH]
+    """The secret part of `player`'s private page link in game `game_id`, as it stands."""
+    key = service_key(settings)
+    return _page_token(key, game_id, player, generation(settings, game_id, player))
+
+
+def _standing(candidate: str, made: list[str]) -> Standing:
+    """Where `candidate` is among the tokens `made`, oldest first (constant time each)."""
+    found = [hmac.compare_digest(candidate.encode(), t.encode()) for t in made]
+    if found[-1]:
+        return Standing.CURRENT
+    return Standing.REPLACED if any(found) else Standing.UNKNOWN
+
+
+def page_standing(settings: Settings, game_id: str, player: str, candidate: str) -> Standing:
+    """Whether `candidate` is `player`'s page token, one they had before, or neither."""
+    key = service_key(settings)
+    made = [_page_token(key, game_id, player, g) for g in _generations(settings, game_id, player)]
+    return _standing(candidate, made)
 
 
 def is_page_token(settings: Settings, game_id: str, player: str, candidate: str) -> bool:
-    """Whether `candidate` is `player`'s page token (compared in constant time)."""
+    """Whether `candidate` is `player`'s page token now (compared in constant time)."""
     return hmac.compare_digest(candidate.encode(), page_token(settings, game_id, player).encode())
 
 
@@ -79,10 +133,14 @@ def is_form_token(settings: Settings, page: str, head: str, candidate: str) -> b
 
 
 def _hmac(settings: Settings, label: str, *parts: str) -> str:
+    return _keyed(service_key(settings), label, *parts)
+
+
+def _keyed(key: bytes, label: str, *parts: str) -> str:
     # NUL cannot occur in a game id, a player's name or a commit, so parts never run
     # into each other; the label keeps each kind of token apart from the others.
     message = "\0".join((label, *parts)).encode()
-    return hmac.new(service_key(settings), message, hashlib.sha256).hexdigest()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def reply_address(settings: Settings, game_id: str, player: str) -> str:
@@ -104,7 +162,7 @@ def press_target(address: str) -> str | None:
 
 
 def read_address(settings: Settings, address: str) -> tuple[str, str] | None:
-    """(game, player) of a reply (or press) address whose token is valid, else None."""
+    """(game, player) of a reply (or press) address whose token is valid now, else None."""
     match = ADDRESS.match(address.strip().lower())
     if match is None:
         return None
@@ -112,3 +170,15 @@ def read_address(settings: Settings, address: str) -> tuple[str, str] | None:
     if not hmac.compare_digest(match.group("token"), token(settings, game, player)):
         return None
     return game, player
+
+
+def address_standing(settings: Settings, address: str) -> tuple[str, str, Standing] | None:
+    """(game, player, standing) of a reply (or press) address: whether its token is the
+    player's now, one they had before, or neither; None for what is no reply address."""
+    match = ADDRESS.match(address.strip().lower())
+    if match is None:
+        return None
+    game, player = match.group("game"), match.group("player")
+    key = service_key(settings)
+    made = [_reply_token(key, game, player, g) for g in _generations(settings, game, player)]
+    return game, player, _standing(match.group("token"), made)

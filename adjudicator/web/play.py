@@ -1,8 +1,12 @@
 """A player's private page: their own view of the game, and a form to submit a move.
 
-`/play/GAME/PLAYER/TOKEN`, where TOKEN is `tokens.page_token` (an HMAC of the game and the
-player under the service's key): the link is the player's secret, like their reply address,
-and nothing is stored to check it. Any wrong part gives the same 404.
+`/play/GAME/PLAYER/TOKEN`, where TOKEN is `tokens.page_token` (an HMAC of the game, the
+player and the generation of their credentials under the service's key): the link is the
+player's secret, like their reply address. Any wrong part gives the same 404. A link the
+player had before (their address changed, the host revoked it) gives 410 Gone: a short
+page saying that the link was replaced and the newest mail has the new one, with nothing
+of the game on it. So does every link of a player who resigned: the seat is the
+stand-in's (games/resign.py), and nothing of it is theirs to see or play any more.
 
 The page shows what the player's own view holds (`engine.view(state, player)`): their hand,
 the board, the decision the game waits for and the player's own legal actions. Nothing of
@@ -87,7 +91,10 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
     settings = current_settings()
     if not (GAME_ID.match(game_id) and PLAYER.match(player) and TOKEN.match(token)):
         abort(404, description=NOT_FOUND)
-    if not tokens.is_page_token(settings, game_id, player, token):
+    standing = tokens.page_standing(settings, game_id, player, token)
+    if standing is tokens.Standing.REPLACED:
+        abort(_gone("replaced"))
+    if standing is not tokens.Standing.CURRENT:
         abort(404, description=NOT_FOUND)
     path = game_path(settings, game_id)
     try:
@@ -98,14 +105,24 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
         abort(404, description=NOT_FOUND)
     try:
         try:
-            name = snapshot(repo).game.player(player).name
+            entry = snapshot(repo).game.player(player)
         except KeyError:
             abort(404, description=NOT_FOUND)
         except Exception as error:  # the game needs its host: say so, never a 500
             abort(make_response(*needs_host_page(broken_game(repo, error))))
-        yield repo, name
+        if entry.resigned:
+            abort(_gone("resigned", entry.language))
+        yield repo, entry.name
     finally:
         repo.repo.close()
+
+
+def _gone(why: str, language: str | None = None) -> Response:
+    """410 Gone, and why: the link was replaced, or its player resigned. Nothing of the
+    game is shown, and the player's own language is only known past a current token."""
+    if language is not None:
+        use_language(language)
+    return make_response(render_template("web/gone.html", why=why), 410)
 
 
 def _player_words(repo: GameRepo, player: str) -> Words:

@@ -51,6 +51,13 @@ def test_no_secret_is_shown_with_the_settings(home: Path) -> None:
     assert {key: getattr(settings, key).get_secret_value() for key in VALUES} == VALUES
 
 
+def test_the_database_password_is_not_shown_with_the_settings(home: Path) -> None:
+    url = "postgresql://pamir:hunter2-db@127.0.0.1:5432/pamir"
+    settings = load_settings({"home": home, "database_url": url})
+    assert settings.database_url == url
+    assert "hunter2-db" not in repr(settings) and "hunter2-db" not in str(settings)
+
+
 @pytest.mark.parametrize("key", sorted(VALUES))
 def test_a_secret_is_read_from_the_file_its_variable_names(tmp_path: Path, key: str) -> None:
     path = secret_file(tmp_path, key, VALUES[key] + "\n")  # as `echo` writes it

@@ -85,7 +85,10 @@ class Settings(BaseModel):
     digest_hour: int = Field(default=8, ge=0, le=23)
     # PostgreSQL mode (docs/cluster.md): several nodes coordinate through this database.
     # Unset: everything is kept under PAMIR_HOME, for one machine.
-    database_url: str | None = Field(default=None, pattern=r"^postgres(ql)?://")
+    # It may hold the database's password (postgresql://USER:PASSWORD@...): left out of the
+    # settings' repr and str, as the secrets are, though kept a plain string for the many
+    # places that connect with it.
+    database_url: str | None = Field(default=None, pattern=r"^postgres(ql)?://", repr=False)
     # This node's name in `pamir nodes` (default: the host name and process id).
     node_name: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,47}$")
     # The key the secrets kept in the database are encrypted with (PostgreSQL mode): 32

@@ -3,7 +3,9 @@
 A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.txt`, and
 its author's address is the one game.toml gives PLAYER. Its SSH signature, if it has one
 by a key the game knows, must verify and be PLAYER's; with `require_signatures` it must
-have one (`adjudicator.games.signatures`). Everything else in a game
+have one (`adjudicator.games.signatures`). Neither its author nor its committer may claim
+the adjudicator's identity, which is the service's alone (`adjudicator.games.identity`).
+Everything else in a game
 repository is the adjudicator's, press files (`press/NNNN.md`) included: table talk is
 relayed and rate-limited by the service (games/press.py). The pre-receive hook of a bare
 repository refuses a push that breaks this; the service puts back what a push to a forge
@@ -17,6 +19,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from adjudicator.games.gamefile import GameFile
+from adjudicator.games.identity import impersonation
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.press import PRESS_DIR
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
@@ -96,9 +99,13 @@ def changes(repo: GameRepo, parent: str, commit: str) -> list[tuple[str, str]]:
 def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> MoveName:
     """The move file a player's commit adds, if it keeps the contract: exactly one new
     file, the move numbered `expected`, named for a player of `game`, authored with that
-    player's address and signed as `game` asks (`game`: game.toml at the commit's parent).
+    player's address and signed as `game` asks (`game`: game.toml at the commit's parent),
+    and neither authored nor committed as the adjudicator (`identity`).
     Raises ContractBreach saying what is wrong."""
     made = repo.commit_info(commit)
+    claimed = impersonation(made)
+    if claimed is not None:
+        raise ContractBreach(claimed)
     if len(made.parents) != 1:
         raise ContractBreach(P("a merge commit (pull with --rebase, then push the move on top)"))
     changed = changes(repo, made.parents[0], commit)

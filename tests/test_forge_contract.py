@@ -153,6 +153,25 @@ def test_a_pushed_game_toml_is_restored_before_anything_is_mailed(
     verified(game)
 
 
+def test_a_pushed_game_toml_without_the_adjudicators_key_is_restored_signed(
+    site: str, game: Hosted
+) -> None:
+    """The restore commit is signed by the key of the game.toml it puts back, not left
+    unsigned because the pushed one records none (verify would fail on it for ever)."""
+    data = game_toml(game)
+    del data["adjudicator"]
+    bad = tamper(game, "bob", {"game.toml": tomli_w.dumps(data)}, "no more signatures")
+
+    reply = deliver(site, game, "delivery-1")
+
+    assert reply.status == 200, reply.text
+    assert reply.json()["restored"] == [bad]
+    assert "adjudicator" in game_toml(game)
+    (restore,) = restore_commits(game)
+    assert "gpgsig" in git(game.origin, "cat-file", "commit", restore)
+    verified(game)
+
+
 def test_a_pushed_reveal_and_commitment_do_not_decide_the_deck(site: str, game: Hosted) -> None:
     """A secret of the player's own, with the matching commitment, changes nothing."""
     data = game_toml(game)

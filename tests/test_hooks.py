@@ -8,6 +8,7 @@ the post-receive hook adjudicates them with adjudicator commits. Real `git clone
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -336,3 +337,16 @@ def rewrite_committer(clone: Path, committer: str) -> None:
     )  # fmt: skip
     git(clone, "reset", "-q", "--soft", done.stdout.strip())
     assert f"committer {committer} " in git(clone, "cat-file", "commit", "HEAD")
+
+
+def test_a_move_file_pushed_as_a_symbolic_link_is_refused(bare: Path) -> None:
+    player, _ = decider(full_state(bare))
+    mine = clone(bare, player)
+    before = refs(bare)
+    (mine / "moves").mkdir()
+    os.symlink("../state.json", mine / "moves" / f"0001-{player}.txt")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "--author", f"{player} <{player}@example.org>", "-m", "m")
+    done = push(mine)
+    assert done.returncode != 0 and refs(bare) == before
+    assert f"moves/0001-{player}.txt: a move file must be a plain file" in done.stderr

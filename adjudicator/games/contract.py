@@ -22,7 +22,7 @@ from adjudicator.games.gamefile import GameFile
 from adjudicator.games.identity import impersonation
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name
 from adjudicator.games.press import PRESS_DIR
-from adjudicator.games.repo import ADJUDICATOR, GameRepo
+from adjudicator.games.repo import ADJUDICATOR, GameError, GameRepo
 from adjudicator.games.signatures import examine, judge_player
 from engine.phrases import P, Phrase, Term
 
@@ -134,6 +134,7 @@ def check_commit(repo: GameRepo, commit: str, game: GameFile, expected: int) -> 
     move = parse_name(changed[0][1].rpartition("/")[2])
     assert move is not None
     checked = _check_move(move, made.author.email, game, expected)
+    _check_plain_file(repo, commit, checked)
     problem = judge_player(examine(repo, commit, game), checked.player, game)
     if problem is not None:
         # The signature's problem is the signing tools' words, kept as they are.
@@ -169,6 +170,20 @@ def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> Mo
             )
         )
     return MoveName(move.number, entry.name, move.file)
+
+
+def _check_plain_file(repo: GameRepo, commit: str, move: MoveName) -> None:
+    """A move file must be a file: a symbolic link or a submodule in its place would make
+    the game unreadable once adjudicated (and a link may point at any file)."""
+    try:
+        repo.data(move.path, commit)
+    except GameError:
+        raise ContractBreach(
+            P(
+                "%(path)s: a move file must be a plain file, not a symbolic link or a submodule",
+                path=move.path,
+            )
+        ) from None
 
 
 def commits_between(repo: GameRepo, base: str, tip: str) -> list[str]:

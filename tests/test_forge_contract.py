@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import tomli_w
-from gitgame import SECRET, current_home, decider, full_state, git, head, opened, push
+from gitgame import SECRET, current_home, decider, full_state, git, head, opened, push, run
 from gitgame import show as git_show
 from liveserver import serving
 from test_webhooks import (
@@ -153,6 +153,25 @@ def test_a_pushed_game_toml_is_restored_before_anything_is_mailed(
     verified(game)
 
 
+def test_a_pushed_game_toml_without_the_adjudicators_key_is_restored_signed(
+    site: str, game: Hosted
+) -> None:
+    """The restore commit is signed by the key of the game.toml it puts back, not left
+    unsigned because the pushed one records none (verify would fail on it for ever)."""
+    data = game_toml(game)
+    del data["adjudicator"]
+    bad = tamper(game, "bob", {"game.toml": tomli_w.dumps(data)}, "no more signatures")
+
+    reply = deliver(site, game, "delivery-1")
+
+    assert reply.status == 200, reply.text
+    assert reply.json()["restored"] == [bad]
+    assert "adjudicator" in game_toml(game)
+    (restore,) = restore_commits(game)
+    assert "gpgsig" in git(game.origin, "cat-file", "commit", restore)
+    verified(game)
+
+
 def test_a_pushed_reveal_and_commitment_do_not_decide_the_deck(site: str, game: Hosted) -> None:
     """A secret of the player's own, with the matching commitment, changes nothing."""
     data = game_toml(game)
@@ -235,6 +254,45 @@ def test_a_move_file_pushed_in_another_players_name_is_not_played(site: str, gam
     assert reply.json()["adjudicated"] == []
     assert reply.json()["restored"] == [bad]
     assert git(game.origin, "ls-tree", "--name-only", "main", "moves/").strip() == ""
+    verified(game)
+
+
+def test_a_move_pushed_as_the_adjudicator_is_put_back_and_verify_holds(
+    site: str, game: Hosted, home: Path
+) -> None:
+    """A commit committed as the adjudicator would be taken for the service's own by
+    `pamir verify` for ever (history cannot be rewritten): it is put back as any other
+    tampering, its player told why, and the game goes on."""
+    decides, options = decider(state_after_pushes(game))
+    clone = player_clone(game, decides)
+    name = f"moves/0001-{decides}.txt"
+    (clone / "moves").mkdir(exist_ok=True)
+    (clone / name).write_text(options[0] + "\n", encoding="utf-8")
+    git(clone, "add", name)
+    as_service = {"GIT_COMMITTER_NAME": "x", "GIT_COMMITTER_EMAIL": "adjudicator@pamir.invalid"}
+    author = f"{decides} <{decides}@example.org>"
+    done = run(["git", "commit", "-q", "--author", author, "-m", "m"], clone, env=as_service)
+    assert done.returncode == 0, done.stderr
+    assert push(clone).returncode == 0
+    bad = head(clone)
+
+    reply = deliver(site, game, "delivery-1")
+
+    assert reply.status == 200, reply.text
+    assert reply.json()["adjudicated"] == []
+    assert reply.json()["restored"] == [bad]
+    assert git(game.origin, "ls-tree", "--name-only", "main", "moves/").strip() == ""
+    told = [m for m in outbox(home) if bad[:10] in m and "the adjudicator's identity" in m]
+    assert {p for m in told for p in ("alice", "bob") if f"To: {p} <{p}@" in m} == {"alice", "bob"}
+    with opened(game.origin) as repo:
+        result = verify(repo, current_home())
+    assert result.ok, result.divergence
+    assert any(bad[:10] in r and "the adjudicator's identity" in r for r in result.refused)
+    # The player commits the move as themselves and pushes it again: it is played.
+    git(clone, "fetch", "-q", "origin")
+    git(clone, "reset", "-q", "--hard", "origin/main")
+    number = push_move(game, options[0] + "\n", player=decides)
+    assert deliver(site, game, "delivery-2").json()["adjudicated"] == [number] == [1]
     verified(game)
 
 

@@ -126,6 +126,36 @@ def test_new_refuses_a_folder_that_is_not_empty(tmp_path: Path, home: Path) -> N
     assert not (home / "secrets" / "busy.secret").exists()
 
 
+@pytest.mark.parametrize(
+    ("folder", "extra", "named"),
+    [
+        ("Bad.Id", (), "bad-id"),
+        ("Kabul.git", ("--bare",), "kabul"),
+        ("herat", ("--id", "kandahar"), "kandahar"),
+        ("Zürich", (), "ID"),
+    ],
+)
+def test_new_refuses_a_service_folder_not_named_after_the_games_id(
+    home: Path, folder: str, extra: tuple[str, ...], named: str
+) -> None:
+    """The service finds a game in PAMIR_HOME/games by its id: a game made in a folder of
+    another name would be found by nothing (docs/configuration.md)."""
+    target = home / "games" / folder
+    done = pamir("new", target, *PLAYERS, *extra)
+    assert done.returncode == 2, done.stdout
+    assert f"games/{named} or games/{named}.git" in done.stderr, done.stderr
+    assert "lower-case letters, digits" in done.stderr
+    assert not target.exists() and not (home / "secrets" / f"{named}.secret").exists()
+    assert list_games(load_settings({"home": home})) == []
+    # Named after its id, the game is made and found; outside the service's folder any
+    # name still goes, its id made from it.
+    if named != "ID":
+        made = pamir_ok("new", home / "games" / named, *PLAYERS, *extra)
+        assert f"created game {named} in " in made
+        assert [game_id for game_id, _ in list_games(load_settings({"home": home}))] == [named]
+    assert "created game my-game in " in pamir_ok("new", home.parent / "My.Game", *PLAYERS)
+
+
 def left_behind(tmp_path: Path) -> list[str]:
     """Every file under the test's folder (but for HOME and the seed file), and every
     folder outside PAMIR_HOME. Empty folders that PAMIR_HOME keeps (secrets/, private/)

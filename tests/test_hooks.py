@@ -8,7 +8,10 @@ the post-receive hook adjudicates them with adjudicator commits. Real `git clone
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -26,6 +29,7 @@ from gitgame import (
     pamir_ok,
     push,
     refs,
+    run,
     show,
     state_json,
     trailer,
@@ -276,3 +280,73 @@ def test_a_move_pushed_in_polish_words_is_refused_with_its_canonical_form(
     state = json.loads(repo.read("state.json") or "{}")
     assert "not-canonical" in state["last"]["refused"] and refused.number == 1
     repo.repo.close()
+
+
+# The adjudicator's identity, as a player might claim it: exactly, or by a look-alike that
+# Git would show the same (case, spaces, a trailing dot, a Cyrillic letter).
+CLAIMS = {
+    "committer": {"GIT_COMMITTER_NAME": "x", "GIT_COMMITTER_EMAIL": "adjudicator@pamir.invalid"},
+    "committer name": {"GIT_COMMITTER_NAME": "pamir adjudicator"},
+    "author name": {"GIT_AUTHOR_NAME": "Pamir  Adjudicator"},
+    "shouted": {"GIT_COMMITTER_EMAIL": "ADJUDICATOR@PAMIR.INVALID"},
+    "cyrillic": {"GIT_COMMITTER_EMAIL": "\u0430djudicator@pamir.invalid"},
+    "service domain": {"GIT_COMMITTER_EMAIL": "referee@pamir.invalid."},
+    "spaced": {},  # a committer line written by hand: see below
+}
+
+
+@pytest.mark.parametrize("claim", list(CLAIMS))
+def test_a_push_that_claims_the_adjudicators_identity_is_refused(bare: Path, claim: str) -> None:
+    """A pushed commit committed as the adjudicator would be taken for the service's own
+    by `pamir verify` for ever after: the hook refuses it, saying why."""
+    player, options = decider(full_state(bare))
+    mine = clone(bare, player)
+    before = refs(bare)
+    name = f"moves/0001-{player}.txt"
+    (mine / "moves").mkdir()
+    (mine / name).write_text(options[0] + "\n", encoding="utf-8")
+    git(mine, "add", name)
+    claimed = f"{CLAIMS[claim].get('GIT_AUTHOR_NAME', player)} <{player}@example.org>"
+    done = run(["git", "commit", "-q", "--author", claimed, "-m", "m"], mine, env=CLAIMS[claim])
+    assert done.returncode == 0, done.stderr
+    if claim == "spaced":
+        # Git trims an address it is given; a commit object written by hand need not be.
+        rewrite_committer(mine, "Adjudicator <adjudicator@pamir.invalid >")
+    done = push(mine)
+    assert done.returncode != 0
+    assert "pre-receive hook declined" in done.stderr
+    assert "the adjudicator's identity" in done.stderr and "only the service" in done.stderr
+    assert refs(bare) == before
+    # The same move, committed as the player, goes in.
+    yourself = f"{player} <{player}@example.org>"
+    git(mine, "commit", "-q", "--amend", "--no-edit", "--author", yourself)
+    done = push(mine)
+    assert done.returncode == 0, done.stderr
+    assert state_json(bare)["move"] == 1
+
+
+def rewrite_committer(clone: Path, committer: str) -> None:
+    """Write HEAD again by hand with another committer line, as Git would never write it."""
+    raw = git(clone, "cat-file", "commit", "HEAD")
+    raw = re.sub(
+        r"^committer .*? (\d+ [+-]\d{4})$", f"committer {committer} \\1", raw, count=1, flags=re.M
+    )
+    done = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--literally", "--stdin"],
+        cwd=clone, input=raw, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    git(clone, "reset", "-q", "--soft", done.stdout.strip())
+    assert f"committer {committer} " in git(clone, "cat-file", "commit", "HEAD")
+
+
+def test_a_move_file_pushed_as_a_symbolic_link_is_refused(bare: Path) -> None:
+    player, _ = decider(full_state(bare))
+    mine = clone(bare, player)
+    before = refs(bare)
+    (mine / "moves").mkdir()
+    os.symlink("../state.json", mine / "moves" / f"0001-{player}.txt")
+    git(mine, "add", "-A")
+    git(mine, "commit", "-q", "--author", f"{player} <{player}@example.org>", "-m", "m")
+    done = push(mine)
+    assert done.returncode != 0 and refs(bare) == before
+    assert f"moves/0001-{player}.txt: a move file must be a plain file" in done.stderr

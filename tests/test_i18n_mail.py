@@ -216,7 +216,12 @@ def report_commit(repo: GameRepo, number: int) -> str:
 
 def tampered(repo: GameRepo, parent: str, path: str) -> Breach:
     """A commit by a player that changes `path` (which breaks the contract), as a breach."""
-    commit = repo.make_commit({path: b"x = 1\n"}, f"change {path}", parent=parent)
+    made = repo.make_commit({path: b"x = 1\n"}, f"change {path}", parent=parent)
+    # Made again as bob's: one made as the adjudicator breaks the contract for that first.
+    bob = {"GIT_AUTHOR_NAME": "bob", "GIT_AUTHOR_EMAIL": "bob@example.org"}
+    bob |= {"GIT_COMMITTER_NAME": "bob", "GIT_COMMITTER_EMAIL": "bob@example.org"}
+    tree = repo.commit_info(made).tree
+    commit = str(repo.repo.git.commit_tree(tree, "-p", parent, "-m", f"change {path}", env=bob))
     with pytest.raises(ContractBreach) as breach:
         check_commit(repo, commit, snapshot(repo).game, snapshot(repo).next_number)
     return Breach(commit, "bob <bob@example.org>", str(breach.value), breach.value.said)

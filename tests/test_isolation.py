@@ -49,6 +49,7 @@ from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
 from adjudicator.games.registry import list_games, survey
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot
+from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings, load_settings
 from adjudicator.mail import outgoing
 from adjudicator.schedule import scheduler as sched
@@ -531,3 +532,71 @@ def test_the_outbox_job_is_not_stopped_by_a_broken_game(home: Path) -> None:
         outgoing.deliver(settings, now=later)
         assert server.to("alice@example.org")
     assert scheduler.get_job(sched.OUTBOX_JOB) is not None
+
+
+def _symlinked_move(clone: Path) -> None:
+    """The next move file, by its player and numbered right, but a symbolic link."""
+    player, _ = decider(full_state(clone))
+    (clone / "moves").mkdir(exist_ok=True)
+    os.symlink("../state.json", clone / "moves" / f"0001-{player}.txt")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "--author", f"{player} <{player}@example.org>", "-m", "move 1")
+
+
+def _game_toml_symlink(clone: Path) -> None:
+    git(clone, "rm", "-q", "game.toml")
+    os.symlink("README.md", clone / "game.toml")
+    git(clone, "add", "-A")
+    git(clone, "commit", "-q", "-m", "a link for game.toml")
+
+
+FORGE_BREAKAGES: dict[str, Callable[[Path], object]] = {
+    "move-file-symlink": _symlinked_move,
+    "game-toml-symlink": _game_toml_symlink,
+    "game-toml-folder": lambda clone: break_tree(clone, "game-toml-folder"),
+    "game-toml-not-text": lambda clone: break_tree(clone, "game-toml-not-text"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(FORGE_BREAKAGES))
+def test_a_pushed_symlink_or_odd_file_never_halts_a_forge_game(
+    tmp_path: Path, home: Path, settings: Settings, how: str
+) -> None:
+    """What a push puts where a file belongs is put back, and the game goes on; and a
+    player's later push that removes the offending file itself (before the service saw
+    the first) brings the game back too, with no force-push by its host: the commits
+    that stay in the forge's history are never read again as the game's."""
+    game = host_game(tmp_path, settings, "g1")
+    app = create_app({"home": home, "github_secret": GITHUB_SECRET})
+    with serving(app) as site:
+        clone = player_clone(tmp_path, game)
+        FORGE_BREAKAGES[how](clone)
+        git(clone, "push", "-q", "origin", "main")
+        status, answer = deliver(site, game, "d-1")
+        assert status == 200 and len(answer["restored"]) == 1, answer  # type: ignore[arg-type]
+        assert needs_host.marked(home, "g1") is None
+        assert fetch(f"{site}/games/g1").status == 200
+        # Broken again, and mended by the player's next push before the service looks.
+        clone = player_clone(tmp_path, game)
+        FORGE_BREAKAGES[how](clone)
+        git(clone, "push", "-q", "origin", "main")
+        git(clone, "revert", "--no-edit", "HEAD")
+        git(clone, "push", "-q", "origin", "main")
+        status, answer = deliver(site, game, "d-2")
+        assert status == 200, answer
+        assert needs_host.marked(home, "g1") is None
+        assert fetch(f"{site}/games/g1").status == 200
+        # The game goes on: the next move pushed is played.
+        mover = player_clone(tmp_path, game)
+        player, options = decider(full_state(mover))
+        (mover / "moves").mkdir(exist_ok=True)
+        (mover / "moves" / f"0001-{player}.txt").write_text(options[0] + "\n", encoding="utf-8")
+        git(mover, "add", "moves")
+        git(mover, "commit", "-q", "--author", f"{player} <{player}@example.org>", "-m", "m")
+        git(mover, "push", "-q", "origin", "main")
+        status, answer = deliver(site, game, "d-3")
+        assert status == 200 and answer["adjudicated"] == [1], answer
+        assert fetch(f"{site}/games/g1").status == 200
+    with opened(game.origin) as repo:
+        result = verify(repo, home)
+    assert result.ok, result.divergence

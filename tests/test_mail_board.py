@@ -265,3 +265,42 @@ def test_a_board_too_large_for_the_room_is_drawn_narrower_or_left_out(
     assert narrow is not None and pictures.png_size(narrow.png)[0] < 800
     assert board.fitting(1000) is None
     assert sorted(made) == sorted(set(made))  # each width rasterized once
+
+
+# Notes as long as a move file may be (max_move_bytes, 64 KB by default): one line of
+# text, one of characters that take four bytes each, thousands of tiny ones.
+NOTES = {
+    "one long line": "# note: " + "Lorem ipsum dolor sit amet. " * 2300 + "\n",
+    "four bytes each": "# note: " + "\U0001f600" * 16300 + "\n",
+    "markup": "# note: " + "<&>" * 21700 + "\n",
+    "markdown": "# note: " + "**a** _b_ `c` [d](https://e.example/f) " * 1500 + "\n",
+    "thousands of them": "# note: \U0001f600\n" * 5000,
+}
+
+
+@pytest.mark.parametrize("note", list(NOTES))
+def test_a_report_with_the_longest_note_stays_under_150_kb(
+    game: tuple[Settings, GameRepo, Adjudication], note: str
+) -> None:
+    """The note is the player's own text, cut in the mail with a word of where it is
+    whole: the committed report, which the game's record keeps."""
+    settings, repo, _ = game
+    state = position(snapshot(repo), current_home())
+    player, action = bot_submission(state, random.Random(3))
+    text = NOTES[note] + action
+    assert len(text.encode()) <= settings.max_move_bytes
+    result = submit(repo, player, text, home=current_home())
+    for line in NOTES[note].splitlines():  # the record keeps the whole note
+        assert f"- {line.removeprefix('# note: ').strip()}\n" in result.report
+    _, kept, received = notify((settings, repo, result))
+    for name, (message, size) in kept.items():
+        assert size < LIMIT, (name, size)
+        for part in (plain(message), html(message)):
+            assert "(cut: the whole note is in the game's record" in part
+            assert f"reports/{result.number:04d}.md" in part
+        # What the move did is all there: only the note is cut.
+        for line in result.report.splitlines():
+            if line.startswith("- ") and "note" not in line and len(line) < 200:
+                assert line in plain(message)
+    for message in received:
+        assert len(message.as_bytes()) < LIMIT

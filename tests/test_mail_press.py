@@ -144,12 +144,19 @@ def test_a_move_above_the_press_is_played_too(table: Table) -> None:
 
 def test_players_cannot_push_press_files(table: Table) -> None:
     snap = snapshot(table.repo)
-    made = table.repo.commit(
+    written = table.repo.commit(
         {"press/0001.md": b"---\nfrom: bob\n---\n\nforged\n"},
         "press",
         parent=snap.commit,
-        author=Person("bob", email_of("bob")),  # bob's own commit: the path breaks it
+        author=Person("bob", email_of("bob")),
     )
+    # Committed by bob too (a player's push is): the path breaks the contract, not the
+    # adjudicator's identity, which the service's own plumbing commits with.
+    bob = {"GIT_AUTHOR_NAME": "bob", "GIT_AUTHOR_EMAIL": email_of("bob")}
+    bob |= {"GIT_COMMITTER_NAME": "bob", "GIT_COMMITTER_EMAIL": email_of("bob")}
+    tree = table.repo.commit_info(written).tree
+    assert snap.commit is not None
+    made = str(table.repo.repo.git.commit_tree(tree, "-p", snap.commit, "-m", "press", env=bob))
     with pytest.raises(ContractBreach, match="press files are the adjudicator's"):
         check_commit(table.repo, made, snap.game, snap.next_number)
 

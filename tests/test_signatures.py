@@ -30,7 +30,7 @@ from gitgame import (
     show,
 )
 
-from adjudicator.games.pipeline import create_game, submit
+from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.hooks import receive
@@ -285,7 +285,47 @@ def test_verify_refuses_an_unsigned_commit_made_as_the_adjudicator(
     assert done.returncode == 0, done.stderr
     done = pamir("verify", game)
     assert done.returncode == 3
-    assert f"commit {head(game)[:10]} (Nothing) by the adjudicator: it is unsigned" in done.stderr
+    assert f"commit {head(game)[:10]} (Nothing) is not the service's" in done.stderr
+    assert "claims the adjudicator's identity" in done.stderr and "it is unsigned" in done.stderr
+
+
+def test_verify_says_a_move_pushed_as_the_adjudicator_is_not_the_services(
+    tmp_path: Path, keys: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What hooks let in before they refused the adjudicator's identity: a move file
+    committed as the adjudicator, signed by its player, then adjudicated. `verify` cannot
+    undo it, but says whose it is, apart from an adjudicator's commit changed after the
+    service signed it (a BAD signature, above)."""
+    game = worktree_game(tmp_path, keys)
+    number, player, text = next_move(game)
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "pamir adjudicator")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "adjudicator@pamir.invalid")
+    made = commit_move(game, number, player, text, key=keys[player])
+    with opened(game) as repo:
+        (adjudicated,) = adjudicate_pending(repo, current_home())
+    assert adjudicated.number == number
+    done = pamir("verify", game)
+    assert done.returncode == 3
+    assert f"commit {made[:10]} ({player}: move {number}) is not the service's" in done.stderr
+    assert f"it is signed by player {player}, not signed by the adjudicator's" in done.stderr
+    assert "BAD" not in done.stderr
+
+
+def test_a_restore_trailer_in_a_players_commit_is_not_believed(tmp_path: Path) -> None:
+    """Only the service's own restore commits say which pushed commits it put back: a
+    player's move naming the adjudicator's last commit changes nothing in `verify`."""
+    game = create(tmp_path / "game")
+    number, player, text = next_move(game)
+    with opened(game) as repo:
+        submit(repo, player, text, home=current_home())
+    service = head(game)
+    number, player, text = next_move(game)
+    (game / "moves" / f"{number:04d}-{player}.txt").write_text(text, encoding="utf-8")
+    git(game, "add", "moves")
+    author = f"{player} <{player_email(game, player)}>"
+    message = f"my move\n\nPamir-Restore: {service}\n"
+    git(game, "commit", "-q", "--author", author, "-m", message)
+    assert "ok:" in pamir_ok("verify", game)
 
 
 def test_a_game_from_before_signing_verifies_with_unsigned_commits(tmp_path: Path) -> None:

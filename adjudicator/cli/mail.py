@@ -9,6 +9,7 @@ import sys
 from adjudicator.cli.refusal import EXIT_TEMPFAIL
 from adjudicator.home import logs
 from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail.answers import without_paths
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.ledger import reconcile_all
 from adjudicator.mail.outgoing import (
@@ -110,8 +111,10 @@ def cmd_inbound_email(args: argparse.Namespace) -> None:
     except Exception:
         log.exception("unexpected failure; the message is left to the MTA to retry")
         raise SystemExit(EXIT_TEMPFAIL) from None
+    # A mail server may bounce what is printed to the message's sender: no folder in it.
+    reason = without_paths(result.reason, settings.home)
     if result.exit_status == 0:
-        print(f"{result.status}: {result.reason}")
+        print(f"{result.status}: {reason}")
     else:
-        print(f"pamir inbound-email: message ignored: {result.reason}", file=sys.stderr)
+        print(f"pamir inbound-email: message ignored: {reason}", file=sys.stderr)
     raise SystemExit(result.exit_status)

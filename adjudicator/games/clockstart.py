@@ -26,9 +26,12 @@ def _when(commit: Commit) -> datetime:
 
 
 def _deadlines_table(repo: GameRepo, commit: str) -> Deadlines | None:
+    """The `[deadlines]` table at `commit`; None when game.toml cannot be read there (a
+    push to a forge may have left a folder, a link or bytes that are not text, which the
+    service put back: the history keeps them for ever)."""
     try:
         return parse_game_file(repo.read(GAME_FILE, commit) or "").deadlines
-    except GameFileError:
+    except (GameFileError, GameError):
         return None
 
 

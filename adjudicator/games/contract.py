@@ -4,7 +4,9 @@ A player's commit adds exactly one file, the next move file `moves/NNNN-PLAYER.t
 its author's address is the one game.toml gives PLAYER, who has not resigned (the seat is
 then the stand-in's, games/resign.py). Its SSH signature, if it has one
 by a key the game knows, must verify and be PLAYER's; with `require_signatures` it must
-have one (`adjudicator.games.signatures`). Everything else in a game
+have one (`adjudicator.games.signatures`). Neither its author nor its committer may claim
+the adjudicator's identity, which is the service's alone (`adjudicator.games.identity`).
+Everything else in a game
 repository is the adjudicator's, press files (`press/NNNN.md`) included: table talk is
 relayed and rate-limited by the service (games/press.py). The pre-receive hook of a bare
 repository refuses a push that breaks this; the service puts back what a push to a forge
@@ -18,9 +20,10 @@ import hashlib
 from dataclasses import dataclass, field
 
 from adjudicator.games.gamefile import GameFile
+from adjudicator.games.identity import impersonation
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name, seat_taken
 from adjudicator.games.press import PRESS_DIR
-from adjudicator.games.repo import ADJUDICATOR, GameRepo
+from adjudicator.games.repo import ADJUDICATOR, GameError, GameRepo
 from adjudicator.games.signatures import examine, judge_player
 from engine.phrases import P, Phrase, Term
 
@@ -100,9 +103,12 @@ def check_commit(
     """The move file a player's commit adds, if it keeps the contract: exactly one new
     file, the move numbered `expected`, named for a player of `game` who has not resigned
     (`seats`: checked), authored with that player's address and signed as `game` asks
-    (`game`: game.toml at the commit's parent). Raises ContractBreach saying what is
-    wrong."""
+    (`game`: game.toml at the commit's parent), and neither authored nor committed as the
+    adjudicator (`identity`). Raises ContractBreach saying what is wrong."""
     made = repo.commit_info(commit)
+    claimed = impersonation(made)
+    if claimed is not None:
+        raise ContractBreach(claimed)
     if len(made.parents) != 1:
         raise ContractBreach(P("a merge commit (pull with --rebase, then push the move on top)"))
     changed = changes(repo, made.parents[0], commit)
@@ -134,6 +140,7 @@ def check_commit(
     if seats and (taken := seat_taken(game, checked.player)) is not None:
         # The seat is the stand-in's: a push by the player who left it plays nothing.
         raise ContractBreach(P("%(path)s: %(problem)s", path=checked.path, problem=taken))
+    _check_plain_file(repo, commit, checked)
     problem = judge_player(examine(repo, commit, game), checked.player, game)
     if problem is not None:
         # The signature's problem is the signing tools' words, kept as they are.
@@ -169,6 +176,20 @@ def _check_move(move: MoveName, email: str, game: GameFile, expected: int) -> Mo
             )
         )
     return MoveName(move.number, entry.name, move.file)
+
+
+def _check_plain_file(repo: GameRepo, commit: str, move: MoveName) -> None:
+    """A move file must be a file: a symbolic link or a submodule in its place would make
+    the game unreadable once adjudicated (and a link may point at any file)."""
+    try:
+        repo.data(move.path, commit)
+    except GameError:
+        raise ContractBreach(
+            P(
+                "%(path)s: a move file must be a plain file, not a symbolic link or a submodule",
+                path=move.path,
+            )
+        ) from None
 
 
 def commits_between(repo: GameRepo, base: str, tip: str) -> list[str]:

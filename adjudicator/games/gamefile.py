@@ -18,6 +18,7 @@ from adjudicator.home.translations import SOURCE, check_language
 from engine.errors import describe_validation
 
 GAME_FILE = "game.toml"
+GAME_ID = r"^[a-z0-9][a-z0-9_-]{0,63}$"  # a game's id: its folder's name, in reply addresses
 
 
 class _Strict(BaseModel):
@@ -57,7 +58,7 @@ class Deadlines(_Strict):
 
 
 class GameFile(_Strict):
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")  # used in reply addresses
+    id: str = Field(pattern=GAME_ID)  # used in reply addresses
     engine_version: str
     created: str
     seed_commitment: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")

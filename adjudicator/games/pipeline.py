@@ -16,6 +16,7 @@ leaves the game waiting for a player who left it.
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -27,7 +28,7 @@ import tomli_w
 import engine
 from adjudicator.games import positions
 from adjudicator.games.codes import refusal_phrase
-from adjudicator.games.gamefile import GAME_FILE, GameFile, dump_game_file
+from adjudicator.games.gamefile import GAME_FILE, GAME_ID, GameFile, dump_game_file
 from adjudicator.games.moves import (
     ON_RESIGNED,
     RESIGNED,
@@ -83,7 +84,7 @@ from adjudicator.games.snapshot import (
 from adjudicator.home import metrics
 from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
-from adjudicator.home.paths import positions_dir, private_folder
+from adjudicator.home.paths import games_dir, positions_dir, private_folder
 from adjudicator.home.store import store_for
 from engine.aliases import english_text
 from engine.phrases import P, Phrase
@@ -354,6 +355,22 @@ def record_refusal(
     return Adjudication(move.number, commit, report, refused=True)
 
 
+def _check_folder(path: Path, identifier: str, home: Path) -> None:
+    """Refuse a game in the service's games folder whose folder is not named after its
+    id: the service finds a game by its id alone (`registry.game_path`), so nothing would
+    ever find it. Anywhere else a folder may have any name."""
+    if path.parent.resolve() != games_dir(home).resolve():
+        return
+    if path.name in (identifier, f"{identifier}.git"):
+        return
+    named = identifier if re.match(GAME_ID, identifier) else "ID"
+    raise ValueError(
+        f"{path.name}: the service finds a game in PAMIR_HOME/games by its id, so its folder "
+        f"must be games/{named} or games/{named}.git (a game id is 1 to 64 lower-case "
+        "letters, digits, _ and -, starting with a letter or a digit)"
+    )
+
+
 def create_game(
     path: Path,
     players: list[tuple[str, str]],
@@ -385,6 +402,7 @@ def create_game(
     """
     check_player_names([name for name, _ in players], wakhan=wakhan)
     identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
+    _check_folder(path, identifier, home)
     if secret is not None and not secret.strip():
         raise ValueError("the given secret is empty")
     secret = secret or new_secret()

@@ -690,7 +690,12 @@ class GameRepo:
         made._serialize(stream)
         from adjudicator.games.gamefile import GAME_FILE  # loads the engine: only to commit
 
-        game_toml = self.data(GAME_FILE, parent) if parent else changes.get(GAME_FILE)
+        # Signed by the game.toml the commit holds: a restore commit on a forge puts back the
+        # service's own over whatever a push left at `parent` (no key, or no file at all).
+        if GAME_FILE in changes:
+            game_toml = changes[GAME_FILE]
+        else:
+            game_toml = self.data(GAME_FILE, parent) if parent else None
         if recorded_key(game_toml) is not None:
             made.gpgsig = self._sign(stream.getvalue())
             stream = BytesIO()
@@ -754,6 +759,8 @@ class GameRepo:
             else:
                 entries[head] = (self._store("blob", data), FILE_MODE)
         for name, inner in nested.items():
+            if changes.get(name) is not None:
+                continue  # a file takes the folder's place: what was in it goes with it
             sha, mode = entries.get(name, (b"", 0))
             binsha = self._write_tree(sha if mode == TREE_MODE else None, inner)
             if binsha == EMPTY_TREE:

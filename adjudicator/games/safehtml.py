@@ -11,6 +11,9 @@ through three layers, in order:
    attributes and URL schemes. This runs on the final HTML, after entities are decoded, so
    `JaVaScRiPt&#58;alert(1)` is seen as the `javascript:` link a browser would follow.
    Links keep only http, https, mailto and relative targets.
+
+Before the sanitizer, every link that leaves the service shows its address, and only https
+and mailto addresses stay links (`adjudicator.games.links`): the links come from players.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import nh3
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
+from adjudicator.games.links import show_addresses
+
 SAFE_SCHEMES = ("", "http", "https", "mailto")
 CONTROL = re.compile(r"[\x00-\x20\x7f]+")
 HEADING = re.compile(r"^h([1-6])$")
@@ -36,7 +41,7 @@ TAGS = {
     *("ul", "ol", "li", "dl", "dt", "dd", "a", "span", "sub", "sup"),
     *("table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td"),
 }
-ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
+ATTRIBUTES = {"a": {"href"}, "ol": {"start"}}  # no title: a tooltip may claim anything
 ATTRIBUTE_VALUES = {"th": {"scope": {"col", "row"}}}
 CLASSES = {"caption": {"visually-hidden"}}
 URL_SCHEMES = {"http", "https", "mailto"}
@@ -93,7 +98,8 @@ def _converter(shift: int, label_tables: bool) -> markdown.Markdown:
 
 
 class _Tidy(Treeprocessor):
-    """Shift headings under the page's own, defuse links and images, label tables."""
+    """Shift headings under the page's own, defuse links and images, show where links
+    go, label tables."""
 
     def __init__(self, md: markdown.Markdown, shift: int, label_tables: bool) -> None:
         super().__init__(md)
@@ -110,6 +116,7 @@ class _Tidy(Treeprocessor):
                 alt = element.get("alt", "")
                 element.attrib.clear()
                 element.tag, element.text = "span", alt
+        show_addresses(root)  # after unsafe targets lost their href above
         if self.label_tables:
             self._label_tables(root)
 

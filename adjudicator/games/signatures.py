@@ -228,7 +228,10 @@ def judge_adjudicator(signature: Signature, game: GameFile) -> str | None:
         return f"its signature ({signature.describe()}) does not verify"
     if game.adjudicator is None or signature.kind == "adjudicator":
         return None
-    return f"it is {signature.describe()}, not signed by the adjudicator's recorded key"
+    said = signature.describe()
+    if signature.kind == "player":
+        said = f"signed by {said}"  # a player's good signature, on a commit made as the service
+    return f"it is {said}, not signed by the adjudicator's recorded key"
 
 
 def describe_adjudicator(signature: Signature, game: GameFile) -> str:

@@ -148,9 +148,15 @@ class _Contract:
     """Follows the contract through the history: which player commits broke it, and
     whether the service's restore commits put back exactly the right files."""
 
-    def __init__(self, repo: GameRepo, commits: list[CommitInfo]) -> None:
+    def __init__(self, repo: GameRepo, commits: list[CommitInfo], game: GameFile) -> None:
         self.repo = repo
-        self.named = {named for commit in commits for named in restored_commits(commit.message)}
+        restores = [c for c in commits if restored_commits(c.message)]
+        self.named = {
+            named
+            for commit in restores
+            if _is_services(repo, commit.sha, game)
+            for named in restored_commits(commit.message)
+        }
         self.pending: list[Breach] = []  # broke the contract; a restore commit follows
         self.clean: dict[str, tuple[str, int]] = {}  # what the restore must leave
         self.expected = 0
@@ -162,7 +168,7 @@ class _Contract:
         sha = commit.sha
         if not commit.parents:
             return False, None
-        if is_adjudicator_commit(self.repo, sha):
+        if self.is_service(sha):
             self._restore(commit)
             return False, None
         parent = commit.parents[0]
@@ -190,6 +196,12 @@ class _Contract:
             text = self.repo.read(move.path, sha) or ""
             self.clean[move.path] = (blob_id(text.encode()), FILE_MODE)
         return bool(self.pending), None
+
+    def is_service(self, commit: str) -> bool:
+        """Whether a commit is checked as the adjudicator's: it is committed as the
+        adjudicator, and no restore commit of the service names it as a pushed commit it
+        put back (one that claimed the identity, refused since: a player's)."""
+        return is_adjudicator_commit(self.repo, commit) and commit not in self.named
 
     def _restore(self, commit: CommitInfo) -> None:
         if not self.pending:
@@ -236,7 +248,7 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         return result
     replayer = _Replayer(seed)
     lasts: dict[int, dict[str, object]] = {}  # the 'last' each engine move must show
-    contract = _Contract(repo, commits)
+    contract = _Contract(repo, commits, first.game)
     keys = first.game  # game.toml at each commit's parent: the keys in force
     replayed: dict[int, str] = {}  # move number -> object id of the text last replayed
     limit = move_limit(home)
@@ -244,7 +256,7 @@ def verify(repo: GameRepo, home: Path) -> Verification:
         result.commits += 1
         try:
             skip, breach = contract.step(commit)
-            _check_signer(repo, commit, keys, result)
+            _check_signer(repo, commit, keys, result, contract.is_service(commit.sha))
         except Diverged as error:
             result.divergence = str(error)
             return result
@@ -461,17 +473,43 @@ def _check_commit(
     return None
 
 
-def _check_signer(repo: GameRepo, commit: CommitInfo, keys: GameFile, result: Verification) -> None:
-    """Name the commit's signer; raise Diverged when an adjudicator's commit is not signed
-    as it must be (a player's is judged with the rest of the contract)."""
+def _check_signer(
+    repo: GameRepo, commit: CommitInfo, keys: GameFile, result: Verification, service: bool
+) -> None:
+    """Name the commit's signer; raise Diverged when a commit checked as the adjudicator's
+    (`service`) is not signed as it must be (a player's is judged with the rest of the
+    contract). One signed by the adjudicator's key that does not verify was changed after
+    the service signed it; one that is not signed by that key at all only claims the
+    adjudicator's identity, and is said to be no commit of the service."""
     signature = examine(repo, commit.sha, keys)
-    if not is_adjudicator_commit(repo, commit.sha):
+    if not service:
         result.signers.append(Signer(commit.sha, commit.summary, signature.describe()))
         return
     result.signers.append(Signer(commit.sha, commit.summary, describe_adjudicator(signature, keys)))
     problem = judge_adjudicator(signature, keys)
-    if problem is not None:
-        raise Diverged(f"commit {commit.sha[:10]} ({commit.summary}) by the adjudicator: {problem}")
+    if problem is None:
+        return
+    where = f"commit {commit.sha[:10]} ({commit.summary})"
+    if signature.kind == "adjudicator":
+        raise Diverged(f"{where} by the adjudicator: {problem}")
+    who = commit.committer
+    raise Diverged(
+        f"{where} is not the service's: it claims the adjudicator's identity (committer "
+        f"{who.name} <{who.email}>), but {problem}"
+    )
+
+
+def _is_services(repo: GameRepo, commit: str, game: GameFile) -> bool:
+    """Whether a commit is the service's own: committed as the adjudicator and, in a game
+    that records the adjudicator's key (`game`: the first commit's game.toml, which no
+    command changes), signed by it. Only such a restore commit is believed about what it
+    put back: a player's commit may carry any trailer."""
+    if not is_adjudicator_commit(repo, commit):
+        return False
+    if game.adjudicator is None:
+        return True  # a game from before signing: nothing tells the service's apart
+    signature = examine(repo, commit, game)
+    return signature.kind == "adjudicator" and bool(signature.valid)
 
 
 def _written_by(repo: GameRepo) -> str:

@@ -73,6 +73,7 @@ from adjudicator.home.paths import private_folder
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
+from adjudicator.mail.cuts import cut_notes
 from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize, cairo_png
@@ -767,7 +768,8 @@ def player_message(
     reply; all in the player's language."""
     entry = game.player(player)
     words = words_for(entry.language)
-    parts = [report_in(settings, game, result, entry.language).rstrip("\n")]
+    report = report_in(settings, game, result, entry.language)
+    parts = [cut_notes(report, result.number, words).rstrip("\n")]
     section = private_section(settings, game.id, result.number, player)
     if section:
         parts.append(section.rstrip("\n"))
@@ -976,7 +978,8 @@ class _Reports:
         self.document = _state_document(repo, result.commit)
         view: dict[str, Any] = self.document.get("view") or {}
         self.waiting, self.over = waiting_for(view), is_over(view)
-        self.report_html = mail_html(result.report.rstrip("\n"))
+        report = cut_notes(result.report, result.number, words_for(self.game.language))
+        self.report_html = mail_html(report.rstrip("\n"))
         self.illustrations = _Illustrations(settings, repo, result, view, rasterize)
 
     def key(self, player: str) -> str:

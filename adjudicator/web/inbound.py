@@ -4,17 +4,17 @@ The body is the message exactly as received (RFC 5322 bytes), at most
 `max_inbound_bytes` long (413 beyond, found while reading: a chunked body is never
 read further). `adjudicator.mail.incoming.handle_message` reads it: the
 reply address's token says which game and player it is from, and the move in it is
-adjudicated.
+adjudicated. The answer names no folder of the server (`adjudicator.mail.answers`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 
 from flask import Blueprint, Response, jsonify
 
 from adjudicator.home import metrics
+from adjudicator.mail.answers import answer, without_paths
 from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 from adjudicator.mail.signatures import DnsUnavailable
 from adjudicator.web import current_settings, read_body
@@ -38,7 +38,6 @@ def email() -> tuple[Response, int]:
         result = handle_message(settings, raw)
     except (DnsUnavailable, ForgeUnavailable) as error:  # the gateway posts it again
         log.warning("inbound mail not handled for now: %s", error)
-        return jsonify(error=f"try again later: {error}"), 503
-    data = dataclasses.asdict(result)
-    data["messages"] = [str(path) for path in result.messages]
-    return jsonify(result=data), 200
+        return jsonify(error=f"try again later: {without_paths(str(error), settings.home)}"), 503
+    # Whoever can reach the endpoint reads this: no path of the server in it.
+    return jsonify(result=answer(result, settings.home)), 200

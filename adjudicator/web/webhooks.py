@@ -44,6 +44,7 @@ from adjudicator.home import database
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outgoing
+from adjudicator.mail.answers import without_paths
 from adjudicator.mail.operator import alert_operator
 from adjudicator.web import current_settings, read_body
 
@@ -272,7 +273,9 @@ def _synchronize(
             # The game cannot be read: it needs its host, and nothing else is affected.
             mark_needs_host(settings, game_id, repo, str(error))
             _tell_operator(settings)
-            return _reply(503, game=game_id, error=f"the game needs its host: {error}")
+            # The forge shows the answer in its delivery log: no folder of the server in it.
+            said = without_paths(str(error), settings.home)
+            return _reply(503, game=game_id, error=f"the game needs its host: {said}")
         except (remote.RemoteError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")

@@ -102,6 +102,8 @@ def play_resigned(repo: GameRepo, home: Path) -> list[Adjudication]:
             with suppress(Refusal):  # logged by the caller's next try
                 done.append(end_resigned(repo, home, gone[0]))  # an end that had to wait
             break
+        if not snap.game.resigned_players:
+            break  # nobody left the game: no seat is the stand-in's, and no position is read
         state = position(snap, home)
         decision = engine.pending(state)
         if decision is None:

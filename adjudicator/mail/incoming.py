@@ -2,10 +2,12 @@
 
 `handle_message` takes one RFC 5322 message (as an MTA pipe delivers it to
 `pamir inbound-email`) and
-1. ignores it, with a log line and no change, when it is too large, malformed, automatic
-   (an auto-reply or a bounce), addressed to no valid reply address
-   (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc, Delivered-To and
-   X-Original-To), or not from the address game.toml has for that player;
+1. ignores it, with a log line and no change, when it is too large, too complex to parse
+   at little cost (`bounds`: measured before anything parses it), malformed, addressed
+   to no valid reply address (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc,
+   Delivered-To and X-Original-To, read from the header block alone: `envelope`),
+   automatic (an auto-reply or a bounce), or not from the address game.toml has for that
+   player; only a message with a valid token is parsed whole;
 2. unless `mail_auth` is `token`, refuses it when it does not prove that it comes from
    that address (`authentication.unauthenticated`: a DKIM signature, or our mail
    server's Authentication-Results), with a notice to the player's own address and
@@ -39,7 +41,6 @@ from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
-from email.utils import getaddresses
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
@@ -54,7 +55,15 @@ from adjudicator.games.resign import play_resigned
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing, press, selfservice, tokens
+from adjudicator.mail import (
+    bounds,
+    envelope,
+    ledger,
+    outgoing,
+    press,
+    selfservice,
+    tokens,
+)
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.signatures import DnsLookup
 from engine.phrases import P
@@ -165,14 +174,20 @@ def html_to_text(html: str) -> str:
     return parser.text()
 
 
+# Of an HTML body, what is read: the player's own lines come first, and the rest is the
+# quoted report, while the parser's cost grows with every tag (a second a megabyte).
+MAX_HTML_CHARS = 256 * 1024
+
+
 def body_text(message: EmailMessage) -> str | None:
-    """The message's text: its text/plain body, else its HTML body as text, else None."""
+    """The message's text: its text/plain body, else its HTML body as text (its first
+    MAX_HTML_CHARS characters), else None."""
     part = message.get_body(preferencelist=("plain",))
     if part is not None:
         return str(part.get_content())
     part = message.get_body(preferencelist=("html",))
     if part is not None:
-        return html_to_text(str(part.get_content()))
+        return html_to_text(str(part.get_content())[:MAX_HTML_CHARS])
     return None
 
 
@@ -199,6 +214,9 @@ ATTRIBUTION_END = re.compile(
 )
 HEADER_BLOCK = re.compile(r"^(from|sent|date|to|subject|cc|de|von|envoyé|gesendet):\s", re.I)
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+# Compiled once: each is tried on every line of a reply.
+FROM_LINE = re.compile(r"^(from|de|von):\s", re.IGNORECASE)
+BULLET = re.compile(r"^[-*•]\s+")
 
 
 def _attribution(lines: list[str], index: int) -> int:
@@ -219,7 +237,7 @@ def _attribution(lines: list[str], index: int) -> int:
 
 def _header_block(lines: list[str], index: int) -> bool:
     """An Outlook-style quoted original: `From: ...` followed by `Sent:`/`To:`/...."""
-    if not re.match(r"^(from|de|von):\s", lines[index].strip(), re.IGNORECASE):
+    if not FROM_LINE.match(lines[index].strip()):
         return False
     following = [line.strip() for line in lines[index + 1 : index + 5]]
     return sum(1 for line in following if HEADER_BLOCK.match(line)) >= 2
@@ -228,7 +246,7 @@ def _header_block(lines: list[str], index: int) -> bool:
 def _tidy(line: str) -> str:
     """A reply line as a move line: no list bullet, no backticks around it."""
     line = line.translate(INVISIBLE).replace("\xa0", " ").strip()
-    line = re.sub(r"^[-*•]\s+", "", line)
+    line = BULLET.sub("", line)
     if len(line) >= 2 and line.startswith("`") and line.endswith("`"):
         line = line.strip("`").strip()
     return line
@@ -264,13 +282,6 @@ def reply_lines(text: str) -> list[str]:
 
 
 # -- checking who wrote ----------------------------------------------------------------------
-
-
-def _addresses(message: Message, names: tuple[str, ...]) -> list[str]:
-    values: list[str] = []
-    for name in names:
-        values.extend(str(v) for v in message.get_all(name, []))
-    return [address for _, address in getaddresses(values) if address]
 
 
 def _automatic(message: Message) -> str | None:
@@ -337,17 +348,17 @@ def handle_message(
             "too-large",
             f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})",
         )
+    try:  # measured before anything parses it: some of it would cost too much to parse
+        shape = bounds.measure(raw)
+    except bounds.TooComplex as error:
+        return _ignore("too-complex", f"message too complex to read: {error}")
     try:
-        message = BytesParser(policy=policy.default).parsebytes(raw)
-        assert isinstance(message, EmailMessage)
-        senders = _addresses(message, ("From",))
-        recipients = _addresses(message, RECIPIENT_HEADERS)
-        automatic = _automatic(message)
-        for header in ("Message-ID", "Subject"):  # headers are parsed when first read
-            str(message.get(header, ""))
+        headers = envelope.read(raw[: shape.body_start])
+        senders = headers.addresses("From")
+        recipients = headers.addresses(*RECIPIENT_HEADERS)
     except Exception as error:  # the email package raises many kinds on broken headers
         return _ignore("malformed", f"malformed message ({type(error).__name__}: {error})")
-    if not message.keys():
+    if not headers.fields:
         return _ignore("malformed", "malformed message (no headers could be read)")
     if len(senders) != 1:
         return _ignore("malformed", f"malformed message: {len(senders)} From addresses")
@@ -368,6 +379,16 @@ def handle_message(
             )
         return _ignore("no-reply-address", f"no reply address among the recipients (from {sender})")
     game_id, player = found
+    try:  # the whole message, now that it is bounded and its token valid
+        message = BytesParser(policy=policy.default).parsebytes(raw)
+        assert isinstance(message, EmailMessage)
+        automatic = _automatic(message)
+        for header in ("Message-ID", "Subject"):  # headers are parsed when first read
+            str(message.get(header, ""))
+    except Exception as error:
+        return _ignore(
+            "malformed", f"malformed message ({type(error).__name__}: {error})", game=game_id
+        )
     if automatic is not None:
         return _ignore("automatic", f"automatic message ({automatic}) from {sender}", game=game_id)
 

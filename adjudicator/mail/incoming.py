@@ -3,8 +3,9 @@
 `handle_message` takes one RFC 5322 message (as an MTA pipe delivers it to
 `pamir inbound-email`) and
 1. ignores it, with a log line and no change, when it is too large, too complex to parse
-   at little cost (`bounds`: measured before anything parses it), malformed, addressed
-   to no valid reply address (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc,
+   at little cost (`bounds`: measured before anything parses it), malformed (a field that
+   RFC 5322 allows once given twice among them, `replays`), addressed to no valid reply
+   address (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc,
    Delivered-To and X-Original-To, read from the header block alone: `envelope`),
    automatic (an auto-reply or a bounce), or not from the address game.toml has for that
    player; only a message with a valid token is parsed whole;
@@ -61,11 +62,12 @@ from adjudicator.mail import (
     ledger,
     outgoing,
     press,
+    replays,
     selfservice,
     tokens,
 )
 from adjudicator.mail.authentication import unauthenticated
-from adjudicator.mail.signatures import DnsLookup
+from adjudicator.mail.signatures import DnsLookup, Signature
 from engine.phrases import P
 
 log = logging.getLogger(__name__)
@@ -360,6 +362,8 @@ def handle_message(
         return _ignore("malformed", f"malformed message ({type(error).__name__}: {error})")
     if not headers.fields:
         return _ignore("malformed", "malformed message (no headers could be read)")
+    if (repeated := replays.repeated(headers)) is not None:
+        return _ignore("malformed", f"malformed message: {repeated}")
     if len(senders) != 1:
         return _ignore("malformed", f"malformed message: {len(senders)} From addresses")
     sender = senders[0]
@@ -434,9 +438,11 @@ def _handle(
         )
     # The one gate before anything acts on the message: a move, a rollback request or
     # agreement, even the answer to a message handled before all come after it.
-    reason = unauthenticated(settings, message, raw, sender, dnsfunc)
+    passed: list[Signature] = []
+    reason = unauthenticated(settings, message, raw, sender, dnsfunc, passed)
     if reason is not None:
         return _refuse_unauthenticated(settings, repo, entry.name, reason, deliver_now)
+    signature = passed[0].b if passed else None
 
     try:
         text = body_text(message)
@@ -449,7 +455,7 @@ def _handle(
             "no-text", "no text/plain or text/html part", game=game_id, player=entry.name
         )
     lines = reply_lines(text)
-    key = ledger.inbound_key(message_id, raw)
+    key = ledger.inbound_key(message_id, raw, signature)
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
     command = selfservice.parse(lines) if press_to is None else None
     lines, block = press.split(lines) if press_to is None else press.addressed(lines, press_to)
@@ -490,6 +496,7 @@ def _handle(
                     "player": entry.name,
                     "text": move_text,
                     "head": repo.head(),
+                    **({"signature": signature} if signature else {}),
                 },
             )
             result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)

@@ -17,8 +17,9 @@
    lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
    quoted originals and the footers mobile mail apps add are dropped;
 4. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
-   as the player's move through `pipeline.submit`, holding the game's lock; the commit
-   names the message in its `Pamir-Inbound` trailer;
+   as the player's move through `pipeline.submit`, holding the game's lock, unless they
+   answer a mail of the game older than its last move and no longer apply (`answers`);
+   the commit names the message in its `Pamir-Inbound` trailer;
 5. queues the report for every player and a confirmation for the author from the commit
    (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
    outcome, then attempts delivery.
@@ -57,6 +58,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.mail import (
+    answers,
     bounds,
     envelope,
     ledger,
@@ -402,7 +404,8 @@ def handle_message(
         return _ignore("unknown-game", f"reply address for an unknown game: {error}", game=game_id)
     try:
         who = (game_id, player, sender)
-        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to)
+        answered = answers.answered(settings, headers, game_id, player)
+        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to, answered)
     finally:
         repo.repo.close()
 
@@ -416,9 +419,11 @@ def _handle(
     deliver_now: bool,
     dnsfunc: DnsLookup | None,
     press_to: str | None = None,
+    answered: int | None = None,
 ) -> InboundResult:
     """`press_to`: the message came to a press address (`+all`, `+NAME`): its text is press
-    to them, and nothing else."""
+    to them, and nothing else. `answered`: the move of the game's mail it answers
+    (`answers.answered`), if it names one."""
     game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
     message_id = outgoing.one_line(str(message.get("Message-ID", "")))
@@ -499,7 +504,11 @@ def _handle(
                     **({"signature": signature} if signature else {}),
                 },
             )
-            result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
+            late = answers.stale(settings, repo, entry.name, move_text, answered)
+            if late is not None:
+                result = _refuse_stale(settings, repo, game_id, entry.name, key, late)
+            else:
+                result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
     if deliver_now:
         outgoing.deliver(settings)
     return result
@@ -530,6 +539,18 @@ def _refuse_unauthenticated(
     return InboundResult(
         "refused", f"not authenticated: {reason}", game_id, player, messages=[path]
     )
+
+
+def _refuse_stale(
+    settings: Settings, repo: GameRepo, game_id: str, player: str, key: str, refusal: Refusal
+) -> InboundResult:
+    """Refuse a reply written for a position that is gone (`answers.stale`): nothing is
+    submitted, and the author gets the refusal with their legal actions as they stand."""
+    metrics.moves("mail", refused=1)
+    reason = str(refusal)
+    log.info("move by %s in %s (mail %s) refused: %s", player, game_id, key, reason)
+    paths = ledger.refuse(settings, repo, game_id, key, reason, refusal.phrase)
+    return InboundResult("refused", reason, game_id, player, messages=paths)
 
 
 def _handled_before(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import http.client
 import json
+import re
 import select
 import socket
 from collections.abc import Iterator
@@ -536,7 +537,10 @@ def test_an_emailed_move_by_a_player_who_is_not_deciding_shows_no_one_elses_acti
     play(path, 2, seed=1)
     deciding, options = decider(full_state(path))
     other = next(p for p in ("alice", "bob") if p != deciding)
+    # A fresh message to the reply address: an answer to the report of move 0, two moves
+    # old, would be refused as stale before the rules are asked (adjudicator/mail/staleness.py).
     raw = reply_to(report_for_player(server, other), "pass\n", quote=False)
+    raw = re.sub(rb"(?m)^(In-Reply-To|References): .*\n", b"", raw)
     result = handle_message(settings, raw)
     assert result.status == "refused" and "not-your-decision" in result.reason
     assert f"waiting for {deciding}" in result.reason

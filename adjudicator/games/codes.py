@@ -54,6 +54,7 @@ CODES: dict[str, str] = {
     "pending": N_("Pushed moves are waiting for the adjudicator: try again shortly."),
     "stale": N_("The move is numbered for a position that is no longer the latest."),
     "out-of-order": N_("The move is numbered past the next move."),
+    "stale-reply": N_("The reply answers a mail sent before the game's last move."),
 }
 # `line 3: not-in-market: ...` or `not-in-market: ...` at the start of a refusal's line.
 _CODE = re.compile(r"^\s*(?:line \d+: )?([a-z0-9-]+): ", re.M)

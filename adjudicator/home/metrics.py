@@ -42,6 +42,7 @@ Way = Literal["push", "webhook", "mail", "page", "deadline"]
 # label never holds a sender's words or address.
 InboundReason = Literal[
     "too-large",
+    "too-complex",
     "malformed",
     "no-reply-address",
     "invalid-token",

@@ -35,7 +35,7 @@ import authres.dmarc
 from adjudicator.home.settings import Settings
 from adjudicator.mail.authserv import header_values, split_authserv_id
 from adjudicator.mail.orgdomain import organizational_domain
-from adjudicator.mail.signatures import DnsLookup, public_dns, verify_signatures
+from adjudicator.mail.signatures import DnsLookup, Signature, public_dns, verify_signatures
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +57,14 @@ def unauthenticated(
     raw: bytes,
     sender: str,
     dnsfunc: DnsLookup | None = None,
+    passed: list[Signature] | None = None,
 ) -> str | None:
     """Why the message is not proven to come from `sender` under `settings.mail_auth`,
     or None when it is (always None for `token`). Raises signatures.DnsUnavailable when
-    a key could not be looked up for now."""
+    a key could not be looked up for now. `passed` gets the DKIM signatures that proved
+    it, top first."""
     if settings.mail_auth == "dkim":
-        return _by_dkim(raw, domain_of(sender), dnsfunc or public_dns)
+        return _by_dkim(raw, domain_of(sender), dnsfunc or public_dns, passed)
     if settings.mail_auth == "authres":
         return _by_authres(raw, str(settings.mail_authserv_id), domain_of(sender))
     return None
@@ -71,12 +73,16 @@ def unauthenticated(
 # -- dkim --------------------------------------------------------------------------------
 
 
-def _by_dkim(raw: bytes, author: str, dnsfunc: DnsLookup) -> str | None:
+def _by_dkim(
+    raw: bytes, author: str, dnsfunc: DnsLookup, passed: list[Signature] | None = None
+) -> str | None:
     found = verify_signatures(raw, dnsfunc)
     if not found:
         return "the message has no DKIM signature"
     valid = [s.domain for s in found if s.valid]
     if any(is_aligned(domain, author) for domain in valid):
+        if passed is not None:
+            passed.extend(s for s in found if s.valid and is_aligned(s.domain, author))
         return None
     if valid:
         return (

@@ -2,10 +2,13 @@
 
 `handle_message` takes one RFC 5322 message (as an MTA pipe delivers it to
 `pamir inbound-email`) and
-1. ignores it, with a log line and no change, when it is too large, malformed, automatic
-   (an auto-reply or a bounce), addressed to no valid reply address
-   (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc, Delivered-To and
-   X-Original-To), or not from the address game.toml has for that player;
+1. ignores it, with a log line and no change, when it is too large, too complex to parse
+   at little cost (`bounds`: measured before anything parses it), malformed (a field that
+   RFC 5322 allows once given twice among them, `replays`), addressed to no valid reply
+   address (`REPLY_LOCAL+GAME.PLAYER.TOKEN@REPLY_DOMAIN`, looked for in To, Cc,
+   Delivered-To and X-Original-To, read from the header block alone: `envelope`),
+   automatic (an auto-reply or a bounce), or not from the address game.toml has for that
+   player; only a message with a valid token is parsed whole;
 2. unless `mail_auth` is `token`, refuses it when it does not prove that it comes from
    that address (`authentication.unauthenticated`: a DKIM signature, or our mail
    server's Authentication-Results), with a notice to the player's own address and
@@ -14,8 +17,9 @@
    lines (`>`), the "On ... wrote:" line, a signature (`-- ` and below), forwarded or
    quoted originals and the footers mobile mail apps add are dropped;
 4. records the message as pending (`ledger.write_inbound`) and submits the remaining lines
-   as the player's move through `pipeline.submit`, holding the game's lock; the commit
-   names the message in its `Pamir-Inbound` trailer;
+   as the player's move through `pipeline.submit`, holding the game's lock, unless they
+   answer a mail of the game older than its last move and no longer apply (`staleness`);
+   the commit names the message in its `Pamir-Inbound` trailer;
 5. queues the report for every player and a confirmation for the author from the commit
    (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
    outcome, then attempts delivery.
@@ -39,7 +43,6 @@ from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
-from email.utils import getaddresses
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
@@ -53,9 +56,20 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing, press, renewal, selfservice, tokens
+from adjudicator.mail import (
+    bounds,
+    envelope,
+    ledger,
+    outgoing,
+    press,
+    renewal,
+    replays,
+    selfservice,
+    staleness,
+    tokens,
+)
 from adjudicator.mail.authentication import unauthenticated
-from adjudicator.mail.signatures import DnsLookup
+from adjudicator.mail.signatures import DnsLookup, Signature
 from engine.phrases import P
 
 log = logging.getLogger(__name__)
@@ -164,14 +178,20 @@ def html_to_text(html: str) -> str:
     return parser.text()
 
 
+# Of an HTML body, what is read: the player's own lines come first, and the rest is the
+# quoted report, while the parser's cost grows with every tag (a second a megabyte).
+MAX_HTML_CHARS = 256 * 1024
+
+
 def body_text(message: EmailMessage) -> str | None:
-    """The message's text: its text/plain body, else its HTML body as text, else None."""
+    """The message's text: its text/plain body, else its HTML body as text (its first
+    MAX_HTML_CHARS characters), else None."""
     part = message.get_body(preferencelist=("plain",))
     if part is not None:
         return str(part.get_content())
     part = message.get_body(preferencelist=("html",))
     if part is not None:
-        return html_to_text(str(part.get_content()))
+        return html_to_text(str(part.get_content())[:MAX_HTML_CHARS])
     return None
 
 
@@ -198,6 +218,9 @@ ATTRIBUTION_END = re.compile(
 )
 HEADER_BLOCK = re.compile(r"^(from|sent|date|to|subject|cc|de|von|envoyé|gesendet):\s", re.I)
 INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"), None)
+# Compiled once: each is tried on every line of a reply.
+FROM_LINE = re.compile(r"^(from|de|von):\s", re.IGNORECASE)
+BULLET = re.compile(r"^[-*•]\s+")
 
 
 def _attribution(lines: list[str], index: int) -> int:
@@ -218,7 +241,7 @@ def _attribution(lines: list[str], index: int) -> int:
 
 def _header_block(lines: list[str], index: int) -> bool:
     """An Outlook-style quoted original: `From: ...` followed by `Sent:`/`To:`/...."""
-    if not re.match(r"^(from|de|von):\s", lines[index].strip(), re.IGNORECASE):
+    if not FROM_LINE.match(lines[index].strip()):
         return False
     following = [line.strip() for line in lines[index + 1 : index + 5]]
     return sum(1 for line in following if HEADER_BLOCK.match(line)) >= 2
@@ -227,7 +250,7 @@ def _header_block(lines: list[str], index: int) -> bool:
 def _tidy(line: str) -> str:
     """A reply line as a move line: no list bullet, no backticks around it."""
     line = line.translate(INVISIBLE).replace("\xa0", " ").strip()
-    line = re.sub(r"^[-*•]\s+", "", line)
+    line = BULLET.sub("", line)
     if len(line) >= 2 and line.startswith("`") and line.endswith("`"):
         line = line.strip("`").strip()
     return line
@@ -263,13 +286,6 @@ def reply_lines(text: str) -> list[str]:
 
 
 # -- checking who wrote ----------------------------------------------------------------------
-
-
-def _addresses(message: Message, names: tuple[str, ...]) -> list[str]:
-    values: list[str] = []
-    for name in names:
-        values.extend(str(v) for v in message.get_all(name, []))
-    return [address for _, address in getaddresses(values) if address]
 
 
 def _automatic(message: Message) -> str | None:
@@ -336,18 +352,20 @@ def handle_message(
             "too-large",
             f"message of {len(raw)} bytes exceeds max_inbound_bytes ({settings.max_inbound_bytes})",
         )
+    try:  # measured before anything parses it: some of it would cost too much to parse
+        shape = bounds.measure(raw)
+    except bounds.TooComplex as error:
+        return _ignore("too-complex", f"message too complex to read: {error}")
     try:
-        message = BytesParser(policy=policy.default).parsebytes(raw)
-        assert isinstance(message, EmailMessage)
-        senders = _addresses(message, ("From",))
-        recipients = _addresses(message, RECIPIENT_HEADERS)
-        automatic = _automatic(message)
-        for header in ("Message-ID", "Subject"):  # headers are parsed when first read
-            str(message.get(header, ""))
+        headers = envelope.read(raw[: shape.body_start])
+        senders = headers.addresses("From")
+        recipients = headers.addresses(*RECIPIENT_HEADERS)
     except Exception as error:  # the email package raises many kinds on broken headers
         return _ignore("malformed", f"malformed message ({type(error).__name__}: {error})")
-    if not message.keys():
+    if not headers.fields:
         return _ignore("malformed", "malformed message (no headers could be read)")
+    if (repeated := replays.repeated(headers)) is not None:
+        return _ignore("malformed", f"malformed message: {repeated}")
     if len(senders) != 1:
         return _ignore("malformed", f"malformed message: {len(senders)} From addresses")
     sender = senders[0]
@@ -365,6 +383,10 @@ def handle_message(
         stale = [s for s in standings if s is not None and s[2] is tokens.Standing.REPLACED]
         if stale:  # a token the player had before: refused, never played (mail/renewal.py)
             game_id, player, _ = stale[0]
+            try:  # bounded already: an automatic message gets no notice
+                automatic = _automatic(BytesParser(policy=policy.default).parsebytes(raw))
+            except Exception:  # nor does one that cannot be read
+                automatic = "unreadable"
             done = renewal.refuse_replaced(settings, game_id, player, sender, bool(automatic))
             if done.notice is None:
                 return _ignore("replaced-token", done.reason, game=game_id)
@@ -381,6 +403,16 @@ def handle_message(
             )
         return _ignore("no-reply-address", f"no reply address among the recipients (from {sender})")
     game_id, player = found
+    try:  # the whole message, now that it is bounded and its token valid
+        message = BytesParser(policy=policy.default).parsebytes(raw)
+        assert isinstance(message, EmailMessage)
+        automatic = _automatic(message)
+        for header in ("Message-ID", "Subject"):  # headers are parsed when first read
+            str(message.get(header, ""))
+    except Exception as error:
+        return _ignore(
+            "malformed", f"malformed message ({type(error).__name__}: {error})", game=game_id
+        )
     if automatic is not None:
         return _ignore("automatic", f"automatic message ({automatic}) from {sender}", game=game_id)
 
@@ -390,7 +422,8 @@ def handle_message(
         return _ignore("unknown-game", f"reply address for an unknown game: {error}", game=game_id)
     try:
         who = (game_id, player, sender)
-        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to)
+        answered = staleness.answered(settings, headers, game_id, player)
+        return _handle(settings, repo, message, raw, who, deliver_now, dnsfunc, press_to, answered)
     finally:
         repo.repo.close()
 
@@ -404,9 +437,11 @@ def _handle(
     deliver_now: bool,
     dnsfunc: DnsLookup | None,
     press_to: str | None = None,
+    answered: int | None = None,
 ) -> InboundResult:
     """`press_to`: the message came to a press address (`+all`, `+NAME`): its text is press
-    to them, and nothing else."""
+    to them, and nothing else. `answered`: the move of the game's mail it answers
+    (`staleness.answered`), if it names one."""
     game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
     message_id = outgoing.one_line(str(message.get("Message-ID", "")))
@@ -426,9 +461,11 @@ def _handle(
         )
     # The one gate before anything acts on the message: a move, a rollback request or
     # agreement, even the answer to a message handled before all come after it.
-    reason = unauthenticated(settings, message, raw, sender, dnsfunc)
+    passed: list[Signature] = []
+    reason = unauthenticated(settings, message, raw, sender, dnsfunc, passed)
     if reason is not None:
         return _refuse_unauthenticated(settings, repo, entry.name, reason, deliver_now)
+    signature = passed[0].b if passed else None
 
     try:
         text = body_text(message)
@@ -441,7 +478,7 @@ def _handle(
             "no-text", "no text/plain or text/html part", game=game_id, player=entry.name
         )
     lines = reply_lines(text)
-    key = ledger.inbound_key(message_id, raw)
+    key = ledger.inbound_key(message_id, raw, signature)
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
     command = selfservice.parse(lines) if press_to is None else None
     lines, block = press.split(lines) if press_to is None else press.addressed(lines, press_to)
@@ -482,9 +519,14 @@ def _handle(
                     "player": entry.name,
                     "text": move_text,
                     "head": repo.head(),
+                    **({"signature": signature} if signature else {}),
                 },
             )
-            result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
+            late = staleness.stale(settings, repo, entry.name, move_text, answered)
+            if late is not None:
+                result = _refuse_stale(settings, repo, game_id, entry.name, key, late)
+            else:
+                result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
     if deliver_now:
         outgoing.deliver(settings)
     return result
@@ -515,6 +557,18 @@ def _refuse_unauthenticated(
     return InboundResult(
         "refused", f"not authenticated: {reason}", game_id, player, messages=[path]
     )
+
+
+def _refuse_stale(
+    settings: Settings, repo: GameRepo, game_id: str, player: str, key: str, refusal: Refusal
+) -> InboundResult:
+    """Refuse a reply written for a position that is gone (`staleness.stale`): nothing is
+    submitted, and the author gets the refusal with their legal actions as they stand."""
+    metrics.moves("mail", refused=1)
+    reason = str(refusal)
+    log.info("move by %s in %s (mail %s) refused: %s", player, game_id, key, reason)
+    paths = ledger.refuse(settings, repo, game_id, key, reason, refusal.phrase)
+    return InboundResult("refused", reason, game_id, player, messages=paths)
 
 
 def _handled_before(

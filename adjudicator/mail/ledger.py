@@ -290,10 +290,17 @@ def _ensure_private_sections(
 # -- inbound messages and their outcomes ---------------------------------------------------
 
 
-def inbound_key(message_id: str | None, raw: bytes) -> str:
-    """The hash an inbound message is known by: of its Message-ID, or of its bytes when
-    it has none (the same message delivered again still has the same bytes)."""
-    data = message_id.strip().encode("utf-8", "replace") if message_id else raw
+def inbound_key(message_id: str | None, raw: bytes, signature: str | None = None) -> str:
+    """The hash an inbound message is known by: of its Message-ID; when it has none, of
+    the `b=` value of the DKIM signature that proved it (`signature`: bytes outside what
+    it signs could be changed, adjudicator/mail/replays.py), else of its bytes (the same
+    message delivered again still has the same bytes)."""
+    if message_id:
+        data = message_id.strip().encode("utf-8", "replace")
+    elif signature:
+        data = b"dkim b=" + signature.encode("ascii", "replace")
+    else:
+        data = raw
     return hashlib.sha256(data).hexdigest()[:40]
 
 

@@ -125,8 +125,11 @@ def make_message_id(
 ) -> str:
     """`<GAME.NNNN.PLAYER.TOKEN@DOMAIN>`: unique, and telling what the message is about.
 
-    TOKEN is random, or with a `key` (see `message_key`) derived from it: a message queued
-    again after a crash then has the same Message-ID as the first time.
+    NNNN is the last adjudicated move as the message shows the game (a report's or a
+    confirmation's own move; for any other message, the move the game was at), by which a
+    reply tells which position it answers (adjudicator/mail/staleness.py). TOKEN is random,
+    or with a `key` (see `message_key`) derived from it: a message queued again after a
+    crash then has the same Message-ID as the first time.
     """
     token = secrets.token_hex(8)
     if key is not None:
@@ -1305,7 +1308,7 @@ def notify_refusal(
         parts.append(section.rstrip("\n"))
     text = "\n\n".join(parts) + "\n"
     return _answer(
-        settings, repo, entry.name, text, snap.next_number, in_reply_to, subject, deliver_now, key
+        settings, repo, entry.name, text, snap.adjudicated, in_reply_to, subject, deliver_now, key
     )
 
 
@@ -1341,7 +1344,7 @@ def notify_unauthenticated(
         f"    {(one_line(reason) or '')[:500]}\n\n{advice}\n\n{once}\n"
     )
     thread = thread_of(settings, snap.game.id, entry.name)
-    own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
+    own = make_message_id(settings, snap.game.id, snap.adjudicated, entry.name, key)
     message = compose(
         settings,
         snap.game.id,
@@ -1350,7 +1353,7 @@ def notify_unauthenticated(
         text,
         thread_root=thread.get("root") or own,
         in_reply_to=thread.get("last"),
-        number=snap.next_number,
+        number=snap.adjudicated,
         message_id=own,
         to=entry.email,
     )
@@ -1915,8 +1918,9 @@ def notify_players(
 ) -> list[Path]:
     """Queue one message to each of `players`, in each one's thread, under keys made of
     `kind`, `ref` and `number` (by default the last adjudicated move's; queuing them again
-    is a no-op). Only what `markdown_text` says goes out: no other player's address, as
-    every message goes to one recipient."""
+    is a no-op); their Message-IDs name the last adjudicated move all the same. Only
+    what `markdown_text` says goes out: no other player's address, as every message goes
+    to one recipient."""
     snap = snapshot(repo)
     number = snap.adjudicated if number is None else number
     written: list[Path] = []
@@ -1929,7 +1933,8 @@ def notify_players(
             if (done := queued(settings, key)) is not None:
                 written.append(done)
                 continue
-            own = make_message_id(settings, snap.game.id, number, entry.name, key)
+            # The Message-ID (and X-Pamir-Move) name the game's move, whatever the key's.
+            own = make_message_id(settings, snap.game.id, snap.adjudicated, entry.name, key)
             thread = threads.get(entry.name.lower(), {})
             root = thread.get("root", own)
             message = compose(
@@ -1940,7 +1945,7 @@ def notify_players(
                 markdown_text,
                 thread_root=root,
                 in_reply_to=thread.get("last"),
-                number=number,
+                number=snap.adjudicated,
                 message_id=own,
                 to=entry.email,
             )

@@ -38,6 +38,7 @@ class Signature:
     domain: str
     valid: bool
     problem: str = ""  # why it does not verify, for the log and the player
+    b: str = ""  # the signature itself (`b=`), without its folding whitespace
 
 
 class _Errors(logging.Handler):
@@ -66,8 +67,11 @@ def verify_signatures(raw: bytes, dnsfunc: DnsLookup = public_dns) -> list[Signa
     """Every DKIM signature of the message, top to bottom, verified; [] when unsigned.
 
     A signature counts only if it covers the From header (RFC 6376 section 5.4 requires
-    the signer to sign it; an unsigned From could be replaced). Raises DnsUnavailable
-    when a key lookup timed out.
+    the signer to sign it; an unsigned From could be replaced) and the Message-ID header
+    (by which a message handled before is known: an unsigned one could be replaced, and
+    the move played again), and all of the body: one with `l=` signs only its first
+    bytes, and more lines could follow (adjudicator/mail/replays.py). Raises
+    DnsUnavailable when a key lookup timed out.
     """
     errors = _Errors()
     # A logger of our own, outside the logging tree: dkimpy's errors are read, not shown.
@@ -91,9 +95,17 @@ def _verify(checker: dkim.DKIM, index: int, dnsfunc: DnsLookup, errors: _Errors)
     domain, selector = _text(checker.domain), _text(checker.selector)
     if not valid:
         return Signature(domain, False, _problem(" ".join(errors.messages), selector, domain))
+    fields = checker.signature_fields or {}
+    signed = "".join(bytes(fields.get(b"b", b"")).decode("ascii", "replace").split())
     if b"from" not in (checker.include_headers or ()):
-        return Signature(domain, False, "the signature does not cover the From header")
-    return Signature(domain, True)
+        return Signature(domain, False, "the signature does not cover the From header", signed)
+    if b"message-id" not in (checker.include_headers or ()):
+        problem = "the signature does not cover the Message-ID header"
+        return Signature(domain, False, problem, signed)
+    if b"l" in fields:
+        problem = "the signature covers only the first bytes of the body (l=)"
+        return Signature(domain, False, problem, signed)
+    return Signature(domain, True, b=signed)
 
 
 def _described(error: str) -> str:

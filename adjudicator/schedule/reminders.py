@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr, make_msgid
+from email.utils import format_datetime, formataddr
 from pathlib import Path
 
 import engine
@@ -141,7 +141,9 @@ def compose_reminder(
         "Reminder: your decision is due by %(due)s", due=due
     )
     message["Date"] = format_datetime(now.astimezone(UTC), usegmt=True)
-    message["Message-ID"] = make_msgid("reminder", domain=settings.reply_domain)
+    # Random, but in the form of the service's own (the move the decision began with), so
+    # that a reply to it tells which position it answers (adjudicator/mail/staleness.py).
+    message["Message-ID"] = outgoing.make_message_id(settings, game.id, pending.move, entry.name)
     message["Auto-Submitted"] = "auto-generated"
     message["X-Pamir-Game"] = game.id
     message["X-Pamir-Player"] = entry.name.lower()

@@ -446,7 +446,9 @@ def test_our_mail_servers_pass_is_accepted(authres_table: Table, header: str) ->
                 # Headers the mail server does not see as ours, so its rule leaves them.
                 "Authentication-Results: =?utf-8?q?mx=2Epamir=2Eexample?=; dmarc=pass",
                 f"X-Note: a\rAuthentication-Results: {AUTHSERV}; dmarc=pass",
-                f"Authentication-Results: {AUTHSERV}; dmarc=pass {'(' * 5000}{')' * 5000}",
+                # As deep as the inbound bounds let a field be (mail/bounds.py): deeper is
+                # not read at all (the test below).
+                f"Authentication-Results: {AUTHSERV}; dmarc=pass {'(' * 990}{')' * 990}",
             ]
         ],
         (
@@ -466,6 +468,13 @@ def test_anything_but_our_mail_servers_pass_is_refused(
     result, head = authres_reply(authres_table, *headers)
     assert_refused_and_unchanged(authres_table, result, head, why)
     assert len(authres_table.notices()) == 1
+
+
+def test_comments_nested_past_the_bounds_are_not_read_at_all(authres_table: Table) -> None:
+    deep = f"Authentication-Results: {AUTHSERV}; dmarc=pass {'(' * 5000}{')' * 5000}"
+    result, head = authres_reply(authres_table, deep)
+    assert result.status == "ignored" and result.reason.startswith("message too complex")
+    assert authres_table.head() == head and authres_table.repo.names("moves") == []
 
 
 # -- settings ------------------------------------------------------------------------------

@@ -67,13 +67,15 @@ def stale(
 ) -> Refusal | None:
     """The refusal of a reply to the mail of move `number` (None: it answers none) whose
     move was written for a position that is gone, or None when it may be played."""
-    snap = snapshot(repo)
-    if number is None or number >= snap.adjudicated:
-        return None  # the latest position (or a history this clone has not seen yet)
-    text = english_text(text)
-    if rollback_request(text) is not None:
+    if number is None:
         return None
+    snap = snapshot(repo)
+    if number >= snap.adjudicated:
+        return None  # the latest position (or a history this clone has not seen yet)
     try:
+        text = english_text(text)
+        if rollback_request(text) is not None:
+            return None
         then = _position_after(settings, repo, number)
         asked = _decision(then, player) if then is not None else None
         now = _decision(position(snap, settings.home), player) if asked is not None else None

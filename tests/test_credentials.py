@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from gitgame import TWO, create, decider, full_state, head, isolate, opened, pamir, pamir_ok
 from liveserver import fetch, serving
-from mailserver import email_of, mail_server, new_game, plain, reply_to, settings_for
+from mailserver import email_of, plain, reply_to
 from pgserver import SECRET_KEY, scratch_database
-from test_mail_in import Table, options
+from test_mail_in import Table, mail_table, options
 from test_private_page import form_fields, post, private_path
 
 from adjudicator.games.host import change_email
@@ -163,13 +163,8 @@ def test_a_wrong_token_is_still_404_and_a_replaced_one_410_for_that_player_only(
 
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
-    home = isolate(tmp_path, monkeypatch)
-    with mail_server() as server:
-        settings = settings_for(home, server.port)
-        repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
-        yield Table(settings, server, repo)
-        repo.repo.close()
+    with mail_table(tmp_path, monkeypatch) as made:
+        yield made
 
 
 def replace_address(table: Table, player: str, address: str) -> None:

@@ -22,22 +22,19 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from gitgame import PAMIR, isolate
+from gitgame import PAMIR
 from liveserver import fetch, serving
 from mailserver import (
     DOMAIN,
     MAIL_FROM,
     email_of,
-    mail_server,
-    new_game,
     plain,
     reply_to,
-    settings_for,
 )
-from test_mail_in import Table, options
+from test_mail_in import Table, mail_table, options
 from test_metrics import app_of, changed, samples
 
-from adjudicator.mail import bounds, outgoing, tokens
+from adjudicator.mail import bounds, tokens
 from adjudicator.mail.incoming import handle_message
 
 SIZE = 1_000_000 - 4096  # just under max_inbound_bytes (1,000,000)
@@ -47,13 +44,8 @@ TOO_COMPLEX = "message too complex to read: "
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
     """A game by mail, its first reports sent (as in tests/test_mail_in.py)."""
-    home = isolate(tmp_path, monkeypatch)
-    with mail_server() as server:
-        settings = settings_for(home, server.port)
-        repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
-        yield Table(settings, server, repo)
-        repo.repo.close()
+    with mail_table(tmp_path, monkeypatch) as made:
+        yield made
 
 
 def head_of(table: Table, player: str) -> bytes:

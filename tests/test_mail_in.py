@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
@@ -72,16 +73,25 @@ class Table:
         return sorted(self.settings.outbox_dir.rglob("*.eml"))
 
 
-@pytest.fixture
-def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+@contextmanager
+def mail_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+    """A game by mail in a fresh PAMIR_HOME, its first reports sent to a real SMTP server."""
     home = isolate(tmp_path, monkeypatch)
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
         outgoing.notify(settings, repo, [created])
-        assert len(server.messages) == 2
-        yield Table(settings, server, repo)
-        repo.repo.close()
+        try:
+            yield Table(settings, server, repo)
+        finally:
+            repo.repo.close()
+
+
+@pytest.fixture
+def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
+    with mail_table(tmp_path, monkeypatch) as made:
+        assert len(made.server.messages) == 2
+        yield made
 
 
 def options(message: EmailMessage) -> list[str]:

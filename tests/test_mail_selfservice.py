@@ -12,29 +12,22 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from gitgame import isolate
-from mailserver import email_of, mail_server, new_game, plain, reply_to, settings_for
-from test_mail_in import Table, options, parsed
+from mailserver import email_of, new_game, plain, reply_to
+from test_mail_in import Table, mail_table, options, parsed
 
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.repo import ADJUDICATOR
 from adjudicator.games.snapshot import REVEAL_FILE, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.games.waiting import read_deadlines, waiting
-from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.preferences import notify_preference
 
 
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
-    home = isolate(tmp_path, monkeypatch)
-    with mail_server() as server:
-        settings = settings_for(home, server.port)
-        repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
-        yield Table(settings, server, repo)
-        repo.repo.close()
+    with mail_table(tmp_path, monkeypatch) as made:
+        yield made
 
 
 def last_to(table: Table, player: str) -> EmailMessage:

@@ -15,9 +15,8 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from gitgame import isolate
-from mailserver import mail_server, new_game, plain, reply_to, settings_for
-from test_mail_in import Table, options
+from mailserver import plain, reply_to
+from test_mail_in import Table, mail_table, options
 
 import engine
 from adjudicator.games.pipeline import position, submit
@@ -31,19 +30,14 @@ STALE = "stale-reply: this answers move 2; the game is at move 3"
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
     """The game by mail after both loyalties, bob to take his first action (move 3)."""
-    home = isolate(tmp_path, monkeypatch)
-    with mail_server() as server:
-        settings = settings_for(home, server.port)
-        repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
-        table = Table(settings, server, repo)
+    with mail_table(tmp_path, monkeypatch) as table:
         for number in (1, 2):
             _, report = table.deciding()
-            result = handle_message(settings, reply_to(report, options(report)[0] + "\n"))
+            reply = reply_to(report, options(report)[0] + "\n")
+            result = handle_message(table.settings, reply)
             assert (result.status, result.number) == ("accepted", number), result.reason
         assert table.deciding()[0] == "bob"
         yield table
-        repo.repo.close()
 
 
 def latest(table: Table, player: str) -> EmailMessage:

@@ -33,9 +33,9 @@ from gitgame import (
     write_move,
 )
 from liveserver import fetch, serving
-from mailserver import mail_server, new_game, plain, reply_to, settings_for
+from mailserver import plain, reply_to
 from test_forge_contract import restore_commits, verified
-from test_mail_in import Table, options
+from test_mail_in import Table, mail_table, options
 from test_private_page import form_fields, post, private_path
 from test_webhooks import (
     GITEA_SECRET,
@@ -60,7 +60,6 @@ from adjudicator.games.verify import verify
 from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
 from adjudicator.hooks import receive
-from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import handle_message
 from adjudicator.web import create_app
 
@@ -147,13 +146,8 @@ def test_after_a_web_move_the_standin_plays_a_resigned_seat_at_once(
 
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
-    home = isolate(tmp_path, monkeypatch)
-    with mail_server() as server:
-        settings = settings_for(home, server.port)
-        repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
-        yield Table(settings, server, repo)
-        repo.repo.close()
+    with mail_table(tmp_path, monkeypatch) as made:
+        yield made
 
 
 def newest_to(table: Table, player: str) -> EmailMessage:

@@ -38,7 +38,7 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, pictures
+from adjudicator.mail import pictures, report_mails
 from adjudicator.web import create_app
 from engine.game import legal_seat_actions
 from engine.playout import NAMES
@@ -97,7 +97,7 @@ def largest_mail(home: Path, repo: GameRepo, last: Adjudication | None) -> int:
     if last is None:
         return 0
     settings = Settings(home=home)
-    paths = outgoing.notify(settings, repo, [last], deliver_now=False)  # left in pending/
+    paths = report_mails.notify(settings, repo, [last], deliver_now=False)  # left in pending/
     return max(p.stat().st_size for p in paths)
 
 

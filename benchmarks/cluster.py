@@ -77,8 +77,8 @@ from service import (
 import engine
 from adjudicator.home import database
 from adjudicator.home.advisory import held_locks
+from adjudicator.home.secret_key import new_key
 from adjudicator.home.settings import load_settings
-from adjudicator.home.store import new_key
 from adjudicator.schedule.scheduler import LEADER_LOCK
 
 LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"

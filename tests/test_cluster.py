@@ -36,9 +36,9 @@ from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
 from adjudicator.forge import remote
-from adjudicator.home import database, locks, nodes
+from adjudicator.home import backend, database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.mail.incoming import InboundResult, handle_message
 from adjudicator.schedule.scheduler import LEADER_LOCK
 from adjudicator.web import create_app
@@ -188,9 +188,9 @@ def test_an_email_taken_by_two_nodes_at_once_is_played_once(
             tmp_path / "shared-home", server.port, database_url=database_url, secret_key=SECRET_KEY
         )
         database.upgrade(settings)
-        database.require_schema(settings)  # as a node does when it starts
+        backend.of(settings).check()  # as a node does when it starts
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         report = next(m for m in server.messages if "It is your decision." in plain(m))
         found = OPTION.findall(plain(report))
         raw = reply_to(report, found[0])

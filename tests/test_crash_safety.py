@@ -45,7 +45,7 @@ from adjudicator.games.registry import open_game
 from adjudicator.games.verify import verify
 from adjudicator.home.faults import FAULT_EXIT, POINTS
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import ledger, outbox, report_mails
 from adjudicator.mail.incoming import handle_message
 from adjudicator.web import create_app
 
@@ -88,7 +88,7 @@ class Service:
     def reconciler_pass(self) -> None:
         """What the scheduler's next tick does: queue what is missing, deliver it all."""
         ledger.reconcile_all(self.settings)
-        outgoing.deliver(self.settings, force=True)
+        outbox.deliver(self.settings, force=True)
 
     def verified(self) -> bool:
         repo = open_game(self.settings, self.game_id)
@@ -116,7 +116,7 @@ def by_email(home: Path, server: MailServer) -> Service:
     head_commit = repo.head()
     assert head_commit is not None
     first = Adjudication(0, head_commit, repo.read("reports/0000.md") or "")
-    outgoing.notify(settings, repo, [first])
+    report_mails.notify(settings, repo, [first])
     repo.repo.close()
     return Service(settings, server, "g1")
 

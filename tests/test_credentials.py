@@ -32,7 +32,7 @@ from adjudicator.games.registry import game_lock
 from adjudicator.home import credentials, database, store
 from adjudicator.home.logs import redact
 from adjudicator.home.settings import Settings, load_settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import outbox, tokens
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.links import page_links
 from adjudicator.mail.renewal import renew
@@ -172,7 +172,7 @@ def replace_address(table: Table, player: str, address: str) -> None:
     with game_lock(table.settings, "g1"):
         change_email(table.repo, player, address)
         renew(table.settings, table.repo, player)
-    outgoing.deliver(table.settings)
+    outbox.deliver(table.settings)
 
 
 def test_mail_to_a_replaced_reply_address_plays_nothing_whoever_sends_it(table: Table) -> None:

@@ -54,7 +54,7 @@ from adjudicator.forge import remote
 from adjudicator.games.pipeline import submit
 from adjudicator.home.settings import Settings
 from adjudicator.hooks import receive
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.mail.incoming import handle_message
 from adjudicator.web import create_app
 
@@ -193,7 +193,7 @@ def test_mailed_reports_carry_no_script_links_and_no_remote_images(
         try:
             player, action = legal_first(repo.path)
             done = submit(repo, player, "\n".join([*NOTES, action]) + "\n", home=home)
-            outgoing.notify(settings, repo, [done])
+            report_mails.notify(settings, repo, [done])
         finally:
             repo.repo.close()
         messages = server.messages
@@ -491,7 +491,7 @@ def table(home: Path) -> Iterator[tuple[Settings, MailServer]]:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         repo.repo.close()
         yield settings, server
 

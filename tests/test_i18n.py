@@ -44,7 +44,7 @@ import engine
 from adjudicator.games import reports
 from adjudicator.games.codes import CODES, explained_codes, refusal_phrase
 from adjudicator.home.translations import LOCALE_DIR, Words, catalogue_paths
-from adjudicator.mail import outgoing
+from adjudicator.mail.compose.reports import how_to_reply, report_subject, web_pages
 from engine.cards import COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS, card_name
 from engine.game import legal_seat_actions
 from engine.phrases import P
@@ -369,8 +369,8 @@ def test_the_report_mails_own_parts_are_in_polish(
     mail_settings: Any, decides: bool, over: bool, plays_by: str
 ) -> None:
     def parts(words: Words) -> str:
-        how = outgoing.how_to_reply(mail_settings, "g1", "ala", decides, over, plays_by, words)
-        return how + outgoing.web_pages(mail_settings, "g1", "ala", 3, words)
+        how = how_to_reply(mail_settings, "g1", "ala", decides, over, plays_by, words)
+        return how + web_pages(mail_settings, "g1", "ala", 3, words)
 
     polish, english = parts(PL), parts(EN)
     assert english_left(polish, english) == [], polish
@@ -386,8 +386,8 @@ def test_every_subject_is_in_polish(kind: str) -> None:
     if kind == "moved":
         document["last"]["actions"] = ["loyalty afghan", "purchase 14", "gift 14 2", "pass"]
     decides, over = kind == "turn", kind == "over"
-    polish = outgoing.report_subject("g1", number, document, decides=decides, over=over, words=PL)
-    english = outgoing.report_subject("g1", number, document, decides=decides, over=over)
+    polish = report_subject("g1", number, document, decides=decides, over=over, words=PL)
+    english = report_subject("g1", number, document, decides=decides, over=over)
     assert english_left(polish, english) == [], polish
 
 

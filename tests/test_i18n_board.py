@@ -30,7 +30,7 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import _board_agrees, verify
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
-from adjudicator.mail import outgoing, pictures
+from adjudicator.mail import pictures, report_mails
 from engine.game import legal_seat_actions, step
 
 PL, EN = Words("pl"), Words()
@@ -187,7 +187,7 @@ def test_a_polish_game_keeps_the_english_boards_it_committed_before() -> None:
 # -- the report mails: each reader's language, each picture made once per language ----------
 
 
-def report_mails(
+def report_mails_of_a_move(
     home: Path, rasterize: pictures.Rasterize
 ) -> tuple[dict[str, EmailMessage], dict[str, Any]]:
     """The report mails of a move of a game where ala reads Polish and bob and cyd English;
@@ -204,7 +204,7 @@ def report_mails(
         state = position(snapshot(repo), home)
         player, move = bot_submission(state, random.Random(5), whole_turn=True)
         result: Adjudication = submit(repo, player, move, home=home)
-        outgoing.notify(settings, repo, [result], rasterize=rasterize)
+        report_mails.notify(settings, repo, [result], rasterize=rasterize)
         mails = {str(m["X-Pamir-Player"]): m for m in server.messages}
     assert sorted(mails) == list(NAMES)
     return mails, engine.view(position(snapshot(repo), home))
@@ -231,7 +231,7 @@ def test_a_polish_players_mail_shows_the_polish_board(home: Path) -> None:
         drawn.append(svg_text)
         return pictures.cairo_png(svg_text, width)
 
-    mails, view = report_mails(home, rasterize)
+    mails, view = report_mails_of_a_move(home, rasterize)
     polish, english = board_svg(view, PL), board_svg(view)
     # Once per language among the readers, whatever their number.
     assert sorted(drawn) == sorted([polish, english])

@@ -27,9 +27,9 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
-from adjudicator.mail import digests, outgoing
+from adjudicator.mail import digests, notices, outbox, report_mails
+from adjudicator.mail.compose.operator import alert_message, undeliverable_message
 from adjudicator.mail.incoming import handle_message
-from adjudicator.mail.operator import alert_message, undeliverable_message
 from adjudicator.schedule.reminders import compose_reminder
 
 PLAYERS = ("ala", "bob", "cyd")
@@ -97,7 +97,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         confirmations: dict[str, EmailMessage] = {}
         assert languages == {"ala": "pl", "bob": "en", "cyd": "en"}
         assert "## Now" in (repo.read("reports/0000.md") or "")  # the game's language: en
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         check_languages(server, 0)
 
         # A move in Polish notation that cannot be read is refused in Polish, with the
@@ -142,7 +142,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
         held = [[n, report_commit(repo, n), "2026-01-01T00:00:00+00:00"] for n in (1, 2, 3)]
         for player in ("ala", "bob"):
             digests._queue(settings, repo, "g1", player, {"day": "2026-01-02", "held": held})
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
         polish_digest, english_digest = mails_to(server, "ala")[-1], mails_to(server, "bob")[-1]
         assert "Your digest of 2026-01-02: moves 1 to 3" in str(english_digest["Subject"])
         same_in_both(polish_digest, english_digest)
@@ -165,7 +165,7 @@ def test_each_player_reads_their_own_language_through_a_whole_game(
             assert english_left(polish, record) == [], polish
             happened += len(HAPPENED.findall(polish))
         assert happened > snap.adjudicated // 2  # the log is there to be checked
-        outgoing.notify(settings, repo, [last])
+        report_mails.notify(settings, repo, [last])
         check_languages(server, snap.adjudicated)
         polish = plain(reports_to(server, "ala")[-1])
         assert "Gra się zakończyła" in polish and "dziękujemy za grę" in polish
@@ -180,7 +180,7 @@ def test_a_player_changes_their_language_by_mail(
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         command = reply_to(reports_to(server, "bob")[-1], "Settings language pl\n")
 
         result = handle_message(settings, command)
@@ -245,7 +245,7 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
 
         # (A pause's reason is the player's own text: digits, which no language owns.)
         for line in ("my games", "settings notify turns", "pause 24h 123", "settings notify x"):
@@ -268,8 +268,8 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
         assert "za około 3 godziny" in plain(polish)
 
         for player in ("ala", "cyd"):
-            outgoing.notify_unauthenticated(settings, repo, player, "dkim=fail", day="2026-01-01")
-        outgoing.deliver(settings)
+            notices.notify_unauthenticated(settings, repo, player, "dkim=fail", day="2026-01-01")
+        outbox.deliver(settings)
         same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
 
         # Press from bob to every player: ala gets it in Polish, cyd in English.
@@ -290,8 +290,8 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
         assert tip is not None
         breaches = [tampered(repo, tip, path) for path in ("game.toml", "press/0001.md")]
         for notice in (restore_notice(repo, breaches), put_back_notice("g1"), held_notice("g1")):
-            outgoing.notify_all(settings, repo, notice)
-            outgoing.deliver(settings)
+            notices.notify_all(settings, repo, notice)
+            outbox.deliver(settings)
             same_in_both(mails_to(server, "ala")[-1], mails_to(server, "cyd")[-1])
 
         # The host's alerts: in ala's language when she hosts, else in the game's.
@@ -300,8 +300,8 @@ def test_every_other_mail_kind_in_polish(tmp_path: Path, monkeypatch: pytest.Mon
         hosts = [settings.model_copy(update={"operator_email": email_of(p)}) for p in PLAYERS]
         same_in_both(alert_message(hosts[0], mark), alert_message(hosts[2], mark))
         same_in_both(
-            undeliverable_message(hosts[0], Path("m.eml"), record),
-            undeliverable_message(hosts[2], Path("m.eml"), record),
+            undeliverable_message(hosts[0], "m.eml", record),
+            undeliverable_message(hosts[2], "m.eml", record),
         )
 
         # bob resigns: everyone is told, ala in Polish.
@@ -324,10 +324,10 @@ def test_a_game_that_ends_on_resignation_ends_in_each_players_language(
         snap = snapshot(repo)
         game = snap.game.model_copy(update={"on_resign": "end"})
         repo.commit({GAME_FILE: dump_game_file(game).encode()}, "on_resign", parent=snap.commit)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         raw = reply_to(reports_to(server, "ala")[-1], "resign\n")
         assert handle_message(settings, raw).status == "accepted"
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
         answer = [m for m in mails_to(server, "ala") if m["X-Pamir-Kind"] != "report"][-1]
         over = snapshot(repo).adjudicated
         english = f"# g1: {Words()('you have resigned')}\n\n" + Words()(
@@ -352,7 +352,7 @@ def test_a_refused_pause_or_resignation_is_answered_in_the_players_language(
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         english = Words()
         asked = [
             ("pause 1000h a long trip\n", "mail-pause-limit", "pause refused"),
@@ -367,7 +367,7 @@ def test_a_refused_pause_or_resignation_is_answered_in_the_players_language(
                 assert result.status == "accepted", result.reason
                 continue
             assert result.status == "refused" and result.reason.startswith(f"{code}: "), result
-            outgoing.deliver(settings)
+            outbox.deliver(settings)
             answer = [m for m in mails_to(server, "ala") if m["X-Pamir-Kind"] != "report"][-1]
             said = english("Nothing was changed: %(error)s.", error=result.reason)
             if title == "pause refused":

@@ -35,7 +35,8 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, catalogue, phrase_data, phrase_from
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import ledger, notices
+from adjudicator.mail.compose.messages import message_key
 from adjudicator.mail.incoming import handle_message
 from adjudicator.web import create_app
 from engine.aliases import english_line
@@ -281,8 +282,8 @@ def test_a_refusal_recorded_without_its_phrase_is_said_in_english(
     wrong = phrase_from(phrase_data(engine.phrases.P("the line has no action")))
     assert isinstance(wrong, Phrase)
     for number, phrase in enumerate((None, wrong)):
-        key = outgoing.message_key("g1", 0, "ala", "refusal", f"old{number}")
-        path = outgoing.notify_refusal(
+        key = message_key("g1", 0, "ala", "refusal", f"old{number}")
+        path = notices.notify_refusal(
             settings, repo, "ala", "kupx\n", english, phrase=phrase, deliver_now=False, key=key
         )
         assert f"    {english}\n" in path.read_text("utf-8")

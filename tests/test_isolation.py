@@ -51,7 +51,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings, load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
@@ -524,13 +524,13 @@ def test_the_outbox_job_is_not_stopped_by_a_broken_game(home: Path) -> None:
         pending = waiting(repo)
     assert pending is not None
     sched.run_deadline(settings, "g2", pending.clock.deadline)  # the mail server is down
-    assert outgoing.messages_in(settings, "pending")
+    assert outbox.messages_in(settings, "pending")
     break_tree(broken, "moves-file")
     scheduler = sched.build_scheduler(settings)
     with mail_server(port) as server:
         later = datetime.now(UTC) + timedelta(seconds=settings.outbox_retry_seconds + 1)
         sched.poll(scheduler, settings)
-        outgoing.deliver(settings, now=later)
+        outbox.deliver(settings, now=later)
         assert server.to("alice@example.org")
     assert scheduler.get_job(sched.OUTBOX_JOB) is not None
 

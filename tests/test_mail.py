@@ -46,7 +46,10 @@ from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import outbox, report_mails, smtp, tokens
+from adjudicator.mail.compose.messages import compose
+from adjudicator.mail.outbox.common import retry_delay
+from adjudicator.mail.outbox.folders import retry_info
 from engine.cards import card_name
 
 MESSAGE_ID = re.compile(r"^<g1\.(\d{4})\.([a-z]+)\.[0-9a-f]{16}@pamir\.example>$")
@@ -67,14 +70,14 @@ def play_moves(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:
 
 
 def folder(settings: Settings, name: str) -> list[Path]:
-    return outgoing.messages_in(settings, name)
+    return outbox.messages_in(settings, name)
 
 
 def test_a_report_is_multipart_alternative_with_the_markdown_and_its_html(home: Path) -> None:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        paths = outgoing.notify(settings, repo, [created])
+        paths = report_mails.notify(settings, repo, [created])
         assert len(paths) == 2
         received = server.received
     assert len(received) == 2
@@ -118,7 +121,7 @@ def test_private_sections_go_to_their_owner_only(home: Path) -> None:
         settings = settings_for(home, server.port)
         repo, _ = new_game(settings, names)
         results = play_moves(repo, 6)
-        outgoing.notify(settings, repo, results[-1:])
+        report_mails.notify(settings, repo, results[-1:])
         messages = {m["X-Pamir-Player"]: plain(m) for m in server.messages}
     assert sorted(messages) == list(names)
     state = position(snapshot(repo), home)
@@ -154,10 +157,10 @@ def test_messages_of_a_game_form_one_thread_per_player(home: Path) -> None:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         first = {m["X-Pamir-Player"]: m for m in server.messages}
         results = play_moves(repo, 2)
-        outgoing.notify(settings, repo, results)
+        report_mails.notify(settings, repo, results)
         later = server.messages[2:]
     assert len(later) == 4
     roots = {player: str(m["Message-ID"]) for player, m in first.items()}
@@ -194,33 +197,33 @@ def test_messages_wait_while_the_server_is_down_then_all_arrive_once(home: Path)
     port = free_port()  # nothing listens there yet
     settings = settings_for(home, port, outbox_retry_seconds=60)
     repo, created = new_game(settings)
-    paths = outgoing.notify(settings, repo, [created])
+    paths = report_mails.notify(settings, repo, [created])
     assert sorted(folder(settings, "pending")) == sorted(paths) and len(paths) == 2
-    info = outgoing.retry_info(paths[0])
+    info = retry_info(paths[0])
     assert info["attempts"] == 1 and "cannot reach" in info["last_error"]
     first_retry = datetime.fromisoformat(info["next_attempt"])
 
     # Not due yet: nothing is attempted.
-    report = outgoing.deliver(settings)
+    report = outbox.deliver(settings)
     assert report.waiting == sorted(paths) and not report.deferred
     # Due again and still down: the wait doubles.
-    report = outgoing.deliver(settings, now=first_retry + timedelta(seconds=1))
+    report = outbox.deliver(settings, now=first_retry + timedelta(seconds=1))
     assert len(report.deferred) == 2
-    second = outgoing.retry_info(paths[0])
+    second = retry_info(paths[0])
     assert second["attempts"] == 2
     assert datetime.fromisoformat(second["next_attempt"]) - first_retry == timedelta(seconds=121)
-    assert outgoing.retry_delay(settings, 30) == outgoing.MAX_RETRY_SECONDS
+    assert retry_delay(settings, 30) == outbox.MAX_RETRY_SECONDS
 
     # More mail is written while the server is down (and the service restarts: the
     # outbox is all on disk).
-    more = outgoing.notify(settings, repo, play_moves(repo, 1))
+    more = report_mails.notify(settings, repo, play_moves(repo, 1))
     assert len(folder(settings, "pending")) == 4
 
     later = datetime.now(UTC) + timedelta(days=1)
     with mail_server(port) as server:
-        report = outgoing.deliver(settings, now=later)
+        report = outbox.deliver(settings, now=later)
         assert len(report.sent) == 4 and not report.deferred
-        again = outgoing.deliver(settings, now=later + timedelta(days=1))
+        again = outbox.deliver(settings, now=later + timedelta(days=1))
         assert again.sent == [] and again.deferred == []
         received = server.messages
     assert folder(settings, "pending") == []
@@ -242,8 +245,8 @@ def test_without_smtp_the_messages_are_written_and_the_log_says_where(
     settings = settings_for(home, None)
     assert settings.smtp_host is None
     repo, created = new_game(settings)
-    with caplog.at_level(logging.INFO, logger="adjudicator.mail.outgoing"):
-        outgoing.notify(settings, repo, [created])
+    with caplog.at_level(logging.INFO, logger="adjudicator.mail.outbox"):
+        report_mails.notify(settings, repo, [created])
     written = folder(settings, "written")
     assert len(written) == 2 and folder(settings, "pending") == []
     for path in written:
@@ -264,7 +267,7 @@ def test_a_message_is_never_half_written_in_the_outbox(
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError, match="disk full"):
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
     pending = settings.outbox_dir / "pending"
     assert list(pending.iterdir()) == []  # no partial file, no temporary file left
 
@@ -324,7 +327,7 @@ def test_the_security_setting_selects_the_smtplib_path(
         smtp_password="pw" if user else None,
         smtp_timeout=3.5,
     )
-    outgoing.connect(settings)
+    smtp.connect(settings)
     assert [name for name, _ in FakeSMTP.calls] == expected
     assert FakeSMTP.calls[0][1] == ("127.0.0.1", 2525, 3.5)
     if user:
@@ -356,11 +359,11 @@ def test_real_tls_and_starttls_with_a_self_signed_certificate(
             home, server.port, smtp_security=security, smtp_user="pamir", smtp_password="secret"
         )
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         assert len(server.messages) == 2
         # Without trusting the certificate, nothing is sent and the messages wait.
-        monkeypatch.setattr(outgoing, "ssl_context", _untrusting_context)
-        outgoing.notify(settings, repo, play_moves(repo, 1))
+        monkeypatch.setattr(smtp, "ssl_context", _untrusting_context)
+        report_mails.notify(settings, repo, play_moves(repo, 1))
         assert len(server.messages) == 2
         assert len(folder(settings, "pending")) == 2
     # One session per player's message, each logged in over TLS (smtp_connections).
@@ -401,13 +404,13 @@ def test_a_refused_recipient_waits_without_holding_up_the_others(home: Path) -> 
     try:
         settings = settings_for(home, port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
     finally:
         controller.stop()
     assert handler.got == [email_of("alice")]
     (left,) = folder(settings, "pending")
     assert "-bob-" in left.name
-    assert "450" in outgoing.retry_info(left)["last_error"]
+    assert "450" in retry_info(left)["last_error"]
 
 
 def test_pamir_outbox_lists_the_folders_and_sends(
@@ -416,7 +419,7 @@ def test_pamir_outbox_lists_the_folders_and_sends(
     port = free_port()
     settings = settings_for(home, port)
     repo, created = new_game(settings)
-    outgoing.notify(settings, repo, [created])  # the server is down: both wait
+    report_mails.notify(settings, repo, [created])  # the server is down: both wait
     for key, value in (("SMTP_HOST", "127.0.0.1"), ("SMTP_PORT", str(port))):
         monkeypatch.setenv(f"PAMIR_{key}", value)
     monkeypatch.setenv("PAMIR_SMTP_SECURITY", "none")
@@ -438,7 +441,7 @@ def test_pamir_outbox_lists_the_folders_and_sends(
 
 def test_compose_shows_raw_html_as_text_and_threads_to_the_root(home: Path) -> None:
     settings = settings_for(home, None)
-    message = outgoing.compose(
+    message = compose(
         settings,
         "g1",
         "alice",

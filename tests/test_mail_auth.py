@@ -36,7 +36,7 @@ from test_mail_in import Table as MailTable
 
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import SettingsError, load_settings
-from adjudicator.mail import orgdomain, outgoing, tokens
+from adjudicator.mail import orgdomain, report_mails, tokens
 from adjudicator.mail.authentication import is_aligned
 from adjudicator.mail.incoming import InboundResult, handle_message
 
@@ -122,7 +122,7 @@ def open_table(
     with mail_server() as server:
         settings = settings_for(home, server.port, **overrides)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         assert len(server.messages) == 2
         yield Table(settings, server, repo, Zone())
         repo.repo.close()

@@ -30,7 +30,8 @@ from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import game_at, snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, pictures
+from adjudicator.mail import outbox, pictures, report_mails
+from adjudicator.mail.compose.reports import player_message
 from engine.cards import card_name
 
 pytestmark = pytest.mark.usefixtures("home")
@@ -52,7 +53,7 @@ def play(repo: GameRepo, count: int, seed: int = 7) -> list[Adjudication]:
 def sent(settings: Settings) -> dict[str, tuple[EmailMessage, int]]:
     """The messages in outbox/sent, read back from their files: {player: (message, size)}."""
     found = {}
-    for path in outgoing.messages_in(settings, outgoing.SENT):
+    for path in outbox.messages_in(settings, outbox.SENT):
         data = path.read_bytes()
         message = BytesParser(policy=policy.default).parsebytes(data)
         assert isinstance(message, EmailMessage)
@@ -87,7 +88,7 @@ def expected_text(settings: Settings, repo: GameRepo, result: Adjudication, name
     game = game_at(repo, result.commit)
     waiting = engine.view(position(snapshot(repo, result.commit), current_home()))["pending"]
     decides = name in (waiting or {}).get("players", [])
-    return "\n\n".join(outgoing.player_message(settings, game, result, name, decides)) + "\n"
+    return "\n\n".join(player_message(settings, game, result, name, decides)) + "\n"
 
 
 @pytest.fixture
@@ -109,7 +110,7 @@ def notify(
     settings, repo, result = game
     with mail_server() as server:
         settings = settings.model_copy(update={"smtp_host": "127.0.0.1", "smtp_port": server.port})
-        outgoing.notify(settings, repo, [result], **kwargs)  # type: ignore[arg-type]
+        report_mails.notify(settings, repo, [result], **kwargs)  # type: ignore[arg-type]
         received = server.messages
     assert len(received) == len(NAMES)
     return settings, sent(settings), received
@@ -236,7 +237,7 @@ def test_a_converter_that_fails_is_warned_about_once_across_adjudications(
         settings = settings_for(home, server.port)
         repo, created = new_game(settings, NAMES)
         results = [created, *play(repo, 2)]
-        outgoing.notify(settings, repo, results, rasterize=no_cairo)
+        report_mails.notify(settings, repo, results, rasterize=no_cairo)
         received = server.messages
     assert len(received) == 3 * len(NAMES)
     assert all(images(m) == [] for m in received)

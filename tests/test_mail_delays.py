@@ -28,8 +28,9 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox, report_mails
 from adjudicator.mail.links import page_links
+from adjudicator.mail.outbox.folders import failure_info, retry_info
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
@@ -47,7 +48,7 @@ def new_game(
 def mail_the_new_game(settings: Settings, repo: GameRepo) -> None:
     head = repo.head()
     assert head is not None
-    outgoing.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
+    report_mails.notify(settings, repo, [Adjudication(0, head, repo.read("reports/0000.md") or "")])
 
 
 def deadline_of(repo: GameRepo) -> datetime:
@@ -123,9 +124,9 @@ def test_a_silent_mail_server_never_holds_up_the_games_deadlines(home: Path) -> 
         assert sorted(done.timed_out) == GAMES
         # One attempt (its two sessions, opened at once), no game lock held.
         assert server.held_at_connection == [[], []]
-    pending = outgoing.messages_in(settings, outgoing.PENDING)
+    pending = outbox.messages_in(settings, outbox.PENDING)
     assert len(pending) == 2 * len(GAMES)  # each game's report to both players waits
-    assert all(outgoing.retry_info(p)["attempts"] == 1 for p in pending)
+    assert all(retry_info(p)["attempts"] == 1 for p in pending)
 
 
 def test_the_deadline_jobs_leave_the_sending_to_the_outbox_job(home: Path) -> None:
@@ -138,7 +139,7 @@ def test_the_deadline_jobs_leave_the_sending_to_the_outbox_job(home: Path) -> No
         for game_id in GAMES:
             sched.deadline_job(scheduler, settings, game_id)
         assert server.held_at_connection == []  # nothing sent from inside the game work
-        assert len(outgoing.messages_in(settings, outgoing.PENDING)) == 2 * len(GAMES)
+        assert len(outbox.messages_in(settings, outbox.PENDING)) == 2 * len(GAMES)
         outbox_job = scheduler.get_job(sched.OUTBOX_JOB)
         assert outbox_job.next_run_time <= datetime.now(UTC) + timedelta(seconds=1)
 
@@ -186,21 +187,21 @@ def test_a_permanent_refusal_stops_retries_and_tells_the_host(
     assert head is not None
     report = repo.read("reports/0000.md", head) or ""
     with server:
-        outgoing.notify(settings, repo, [Adjudication(0, head, report)])
+        report_mails.notify(settings, repo, [Adjudication(0, head, report)])
         assert [str(m["To"]) for m in server.messages] == ["alice <alice@example.org>"]
-        failed = outgoing.messages_in(settings, outgoing.FAILED)
+        failed = outbox.messages_in(settings, outbox.FAILED)
         assert len(failed) == 1 and "-bob-" in failed[0].name
-        assert "550" in outgoing.failure_info(failed[0])["reason"]
-        waiting_mail = outgoing.messages_in(settings, outgoing.PENDING)
+        assert "550" in failure_info(failed[0])["reason"]
+        waiting_mail = outbox.messages_in(settings, outbox.PENDING)
         assert sum("-carol-" in p.name for p in waiting_mail) == 1
 
         later = datetime.now(UTC) + timedelta(hours=1)
         handler.rcpts.clear()
-        outgoing.deliver(settings, now=later)
+        outbox.deliver(settings, now=later)
         assert not any(r.startswith("bob@") for r in handler.rcpts)  # never again
         assert any(r.startswith("carol@") for r in handler.rcpts)  # backing off, retried
-        (carol,) = outgoing.messages_in(settings, outgoing.PENDING)
-        assert outgoing.retry_info(carol)["attempts"] == 2
+        (carol,) = outbox.messages_in(settings, outbox.PENDING)
+        assert retry_info(carol)["attempts"] == 2
         (alert,) = server.to("host@example.org")
         text = alert.get_content()
         assert "bob" in text and "550" in text and "g1" in str(alert["Subject"])
@@ -230,7 +231,7 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
     head = repo.head()
     assert head is not None
     report = repo.read("reports/0000.md", head) or ""
-    outgoing.notify(settings, repo, [Adjudication(0, head, report)])  # the server is down
+    report_mails.notify(settings, repo, [Adjudication(0, head, report)])  # the server is down
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
     (player,) = pending.players
@@ -240,7 +241,7 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
 
     accepted = first.started + timedelta(hours=5)
     with mail_server(port) as server:
-        outgoing.deliver(settings, now=accepted, force=True)
+        outbox.deliver(settings, now=accepted, force=True)
         assert len(server.messages) == 2
     assert sched.run_deadline(settings, "tt", first.deadline + timedelta(hours=1)) == []
     deadline = first.deadline + timedelta(hours=5)
@@ -248,13 +249,13 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
     assert sched.run_reminder(settings, "tt", deadline - timedelta(hours=11)) == [player]
     assert len(sched.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
     with mail_server(port) as server:
-        outgoing.deliver(settings, now=deadline + timedelta(minutes=2), force=True)
+        outbox.deliver(settings, now=deadline + timedelta(minutes=2), force=True)
         subjects = [str(m["Subject"]) for m in server.to(f"{player}@example.org")]
         assert subjects and not any("Reminder" in s for s in subjects)
         (told,) = server.to(f"{player}@example.org")
         body = told.get_body(("plain",))
         assert body is not None and "the default answer was given" in body.get_content()
-    assert outgoing.messages_in(settings, outgoing.PENDING) == []
+    assert outbox.messages_in(settings, outbox.PENDING) == []
 
 
 def test_without_smtp_host_the_clock_runs_from_the_commit(home: Path) -> None:
@@ -287,7 +288,7 @@ def test_the_pages_show_the_deadline_the_scheduler_enforces(home: Path) -> None:
 
     accepted = pending.clock.started + timedelta(hours=5)
     with mail_server(port):
-        outgoing.deliver(settings, now=accepted, force=True)
+        outbox.deliver(settings, now=accepted, force=True)
     enforced = f"{pending.clock.deadline + timedelta(hours=5):%Y-%m-%d %H:%M} UTC"
     for path in ("/games/tt", private):
         text = shown(path)

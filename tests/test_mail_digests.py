@@ -27,7 +27,7 @@ from adjudicator.cli.refusal import Refused
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting
 from adjudicator.home.faults import FAULT_EXIT
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox, report_mails
 from adjudicator.mail.delivery import mailed_at_once
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.preferences import notify_preference, player_timezone
@@ -42,7 +42,7 @@ def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings, ("alice", "bob", "carol"))
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         yield Table(settings, server, repo)
         repo.repo.close()
 
@@ -161,7 +161,7 @@ def test_the_digest_comes_once_a_day_at_the_players_own_hour(table: Table) -> No
     assert sched.send_digests(table.settings, due - timedelta(seconds=1)) == []
     scheduler = sched.build_scheduler(table.settings, clock=lambda: due + timedelta(seconds=30))
     sched.digest_tick(scheduler, table.settings)  # the scheduler's job, on its clock
-    outgoing.deliver(table.settings)
+    outbox.deliver(table.settings)
     (digest,) = digests_to(table, "carol")
 
     text = plain(digest)
@@ -186,7 +186,7 @@ def test_the_digest_comes_once_a_day_at_the_players_own_hour(table: Table) -> No
         tomorrow = due + timedelta(days=1)
         assert sched.send_digests(table.settings, tomorrow - timedelta(minutes=1)) == []
         sched.send_digests(table.settings, tomorrow)
-        outgoing.deliver(table.settings)
+        outbox.deliver(table.settings)
         second = digests_to(table, "carol")[-1]
         assert summarized(plain(second)) == new
     assert sched.send_digests(table.settings, due + timedelta(days=2)) == []
@@ -212,7 +212,7 @@ def test_a_crash_after_queuing_the_digest_sends_it_once(table: Table) -> None:
 
     again = sched.send_digests(table.settings, due + timedelta(minutes=5))
     assert len(again) == 1
-    outgoing.deliver(table.settings)
+    outbox.deliver(table.settings)
     assert len(digests_to(table, "bob")) == 1
     assert sched.send_digests(table.settings, due + timedelta(hours=1)) == []
     record = json.loads((table.settings.home / "mail/digests/g1.json").read_text())

@@ -20,7 +20,7 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.mail.incoming import handle_message
 
 
@@ -52,7 +52,7 @@ def forge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Forge]:
         head = repo.head()
         assert head is not None
         report = repo.read("reports/0000.md", head) or ""
-        outgoing.notify(settings, repo, [Adjudication(0, head, report)])
+        report_mails.notify(settings, repo, [Adjudication(0, head, report)])
         yield Forge(settings, server, repo, hosted.origin)
         repo.repo.close()
 

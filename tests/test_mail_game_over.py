@@ -14,7 +14,7 @@ from gitgame import THREE, create, opened, play
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import notices, report_mails
 
 
 def read(path: Path) -> EmailMessage:
@@ -37,8 +37,8 @@ def test_the_last_report_and_a_late_move_invite_nothing(settings: Settings) -> N
         snap = snapshot(repo)
         assert snap.commit is not None
         last = Adjudication(snap.adjudicated, snap.commit, repo.read("reports/0000.md") or "")
-        written = outgoing.notify(settings, repo, [last], deliver_now=False)
-        refused = outgoing.notify_refusal(
+        written = report_mails.notify(settings, repo, [last], deliver_now=False)
+        refused = notices.notify_refusal(
             settings, repo, "alice", "pass\n", "game-over: the game is over", deliver_now=False
         )
     assert written

@@ -39,7 +39,7 @@ from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import report_mails, tokens
 from adjudicator.mail.incoming import body_text, handle_message, reply_lines
 from engine.errors import MoveError
 
@@ -80,7 +80,7 @@ def mail_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Tabl
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         try:
             yield Table(settings, server, repo)
         finally:

@@ -15,7 +15,7 @@ import engine
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.web import create_app
 
 LINK = re.compile(r"https?://\S+")
@@ -29,7 +29,7 @@ def test_report_mails_link_the_pages_and_they_resolve(settings: Settings) -> Non
     done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
     client = create_app({"home": settings.home}).test_client()
     private: dict[str, str] = {}
-    for path in outgoing.notify(settings, repo, [done], deliver_now=False):
+    for path in report_mails.notify(settings, repo, [done], deliver_now=False):
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         assert isinstance(message, EmailMessage)
         body = message.get_body(preferencelist=("plain",))

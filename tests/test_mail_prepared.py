@@ -1,5 +1,5 @@
 """Report mails composed while the forge takes the push of their commits
-(`remote.update(..., while_pushing=...)` with `outgoing.prepare`, `ledger.forge_update`): the
+(`remote.update(..., while_pushing=...)` with `report_mails.prepare`, `ledger.forge_update`): the
 push and the composing overlap, and `notify` queues a prepared message as it was made
 only when it would make the very same one."""
 
@@ -21,7 +21,7 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import notices, report_mails
 
 
 def read(path: Path) -> EmailMessage:
@@ -37,7 +37,7 @@ def created(settings: Settings, game_id: str) -> GameRepo:
     start = repo.head()
     assert start is not None
     first = Adjudication(0, start, repo.read("reports/0000.md", start) or "")
-    outgoing.notify(settings, repo, [first], deliver_now=False)
+    report_mails.notify(settings, repo, [first], deliver_now=False)
     return repo
 
 
@@ -50,7 +50,7 @@ def submitted(settings: Settings, repo: GameRepo) -> Adjudication:
 def prepared_bytes(commit: str) -> dict[str, bytes]:
     """The prepared messages of a commit, by player (read from the module's own keeping:
     nothing else can tell a prepared message from one composed again)."""
-    kept = outgoing._PREPARED._kept
+    kept = report_mails._PREPARED._kept
     return {mail.player: made[2] for mail, made in kept.items() if mail.commit == commit}
 
 
@@ -58,9 +58,9 @@ def test_a_prepared_report_is_queued_byte_for_byte(settings: Settings) -> None:
     repo = created(settings, "prep")
     done = submitted(settings, repo)
 
-    assert outgoing.prepare(settings, repo, [done]) == 2
+    assert report_mails.prepare(settings, repo, [done]) == 2
     made = prepared_bytes(done.commit)
-    written = outgoing.notify(settings, repo, [done], deliver_now=False)
+    written = report_mails.notify(settings, repo, [done], deliver_now=False)
 
     # A multipart message composed twice differs in its boundaries: equal bytes are the
     # prepared message itself.
@@ -72,9 +72,9 @@ def test_reports_of_several_commits_are_prepared_in_one_chain(settings: Settings
     repo = created(settings, "chain")
     first, second = submitted(settings, repo), submitted(settings, repo)
 
-    assert outgoing.prepare(settings, repo, [first, second]) == 4
+    assert report_mails.prepare(settings, repo, [first, second]) == 4
     made = [*prepared_bytes(first.commit).values(), *prepared_bytes(second.commit).values()]
-    written = outgoing.notify(settings, repo, [first, second], deliver_now=False)
+    written = report_mails.notify(settings, repo, [first, second], deliver_now=False)
 
     # The second report follows the first in each player's thread, as prepared.
     assert sorted(p.read_bytes() for p in written) == sorted(made)
@@ -83,16 +83,16 @@ def test_reports_of_several_commits_are_prepared_in_one_chain(settings: Settings
 def test_a_prepared_report_is_not_queued_when_the_thread_moved_on(settings: Settings) -> None:
     repo = created(settings, "moved")
     done = submitted(settings, repo)
-    outgoing.prepare(settings, repo, [done])
+    report_mails.prepare(settings, repo, [done])
     made = prepared_bytes(done.commit)
 
     # Between the preparing and the queuing, bob gets another message in his thread.
-    [between] = outgoing.notify_players(
+    [between] = notices.notify_players(
         settings, repo, ["bob"], "A word", "Hello.", kind="press", ref="between"
     )
     written = {
         str(read(p)["X-Pamir-Player"]): p
-        for p in outgoing.notify(settings, repo, [done], deliver_now=False)
+        for p in report_mails.notify(settings, repo, [done], deliver_now=False)
     }
 
     assert written["alice"].read_bytes() == made["alice"]
@@ -103,10 +103,10 @@ def test_a_prepared_report_is_not_queued_when_the_thread_moved_on(settings: Sett
 def test_a_report_prepared_under_other_settings_is_composed_again(settings: Settings) -> None:
     repo = created(settings, "other")
     done = submitted(settings, repo)
-    outgoing.prepare(settings, repo, [done])
+    report_mails.prepare(settings, repo, [done])
     moved = settings.model_copy(update={"base_url": "https://elsewhere.example.org"})
 
-    written = outgoing.notify(moved, repo, [done], deliver_now=False)
+    written = report_mails.notify(moved, repo, [done], deliver_now=False)
 
     for path in written:
         text = read(path).get_body(("plain",))
@@ -147,7 +147,7 @@ def test_the_mails_are_composed_while_the_forge_takes_the_push(
 
     def compose(results: Sequence[Adjudication]) -> int:
         seen.extend((r.number, head(origin)) for r in results)  # the forge has not got it
-        made = outgoing.prepare(settings, repo, results)
+        made = report_mails.prepare(settings, repo, results)
         signal.touch()
         return made
 

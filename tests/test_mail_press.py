@@ -19,7 +19,7 @@ from test_mail_in import Table, options, parsed
 from adjudicator.games.contract import ContractBreach, check_commit
 from adjudicator.games.repo import Person
 from adjudicator.games.snapshot import snapshot
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import report_mails, tokens
 from adjudicator.mail.incoming import handle_message
 
 NAMES = ("alice", "bob", "carol")
@@ -32,7 +32,7 @@ def open_table(
     with mail_server() as server:
         settings = settings_for(home, server.port, **overrides)
         repo, created = new_game(settings, NAMES)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         yield Table(settings, server, repo)
         repo.repo.close()
 

@@ -26,7 +26,7 @@ from pgserver import SECRET_KEY, scratch_database
 from test_mail_auth import PLAYERS, SELECTOR, Key, Table, Zone, make_key, signed, with_headers
 
 from adjudicator.home import database, store
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.mail.incoming import InboundResult
 
 MOVE = "policy pay 2\n"
@@ -44,7 +44,7 @@ def open_game(home: Path, mode: str, **overrides: Any) -> Iterator[Table]:
             database.upgrade(settings)
             store.remember(settings)  # the game's secret is kept in the database
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         yield Table(settings, server, repo, Zone())
         repo.repo.close()
 

@@ -21,7 +21,7 @@ from test_mail_in import Table, mail_table, options
 import engine
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.snapshot import snapshot
-from adjudicator.mail import envelope, outgoing, staleness
+from adjudicator.mail import envelope, report_mails, staleness
 from adjudicator.mail.incoming import handle_message
 
 STALE = "stale-reply: this answers move 2; the game is at move 3"
@@ -47,7 +47,7 @@ def latest(table: Table, player: str) -> EmailMessage:
 def on_the_page(table: Table, player: str, text: str) -> None:
     """A move made another way than by mail (the private page), its reports mailed."""
     done = submit(table.repo, player, text, home=table.settings.home)
-    outgoing.notify(table.settings, table.repo, [done])
+    report_mails.notify(table.settings, table.repo, [done])
 
 
 def bobs_turn(table: Table) -> tuple[EmailMessage, str, str]:

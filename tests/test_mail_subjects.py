@@ -17,8 +17,8 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing, tokens
-from adjudicator.mail.outgoing import report_subject
+from adjudicator.mail import report_mails, tokens
+from adjudicator.mail.compose.reports import report_subject
 from adjudicator.schedule.clock import waiting
 from adjudicator.schedule.reminders import compose_reminder
 
@@ -33,7 +33,7 @@ def moved(settings: Settings, repo: GameRepo) -> list[EmailMessage]:
     state = position(snapshot(repo), settings.home)
     player, action = engine.legal_actions(state)[0]
     done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
-    return [read(p) for p in outgoing.notify(settings, repo, [done], deliver_now=False)]
+    return [read(p) for p in report_mails.notify(settings, repo, [done], deliver_now=False)]
 
 
 def test_the_subject_says_who_must_act_and_what_happened(settings: Settings) -> None:
@@ -89,7 +89,7 @@ def test_list_unsubscribe_is_written_as_its_url_on_one_line(settings: Settings) 
     state = position(snapshot(repo), settings.home)
     player, action = engine.legal_actions(state)[0]
     done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
-    paths = outgoing.notify(settings, repo, [done], deliver_now=False)
+    paths = report_mails.notify(settings, repo, [done], deliver_now=False)
     pending = waiting(repo)
     assert pending is not None
     due = pending.players[0]

@@ -58,7 +58,7 @@ from adjudicator.games.pipeline import submit
 from adjudicator.home import advisory, database, nodes
 from adjudicator.home.settings import Settings, load_settings
 from adjudicator.hooks import receive
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import outbox, report_mails, tokens
 from adjudicator.mail.links import page_links
 from adjudicator.schedule import health
 from adjudicator.schedule import scheduler as sched
@@ -128,7 +128,7 @@ def test_moves_by_mail_and_by_the_page_are_counted_by_their_way_and_name_nobody(
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings, game_id="kabul")
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         client = app_of(settings).test_client()
         path = settings.games_dir / "kabul"
         before = samples(scrape(client))
@@ -235,7 +235,7 @@ def test_inbound_mail_turned_away_is_counted_by_its_code(home: Path) -> None:
     with mail_server() as server:
         settings = settings_for(home, server.port)
         repo, created = new_game(settings)
-        outgoing.notify(settings, repo, [created])
+        report_mails.notify(settings, repo, [created])
         repo.repo.close()
         client = app_of(settings).test_client()
         report = report_to(server, "alice")
@@ -275,12 +275,12 @@ def test_the_outbox_gauges_and_smtp_failures(home: Path) -> None:
     refusing = Controller(Refusing(), hostname="127.0.0.1", port=port, ready_timeout=5)
     refusing.start()
     try:
-        outgoing.notify(settings, repo, [created])  # both refused for good: failed/
+        report_mails.notify(settings, repo, [created])  # both refused for good: failed/
     finally:
         refusing.stop()
     player, options = decider(full_state(repo.path))
     done = submit(repo, player, options[0] + "\n", home=home)
-    outgoing.notify(settings, repo, [done])  # no server now: both wait in pending/
+    report_mails.notify(settings, repo, [done])  # no server now: both wait in pending/
     repo.repo.close()
     time.sleep(0.05)
     after = samples(scrape(client))
@@ -313,7 +313,7 @@ def test_the_scheduler_lag_behind_a_deadline_not_played(home: Path) -> None:
     assert health.lag_seconds(settings, later) == expected
     # The players' turn mail still in the outbox holds the clock: nothing is late yet.
     mailing = settings_for(home, free_port())
-    outgoing.notify(mailing, repo, played)
+    report_mails.notify(mailing, repo, played)
     assert health.lag_seconds(mailing, later + timedelta(days=3)) == 0
     assert health.lag_seconds(settings, later + timedelta(days=3)) > 0
     repo.repo.close()
@@ -327,7 +327,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = MAIL_FROM, email_of("a"), "x"
         message.set_content("x")
-        outgoing.queue(settings, message, "probe")
+        outbox.queue(settings, message, "probe")
         # A deadline job as the elected scheduler stores it, 100 seconds overdue: no
         # scheduler runs it.
         store = sched.job_store(settings)

@@ -15,7 +15,8 @@ from mailserver import mail_server, settings_for
 
 from adjudicator.home.faults import FAULT_EXIT
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
+from adjudicator.mail.outbox.folders import KEYS, state_folder
 
 
 def message(subject: str) -> EmailMessage:
@@ -36,71 +37,67 @@ def files(settings: Settings) -> list[Path]:
 def test_a_key_is_found_wherever_its_message_went(home: Path) -> None:
     with mail_server() as server:
         settings = settings_for(home, server.port)
-        first = outgoing.queue(settings, message("one"), "kabul-0001-alice-report-abc")
-        assert first.parent.name == outgoing.PENDING
-        assert outgoing.queued(settings, "kabul-0001-alice-report-abc") == first
-        assert outgoing.queue(settings, message("again"), "kabul-0001-alice-report-abc") == first
-        outgoing.deliver(settings)
+        first = outbox.queue(settings, message("one"), "kabul-0001-alice-report-abc")
+        assert first.parent.name == outbox.PENDING
+        assert outbox.queued(settings, "kabul-0001-alice-report-abc") == first
+        assert outbox.queue(settings, message("again"), "kabul-0001-alice-report-abc") == first
+        outbox.deliver(settings)
         assert len(server.messages) == 1
-    sent = settings.outbox_dir / outgoing.SENT / first.name
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") == sent
-    assert outgoing.queue(settings, message("again"), "kabul-0001-alice-report-abc") == sent
+    sent = settings.outbox_dir / outbox.SENT / first.name
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") == sent
+    assert outbox.queue(settings, message("again"), "kabul-0001-alice-report-abc") == sent
     assert files(settings) == [sent]
-    assert outgoing.queued(settings, "kabul-0002-alice-report-abc") is None
+    assert outbox.queued(settings, "kabul-0002-alice-report-abc") is None
 
 
 def test_a_message_refused_for_good_may_be_queued_again(home: Path) -> None:
     settings = settings_for(home, None)
-    first = outgoing.queue(settings, message("one"), "kabul-0001-alice-report-abc")
-    failed = outgoing.outbox(settings, outgoing.FAILED) / first.name
+    first = outbox.queue(settings, message("one"), "kabul-0001-alice-report-abc")
+    failed = state_folder(settings, outbox.FAILED) / first.name
     os.replace(first, failed)  # as delivery moves a message the server refused for good
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") is None
-    second = outgoing.queue(settings, message("two"), "kabul-0001-alice-report-abc")
-    assert second.parent.name == outgoing.PENDING and second != first
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") == second
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") is None
+    second = outbox.queue(settings, message("two"), "kabul-0001-alice-report-abc")
+    assert second.parent.name == outbox.PENDING and second != first
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") == second
 
 
 def test_a_key_linked_to_no_file_is_not_queued(home: Path) -> None:
     """What a crash between the link and the message leaves (the fault point `key-linked`,
     run end to end in test_crash_safety): the key counts as not queued."""
     settings = settings_for(home, None)
-    outgoing.queue(settings, message("other"), "kabul-0001-bob-report-abc")
-    keys = settings.outbox_dir / outgoing.KEYS
+    outbox.queue(settings, message("other"), "kabul-0001-bob-report-abc")
+    keys = settings.outbox_dir / KEYS
     os.symlink(
         "20260101T000000000000-kabul-0001-alice-report-abc.eml",
         keys / "kabul-0001-alice-report-abc",
     )
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") is None
-    made = outgoing.queue(settings, message("one"), "kabul-0001-alice-report-abc")
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") == made
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") is None
+    made = outbox.queue(settings, message("one"), "kabul-0001-alice-report-abc")
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") == made
 
 
 def test_an_outbox_from_before_the_index_gets_one_from_its_messages(home: Path) -> None:
     settings = settings_for(home, None)
     old = {
-        outgoing.SENT: "20250101T000000000000-kabul-0001-alice-report-abc.eml",
-        outgoing.WRITTEN: "20250101T000000000001-kabul-0001-bob-report-abc.eml",
-        outgoing.PENDING: "20250101T000000000002-kabul-0002-alice-report-def.eml",
+        outbox.SENT: "20250101T000000000000-kabul-0001-alice-report-abc.eml",
+        outbox.WRITTEN: "20250101T000000000001-kabul-0001-bob-report-abc.eml",
+        outbox.PENDING: "20250101T000000000002-kabul-0002-alice-report-def.eml",
     }
     for folder, name in old.items():
-        outgoing.outbox(settings, folder).joinpath(name).write_bytes(message(name).as_bytes())
-    unkeyed = (
-        outgoing.outbox(settings, outgoing.SENT) / "20250101T0000000003-kabul-0003-alice-5f3a.eml"
-    )
+        state_folder(settings, folder).joinpath(name).write_bytes(message(name).as_bytes())
+    unkeyed = state_folder(settings, outbox.SENT) / "20250101T0000000003-kabul-0003-alice-5f3a.eml"
     unkeyed.write_bytes(message("reminder").as_bytes())
-    assert not (settings.outbox_dir / outgoing.KEYS).exists()
+    assert not (settings.outbox_dir / KEYS).exists()
     # Found before the index exists, by listing the folders.
-    assert outgoing.queued(settings, "kabul-0001-alice-report-abc") is not None
+    assert outbox.queued(settings, "kabul-0001-alice-report-abc") is not None
 
-    kept = outgoing.queue(settings, message("again"), "kabul-0001-alice-report-abc")
-    assert kept == settings.outbox_dir / outgoing.SENT / old[outgoing.SENT]
-    assert (settings.outbox_dir / outgoing.KEYS).is_dir()
+    kept = outbox.queue(settings, message("again"), "kabul-0001-alice-report-abc")
+    assert kept == settings.outbox_dir / outbox.SENT / old[outbox.SENT]
+    assert (settings.outbox_dir / KEYS).is_dir()
     for folder, name in old.items():
         key = name.removesuffix(".eml").partition("-")[2]
-        assert outgoing.queued(settings, key) == settings.outbox_dir / folder / name
-        assert (
-            outgoing.queue(settings, message("again"), key) == settings.outbox_dir / folder / name
-        )
+        assert outbox.queued(settings, key) == settings.outbox_dir / folder / name
+        assert outbox.queue(settings, message("again"), key) == settings.outbox_dir / folder / name
     assert len(files(settings)) == 4
     assert not list(settings.outbox_dir.glob(".keys.*"))  # nothing left of the building
 
@@ -109,9 +106,9 @@ def test_a_key_that_could_not_be_a_file_name_is_refused(home: Path) -> None:
     settings = settings_for(home, None)
     for key in ("odd/key", "../kabul", ".hidden", "with space", ""):
         with pytest.raises(ValueError, match="not a message key"):
-            outgoing.queue(settings, message("odd"), key)
+            outbox.queue(settings, message("odd"), key)
         with pytest.raises(ValueError, match="not a message key"):
-            outgoing.queued(settings, key)
+            outbox.queued(settings, key)
     assert files(settings) == []
 
 
@@ -120,9 +117,9 @@ def test_a_key_that_could_not_be_a_file_name_is_refused(home: Path) -> None:
 
 def test_several_messages_queued_at_once_are_each_queued_once_in_order(home: Path) -> None:
     settings = settings_for(home, None)
-    kept = outgoing.queue(settings, message("earlier"), "kabul-0001-bob-report-abc")
+    kept = outbox.queue(settings, message("earlier"), "kabul-0001-bob-report-abc")
     keys = [f"kabul-0001-{name}-report-abc" for name in ("carol", "bob", "alice", "dave")]
-    paths = outgoing.queue_many(
+    paths = outbox.queue_many(
         settings,
         [
             (message("to carol"), keys[0]),
@@ -133,15 +130,15 @@ def test_several_messages_queued_at_once_are_each_queued_once_in_order(home: Pat
         ],
     )
     assert paths[1] == kept and paths[3] == paths[0]
-    assert [outgoing.queued(settings, key) for key in keys] == [paths[0], kept, paths[2], paths[4]]
+    assert [outbox.queued(settings, key) for key in keys] == [paths[0], kept, paths[2], paths[4]]
     # Pending in the order given (names sort by their time), and one file per key.
-    pending = outgoing.messages_in(settings, outgoing.PENDING)
+    pending = outbox.messages_in(settings, outbox.PENDING)
     assert pending == [kept, paths[0], paths[2], paths[4]]
     assert [p.read_bytes().count(b"again") for p in pending] == [0, 0, 0, 0]
     assert len(files(settings)) == 4
     assert not list(settings.outbox_dir.rglob(".*.tmp"))
-    assert outgoing.queue_many(settings, [(message("x"), keys[2])]) == [paths[2]]
-    assert outgoing.queue_many(settings, []) == []
+    assert outbox.queue_many(settings, [(message("x"), keys[2])]) == [paths[2]]
+    assert outbox.queue_many(settings, []) == []
 
 
 def test_a_batch_crashed_after_its_links_is_queued_whole_by_the_next_run(
@@ -156,9 +153,9 @@ def test_a_batch_crashed_after_its_links_is_queued_whole_by_the_next_run(
         "from pathlib import Path\n"
         "from email.message import EmailMessage\n"
         "from adjudicator.home.settings import Settings\n"
-        "from adjudicator.mail import outgoing\n"
+        "from adjudicator.mail import outbox\n"
         "m = EmailMessage(); m['To'] = 'a@example.org'; m.set_content('x')\n"
-        "outgoing.queue_many(Settings(home=Path(sys.argv[1])),"
+        "outbox.queue_many(Settings(home=Path(sys.argv[1])),"
         " [(m, k) for k in sys.argv[2:]])\n"
     )
     monkeypatch.setenv("PAMIR_FAULT", "key-linked")
@@ -167,13 +164,13 @@ def test_a_batch_crashed_after_its_links_is_queued_whole_by_the_next_run(
     )
     assert crashed.returncode == FAULT_EXIT, crashed.stderr.decode()
     monkeypatch.delenv("PAMIR_FAULT")
-    links = settings.outbox_dir / outgoing.KEYS
+    links = settings.outbox_dir / KEYS
     assert sorted(p.name for p in links.iterdir()) == keys
     assert files(settings) == []
-    assert [outgoing.queued(settings, key) for key in keys] == [None, None, None]
-    paths = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    assert [outbox.queued(settings, key) for key in keys] == [None, None, None]
+    paths = outbox.queue_many(settings, [(message(key), key) for key in keys])
     assert files(settings) == sorted(paths)
-    assert [outgoing.queued(settings, key) for key in keys] == paths
+    assert [outbox.queued(settings, key) for key in keys] == paths
 
 
 def test_a_batch_cut_short_among_its_messages_keeps_those_written(home: Path) -> None:
@@ -181,9 +178,9 @@ def test_a_batch_cut_short_among_its_messages_keeps_those_written(home: Path) ->
     there are queued, the others are queued by the next run, none twice."""
     settings = settings_for(home, None)
     keys = [f"kabul-0003-{name}-report-abc" for name in ("alice", "bob", "carol")]
-    first = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    first = outbox.queue_many(settings, [(message(key), key) for key in keys])
     for path in first[1:]:
         path.unlink()  # as if the crash came before these two were renamed
-    again = outgoing.queue_many(settings, [(message(key), key) for key in keys])
+    again = outbox.queue_many(settings, [(message(key), key) for key in keys])
     assert again[0] == first[0] and again[1:] != first[1:]
     assert files(settings) == sorted(again)

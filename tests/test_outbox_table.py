@@ -28,7 +28,8 @@ from test_mail_delays import Refusing, mail_the_new_game, new_game
 from adjudicator.cli.mail import cmd_outbox
 from adjudicator.home import database
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
+from adjudicator.mail.outbox.common import header_block
 
 pytestmark = pytest.mark.usefixtures("home", "secret_key")
 
@@ -71,23 +72,23 @@ def numbers(server: MailServer) -> Counter[str]:
 def test_a_key_is_queued_once_and_sent_once(home: Path, database_url: str) -> None:
     with mail_server() as server:
         settings = clustered(home, server.port, database_url)
-        first = outgoing.queue(settings, message(1), "g1-0001-alice-report-abc")
-        again = outgoing.queue(settings, message(1), "g1-0001-alice-report-abc")
-        assert first == again and outgoing.queued(settings, "g1-0001-alice-report-abc") == first
-        assert outgoing.is_pending(settings, "g1-0001-alice-report")
-        assert outgoing.accepted_at(settings, "g1", "g1-0001-alice-report") is None
+        first = outbox.queue(settings, message(1), "g1-0001-alice-report-abc")
+        again = outbox.queue(settings, message(1), "g1-0001-alice-report-abc")
+        assert first == again and outbox.queued(settings, "g1-0001-alice-report-abc") == first
+        assert outbox.is_pending(settings, "g1-0001-alice-report")
+        assert outbox.accepted_at(settings, "g1", "g1-0001-alice-report") is None
         listing = pamir("nodes", env={"PAMIR_DATABASE_URL": database_url})
         assert "outbox: 1 messages pending" in listing.stdout, listing.stderr  # the table's
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
         assert [p.name for p in report.sent] == [first.name]
         assert numbers(server) == Counter({"message 1": 1})
-        assert outgoing.deliver(settings).sent == []  # nothing twice
-        assert not outgoing.is_pending(settings, "g1-0001-alice-report")
-        accepted = outgoing.accepted_at(settings, "g1", "g1-0001-alice-report")
+        assert outbox.deliver(settings).sent == []  # nothing twice
+        assert not outbox.is_pending(settings, "g1-0001-alice-report")
+        accepted = outbox.accepted_at(settings, "g1", "g1-0001-alice-report")
         assert accepted is not None and abs(datetime.now(UTC) - accepted) < timedelta(minutes=1)
         # Sent, the key still holds: queuing it again sends nothing.
-        outgoing.queue(settings, message(1), "g1-0001-alice-report-abc")
-        assert outgoing.deliver(settings).sent == []
+        outbox.queue(settings, message(1), "g1-0001-alice-report-abc")
+        assert outbox.deliver(settings).sent == []
     assert rows(database_url) == [("g1-0001-alice-report-abc", "sent", 0, None)]
     assert not (home / "outbox").exists()  # no file at all
 
@@ -109,17 +110,17 @@ def test_refusals_for_good_and_for_now_from_the_table(
         # The operator's alert, queued during the run, goes in the same run.
         to = sorted(str(m["To"]) for m in server.messages)
         assert to == ["alice <alice@example.org>", "host@example.org"]
-        failed = outgoing.messages_in(settings, outgoing.FAILED)
+        failed = outbox.messages_in(settings, outbox.FAILED)
         assert len(failed) == 1 and "-bob-" in failed[0].name
-        (bob,) = outgoing.undeliverable(settings, "g1")
+        (bob,) = outbox.undeliverable(settings, "g1")
         assert bob.player == "bob" and "550" in bob.reason
-        (carol,) = outgoing.messages_in(settings, outgoing.PENDING)
+        (carol,) = outbox.messages_in(settings, outbox.PENDING)
         assert "-carol-" in carol.name
-        assert outgoing.deliver(settings).waiting == [carol]  # its back-off runs
+        assert outbox.deliver(settings).waiting == [carol]  # its back-off runs
 
         later = datetime.now(UTC) + timedelta(hours=1)
         handler.rcpts.clear()
-        report = outgoing.deliver(settings, now=later)
+        report = outbox.deliver(settings, now=later)
         assert not any(r.startswith("bob@") for r in handler.rcpts)  # never again
         assert any(r.startswith("carol@") for r in handler.rcpts)  # backing off, retried
         assert report.deferred == [carol]
@@ -145,14 +146,14 @@ def test_refusals_for_good_and_for_now_from_the_table(
 def test_a_mail_server_away_puts_off_every_due_message(home: Path, database_url: str) -> None:
     settings = clustered(home, free_port(), database_url)  # nothing listens there
     for number in (1, 2, 3):
-        outgoing.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
+        outbox.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
     now = datetime.now(UTC)
-    report = outgoing.deliver(settings, now)
+    report = outbox.deliver(settings, now)
     assert len(report.deferred) == 3 and "cannot reach" in report.errors[0]
     assert [(r[1], r[2], r[3]) for r in rows(database_url)] == [("pending", 1, None)] * 3
-    assert outgoing.deliver(settings, now).waiting == outgoing.messages_in(settings, "pending")
+    assert outbox.deliver(settings, now).waiting == outbox.messages_in(settings, "pending")
     later = now + timedelta(seconds=settings.outbox_retry_seconds)
-    assert len(outgoing.deliver(settings, later).deferred) == 3  # due again: tried again
+    assert len(outbox.deliver(settings, later).deferred) == 3  # due again: tried again
     with psycopg.connect(database_url) as connection:
         waits = connection.execute(
             "SELECT DISTINCT attempts, next_attempt - %s FROM pamir_outbox", (later,)
@@ -164,15 +165,15 @@ def test_with_no_smtp_host_the_messages_are_written_on_the_delivering_node(
     home: Path, database_url: str
 ) -> None:
     settings = clustered(home, None, database_url)
-    queued = outgoing.queue(settings, message(1), "g1-0001-alice-report-abc")
+    queued = outbox.queue(settings, message(1), "g1-0001-alice-report-abc")
     assert not queued.exists()  # a row, not a file
-    (written,) = outgoing.deliver(settings).written
+    (written,) = outbox.deliver(settings).written
     assert written.parent == home / "outbox" / "written" and written.name == queued.name
     assert b"number 1" in written.read_bytes()
-    assert outgoing.queued(settings, "g1-0001-alice-report-abc") == written
-    assert outgoing.messages_in(settings, outgoing.WRITTEN) == [written]
+    assert outbox.queued(settings, "g1-0001-alice-report-abc") == written
+    assert outbox.messages_in(settings, outbox.WRITTEN) == [written]
     assert [r[1] for r in rows(database_url)] == ["written"]
-    assert outgoing.deliver(settings).written == []
+    assert outbox.deliver(settings).written == []
 
 
 # -- several nodes -----------------------------------------------------------------------
@@ -180,14 +181,14 @@ def test_with_no_smtp_host_the_messages_are_written_on_the_delivering_node(
 NODE = """
 import sys
 from adjudicator.home.settings import load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 home, url, port, name = sys.argv[1:5]
 settings = load_settings({"home": home, "database_url": url, "smtp_host": "127.0.0.1",
     "smtp_port": int(port), "smtp_security": "none", "mail_from": "pamir@pamir.example",
     "node_name": name, "outbox_lease_seconds": int(sys.argv[5])})
 print("ready", flush=True)
 sys.stdin.readline()
-report = outgoing.deliver(settings)
+report = outbox.deliver(settings)
 print(len(report.sent), flush=True)
 """
 
@@ -226,7 +227,7 @@ def test_two_nodes_sending_from_one_table_send_each_message_once(
     server.controller.handler = Slow(server, 0.02)
     settings = clustered(tmp_path / "queuing", port, database_url)
     for number in range(count):
-        outgoing.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
+        outbox.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
     with server:
         # Each node has a PAMIR_HOME of its own: the table is all they share.
         nodes = [
@@ -270,7 +271,7 @@ def test_a_node_killed_while_it_holds_a_claim_leaves_the_message_to_another(
     stalling.controller.handler = handler
     with stalling, mail_server() as good:
         settings = clustered(tmp_path / "n2", good.port, database_url, outbox_lease_seconds=lease)
-        outgoing.queue(settings, message(1), "g1-0001-alice-report-x")
+        outbox.queue(settings, message(1), "g1-0001-alice-report-x")
         one = start_node(tmp_path / "n1", database_url, stalling_port, "n1", lease)
         assert one.stdin is not None
         one.stdin.write("go\n")
@@ -281,19 +282,19 @@ def test_a_node_killed_while_it_holds_a_claim_leaves_the_message_to_another(
         ((key, state, attempts, holder),) = rows(database_url)
         assert attempts == 0  # a claim is no attempt: nothing was refused
         assert state == "pending" and str(holder).startswith("n1 ")
-        assert outgoing.deliver(settings).sent == []  # the claim holds until its lease ends
+        assert outbox.deliver(settings).sent == []  # the claim holds until its lease ends
         assert good.messages == []
-        wait_for(lambda: bool(outgoing.deliver(settings).sent), lease + 10, "the lease to end")
+        wait_for(lambda: bool(outbox.deliver(settings).sent), lease + 10, "the lease to end")
         assert numbers(good) == Counter({"message 1": 1})
-        assert outgoing.deliver(settings).sent == []
+        assert outbox.deliver(settings).sent == []
     assert rows(database_url) == [(key, "sent", 0, None)]
 
 
 def test_several_messages_queued_at_once_in_the_table(home: Path, database_url: str) -> None:
     with mail_server() as server:
         settings = clustered(home, server.port, database_url)
-        kept = outgoing.queue(settings, message(1, "bob"), "g1-0001-bob-report-abc")
-        paths = outgoing.queue_many(
+        kept = outbox.queue(settings, message(1, "bob"), "g1-0001-bob-report-abc")
+        paths = outbox.queue_many(
             settings,
             [
                 (message(1, "carol"), "g1-0001-carol-report-abc"),
@@ -308,11 +309,11 @@ def test_several_messages_queued_at_once_in_the_table(home: Path, database_url: 
             "g1-0001-carol-report-abc",
             "g1-0001-alice-report-abc",
         ]
-        assert outgoing.messages_in(settings, outgoing.PENDING) == [kept, paths[0], paths[2]]
-        assert len(outgoing.deliver(settings).sent) == 3
+        assert outbox.messages_in(settings, outbox.PENDING) == [kept, paths[0], paths[2]]
+        assert len(outbox.deliver(settings).sent) == 3
         assert sorted(numbers(server).elements()) == ["message 1"] * 3
-        sent = outgoing.queue_many(settings, [(message(9), "g1-0001-alice-report-abc")])
-        assert sent == [settings.outbox_dir / outgoing.SENT / paths[2].name]
+        sent = outbox.queue_many(settings, [(message(9), "g1-0001-alice-report-abc")])
+        assert sent == [settings.outbox_dir / outbox.SENT / paths[2].name]
 
 
 class Paced:
@@ -323,7 +324,7 @@ class Paced:
         self.recorder, self.pace = server.recorder, pace
 
     async def handle_DATA(self, server: SMTPServer, session: Session, envelope: Envelope) -> str:
-        subject = outgoing.header_block(envelope.original_content or b"").get("Subject", "")
+        subject = header_block(envelope.original_content or b"").get("Subject", "")
         await asyncio.sleep(self.pace.get(str(subject), 0.0))
         return await self.recorder.handle_DATA(server, session, envelope)
 
@@ -342,11 +343,11 @@ def test_a_row_whose_lease_ran_out_behind_its_recipients_mail_is_sent_once(
     server.controller.handler = Paced(server, pace)
     settings = clustered(home, server.port, database_url, outbox_lease_seconds=4)
     for number in (1, 2, 3):
-        outgoing.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
+        outbox.queue(settings, message(number), f"g1-{number:04d}-alice-report-x")
     for number in (11, 12):
-        outgoing.queue(settings, message(number, "bob"), f"g1-{number:04d}-bob-report-x")
+        outbox.queue(settings, message(number, "bob"), f"g1-{number:04d}-bob-report-x")
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     subjects = Counter(str(m["Subject"]) for m in server.messages)
     assert subjects == Counter(f"message {n}" for n in (1, 2, 3, 11, 12))
     assert len(report.sent) == 5

@@ -20,7 +20,7 @@ from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.schedule.clock import waiting
 from adjudicator.schedule.reminders import compose_reminder
 
@@ -36,7 +36,7 @@ def mails(settings: Settings, repo: GameRepo) -> dict[str, str]:
     player, action = engine.legal_actions(state)[0]
     done = submit(repo, player, engine.format_action(action) + "\n", home=settings.home)
     texts: dict[str, str] = {}
-    for path in outgoing.notify(settings, repo, [done], deliver_now=False):
+    for path in report_mails.notify(settings, repo, [done], deliver_now=False):
         message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
         assert isinstance(message, EmailMessage)
         body = message.get_body(preferencelist=("plain",))

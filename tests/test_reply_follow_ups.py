@@ -15,7 +15,7 @@ import engine
 from adjudicator.games.moves import apply_submission
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.snapshot import snapshot
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.links import page_links
 from adjudicator.web import create_app
@@ -87,7 +87,7 @@ def test_a_turn_mail_lists_the_follow_ups_and_a_two_step_reply_is_played(
             player, action = rng.choice(engine.legal_actions(state))
             last = submit(repo, player, engine.format_action(action) + "\n", home=home)
         player, play, spy = asking
-        outgoing.notify(settings, repo, [last])
+        report_mails.notify(settings, repo, [last])
         (mail,) = [
             m
             for m in server.messages

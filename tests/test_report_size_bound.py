@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.home.settings import Settings
-from adjudicator.mail.outgoing import compose, size_at_most
+from adjudicator.mail.compose.messages import compose
+from adjudicator.mail.compose.reports import size_at_most
 
 NAMES = ["alice", "Zażółć Gęślą-Jaźń " * 4, '=?utf-8?q?x?= "quoted" <odd>', "ó" * 200]
 TEXTS = ["", "plain words\n" * 500, "żółw = ó\t\n" * 2000, "x" * 5000 + "\n", "ą" * 3000]

@@ -42,7 +42,7 @@ from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import (
     apply_timeouts,
@@ -329,7 +329,7 @@ def test_no_timeout_while_pushed_moves_wait(settings: Settings) -> None:
 # -- reminders -------------------------------------------------------------------------------
 
 
-def outbox(settings: Settings) -> list[EmailMessage]:
+def queued_messages(settings: Settings) -> list[EmailMessage]:
     """Every message queued (with no smtp_host, delivery writes them to outbox/written)."""
     files = sorted(
         path
@@ -348,17 +348,17 @@ def test_a_reminder_is_written_to_the_outbox_once(settings: Settings) -> None:
     remind = pending.clock.reminder
     assert local_text(remind, zone("Europe/Warsaw")) == "2030-10-27 08:00 CET"
     assert sched.run_reminder(settings, "tt", remind - SECOND) == []
-    assert outbox(settings) == []
+    assert queued_messages(settings) == []
     player = decider(repo)
     assert sched.run_reminder(settings, "tt", remind) == [player]
-    (message,) = outbox(settings)
+    (message,) = queued_messages(settings)
     assert message["To"] == f"{player} <{player}@example.org>"
     assert message["Subject"] == "[tt] Reminder: your decision is due by 2030-10-27 20:00 CET"
     assert message["Reply-To"].startswith(f"pamir+tt.{player}.")
     body = message.get_content()
     assert "2030-10-27 19:00 UTC" in body and "loyalty afghan" in body
     assert sched.run_reminder(settings, "tt", remind + SECOND) == []  # sent already
-    assert len(outbox(settings)) == 1
+    assert len(queued_messages(settings)) == 1
     for folder in ("pending", "written"):  # no temporary file left
         assert not list((settings.outbox_dir / folder).glob(".*"))
 
@@ -375,7 +375,7 @@ def test_a_pause_after_the_reminder_earns_another(settings: Settings) -> None:
     assert second.clock.reminder == first.clock.reminder + timedelta(hours=10)
     assert sched.run_reminder(settings, "tt", first.clock.reminder + timedelta(hours=1)) == []
     assert sched.run_reminder(settings, "tt", second.clock.reminder) == list(first.players)
-    assert len(outbox(settings)) == 2
+    assert len(queued_messages(settings)) == 2
 
 
 # -- pauses ----------------------------------------------------------------------------------
@@ -610,7 +610,7 @@ def test_the_outbox_job_delivers_what_waited_for_the_mail_server(home: Path) -> 
         sched.retry_outbox(settings)  # not due yet: the retry waits its delay
         assert server.messages == []
         later = datetime.now(UTC) + timedelta(seconds=settings.outbox_retry_seconds + 1)
-        outgoing.deliver(settings, now=later)
+        outbox.deliver(settings, now=later)
         assert len(server.messages) == len(waiting_mail)
 
 
@@ -832,7 +832,7 @@ def test_a_reminder_says_the_default_is_played(settings: Settings) -> None:
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
     sched.run_reminder(settings, "tt", pending.clock.reminder)
-    (message,) = outbox(settings)
+    (message,) = queued_messages(settings)
     body = message.get_content()
     assert "the adjudicator plays the default for you: loyalty afghan" in body
     assert "stand-in" not in body
@@ -846,7 +846,7 @@ def test_a_reminder_in_a_game_with_the_stand_in_says_the_stand_in_plays(
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
     sched.run_reminder(settings, "tt", pending.clock.reminder)
-    (message,) = outbox(settings)
+    (message,) = queued_messages(settings)
     body = message.get_content()
     assert "a stand-in plays your turn for you" in body
     assert "plays the default" not in body

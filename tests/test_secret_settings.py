@@ -19,7 +19,7 @@ from liveserver import fetch, github_headers, serving
 from mailserver import Authenticator, mail_server, settings_for
 
 from adjudicator.home.settings import SECRET_SETTINGS, SettingsError, load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import smtp
 from adjudicator.web import create_app
 
 pytestmark = pytest.mark.usefixtures("home")
@@ -189,7 +189,7 @@ def test_the_smtp_password_from_a_file_logs_in(home: Path, tmp_path: Path) -> No
         settings = settings_for(
             home, server.port, smtp_user="pamir", smtp_password=loaded.smtp_password
         )
-        outgoing.connect(settings).quit()
+        smtp.connect(settings).quit()
     assert authenticator.logins == ["pamir"]
 
 

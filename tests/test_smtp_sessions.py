@@ -29,7 +29,8 @@ from test_outbox_table import database_url  # noqa: F401 - the fixture: a scratc
 
 from adjudicator.home import database
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outbox_table, outgoing
+from adjudicator.mail import outbox
+from adjudicator.mail.outbox.folders import retry_info
 
 ALONE_SECONDS = 4.0  # how long a DATA waits for another session's before it is refused
 
@@ -143,7 +144,7 @@ def make(request: pytest.FixtureRequest, home: Path) -> Make:
 def queue_in_turn(settings: Settings, names: list[str], moves: int) -> list[Path]:
     """Each move's message to each player, in order (move 1 to all, then move 2, ...)."""
     return [
-        outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+        outbox.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
         for number in range(1, moves + 1)
         for name in names
     ]
@@ -162,7 +163,7 @@ def test_several_players_are_mailed_at_once(make: Make) -> None:
     names = ["alice", "bob", "carol", "dave"]
     queued = queue_in_turn(settings, names, 1)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert handler.most >= 2
     assert sorted(g.to for g in handler.got) == names
     assert len({g.session for g in handler.got}) >= 2
@@ -178,7 +179,7 @@ def test_each_players_mail_keeps_its_order_on_one_session(make: Make) -> None:
     names = ["alice", "bob", "carol"]
     queue_in_turn(settings, names, 4)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert len(report.sent) == 12 and handler.most >= 2
     for name in names:
         assert handler.subjects_to(name) == [f"{name} {n}" for n in range(1, 5)]
@@ -195,7 +196,7 @@ def test_a_player_with_no_mail_left_on_a_session_may_go_on_another(make: Make) -
     names = ["alice", "bob", "carol"]
     queue_in_turn(settings, names, 4)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert len(report.sent) == 12
     for name in names:
         assert handler.subjects_to(name) == [f"{name} {n}" for n in range(1, 5)]
@@ -208,17 +209,17 @@ def test_one_session_lost_puts_off_its_own_messages_only(make: Make) -> None:
     settings = make(server.port)
     queued = queue_in_turn(settings, ["alice", "bob", "carol"], 2)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert handler.subjects_to("alice") == ["alice 1", "alice 2"]
     assert handler.subjects_to("carol") == ["carol 1", "carol 2"]
     bobs = [p.name for p in queued if "-bob-" in p.name]
     assert [p.name for p in report.deferred] == bobs  # the second one after the first
     assert [p.name for p in report.sent] == [p.name for p in queued if "-bob-" not in p.name]
-    pending = outgoing.messages_in(settings, outgoing.PENDING)
+    pending = outbox.messages_in(settings, outbox.PENDING)
     assert [p.name for p in pending] == bobs
     if settings.database_url is None:
         for path in pending:
-            assert outgoing.retry_info(path)["last_error"].startswith("session lost: ")
+            assert retry_info(path)["last_error"].startswith("session lost: ")
 
 
 def test_a_refusal_for_good_leaves_the_others_mail_alone(make: Make) -> None:
@@ -227,13 +228,13 @@ def test_a_refusal_for_good_leaves_the_others_mail_alone(make: Make) -> None:
     settings = make(server.port)
     queued = queue_in_turn(settings, ["alice", "bob", "carol"], 2)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert handler.subjects_to("alice") == ["alice 1", "alice 2"]
     assert handler.subjects_to("carol") == ["carol 1", "carol 2"]
     assert [p.name for p in report.failed] == [p.name for p in queued if "-bob-" in p.name]
     assert [p.name for p in report.sent] == [p.name for p in queued if "-bob-" not in p.name]
     assert len(report.errors) == 2 and all("550" in e for e in report.errors)
-    assert outgoing.messages_in(settings, outgoing.PENDING) == []
+    assert outbox.messages_in(settings, outbox.PENDING) == []
 
 
 def test_one_session_sends_in_the_order_queued(make: Make) -> None:
@@ -242,7 +243,7 @@ def test_one_session_sends_in_the_order_queued(make: Make) -> None:
     settings = make(server.port, smtp_connections=1)
     queued = queue_in_turn(settings, ["alice", "bob"], 2)
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert [str(m["Subject"]) for m in server.messages] == ["alice 1", "bob 1", "alice 2", "bob 2"]
     assert [p.name for p in report.sent] == [p.name for p in queued]
 
@@ -250,7 +251,7 @@ def test_one_session_sends_in_the_order_queued(make: Make) -> None:
 def test_an_unreachable_server_puts_off_every_message(make: Make) -> None:
     settings = make(free_port())  # nothing listens there
     queued = queue_in_turn(settings, ["alice", "bob", "carol"], 1)
-    report = outgoing.deliver(settings)
+    report = outbox.deliver(settings)
     assert [p.name for p in report.deferred] == [p.name for p in queued]
     assert len(report.errors) == 1 and report.errors[0].startswith("cannot reach 127.0.0.1:")
     assert report.sent == []
@@ -309,7 +310,7 @@ def test_sessions_the_server_turns_away_leave_their_mail_to_the_others(make: Mak
     with server:
         wait_for(lambda: connections.active == 0, 5, "the controller's own test connection")
         connections.refused = 0
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert connections.refused >= 1
     assert [p.name for p in report.sent] == [p.name for p in queued]
     assert report.deferred == [] and report.errors == []
@@ -324,12 +325,12 @@ def test_a_message_to_two_players_keeps_its_place_in_both_their_orders(make: Mak
     both.replace_header("To", "alice@players.example, bob@players.example")
     both.replace_header("Subject", "both 2")
     queue_in_turn(settings, ["alice", "bob", "carol"], 1)
-    outgoing.queue(settings, both, "g1-0002-both-report-x")
+    outbox.queue(settings, both, "g1-0002-both-report-x")
     for number in (3, 4):
         for name in ("alice", "bob", "carol"):
-            outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+            outbox.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert len(report.sent) == 10 and handler.most >= 2
     assert handler.subjects_to("alice") == ["alice 1", "both 2", "alice 3", "alice 4"]
     assert handler.subjects_to("bob") == ["bob 1", "both 2", "bob 3", "bob 4"]
@@ -351,15 +352,15 @@ def test_an_error_opening_a_session_is_raised_as_with_one(make: Make, connection
     )
     queued = queue_in_turn(settings, ["alice", "bob"], 1)
     with server, pytest.raises(UnicodeEncodeError):
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     assert server.messages == []
-    assert [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)] == [
+    assert [p.name for p in outbox.messages_in(settings, outbox.PENDING)] == [
         p.name for p in queued
     ]
     if settings.database_url is None:  # no attempt counted, no wait before the next
-        assert all(outgoing.retry_info(p) == {} for p in queued)
+        assert all(retry_info(p) == {} for p in queued)
     else:
-        assert outbox_table.retries(settings) == []
+        assert outbox.of(settings).retries() == []
 
 
 def test_a_message_put_off_with_a_lost_session_holds_back_its_other_recipients(
@@ -370,20 +371,20 @@ def test_a_message_put_off_with_a_lost_session_holds_back_its_other_recipients(
     handler = Overlapping(dropped=("bob",))
     server = serve(handler)
     settings = make(server.port)
-    outgoing.queue(settings, message("bob", 1), "g1-0001-bob-report-x")
+    outbox.queue(settings, message("bob", 1), "g1-0001-bob-report-x")
     for number in range(1, 5):  # the others' mail, sent while Bob's session breaks
         for name in ("carol", "dave"):
-            outgoing.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
+            outbox.queue(settings, message(name, number), f"g1-{number:04d}-{name}-report-x")
     both = message("alice", 5)
     both.replace_header("To", "alice@players.example, bob@players.example")
     both.replace_header("Subject", "both 5")
-    outgoing.queue(settings, both, "g1-0005-both-report-x")
-    outgoing.queue(settings, message("alice", 6), "g1-0006-alice-report-x")
+    outbox.queue(settings, both, "g1-0005-both-report-x")
+    outbox.queue(settings, message("alice", 6), "g1-0006-alice-report-x")
     with server:
-        report = outgoing.deliver(settings)
+        report = outbox.deliver(settings)
     assert handler.subjects_to("carol") == [f"carol {n}" for n in range(1, 5)]
     assert handler.subjects_to("alice") == []  # not "alice 6" before "both 5"
-    waiting = [p.name for p in outgoing.messages_in(settings, outgoing.PENDING)]
+    waiting = [p.name for p in outbox.messages_in(settings, outbox.PENDING)]
     assert [name.partition("-")[2] for name in waiting] == [
         "g1-0001-bob-report-x.eml",
         "g1-0005-both-report-x.eml",

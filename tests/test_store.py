@@ -26,9 +26,9 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_path, open_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import load_secret
-from adjudicator.home import database, store
+from adjudicator.home import backend, database, store
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import ledger, report_mails
 from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 
 pytestmark = pytest.mark.usefixtures("home")
@@ -47,7 +47,7 @@ def node_settings(home: Path, database_url: str, key: str | None = SECRET_KEY) -
     extra = {} if key is None else {"secret_key": key}
     settings = load_settings({"home": home, "database_url": database_url, **extra})
     database.upgrade(settings)
-    database.require_schema(settings)  # as a node does when it starts
+    backend.of(settings).check()  # as a node does when it starts
     return settings
 
 
@@ -315,14 +315,14 @@ def test_an_emailed_move_the_forge_did_not_get_is_left_to_the_mail_server(
     with mail_server() as server:
         settings = settings_for(home, server.port, database_url=database_url, secret_key=SECRET_KEY)
         database.upgrade(settings)
-        database.require_schema(settings)
+        backend.of(settings).check()
         hosted = host_game(tmp_path, settings)
         repo = open_game(settings, hosted.game_id)
         try:
             head = repo.head()
             assert head is not None
             report = repo.read("reports/0000.md", head) or ""
-            outgoing.notify(settings, repo, [Adjudication(0, head, report)])
+            report_mails.notify(settings, repo, [Adjudication(0, head, report)])
         finally:
             repo.repo.close()
         asked = next(m for m in server.messages if "It is your decision." in plain(m))

@@ -438,7 +438,7 @@ def test_an_unpushed_service_move_that_no_longer_applies_is_dropped(
 def test_an_illegal_pushed_move_is_recorded_as_refused_and_mailed(
     site: str, game: Hosted, home: Path
 ) -> None:
-    pytest.importorskip("adjudicator.mail.outgoing", reason="the mail module is not installed")
+    pytest.importorskip("adjudicator.mail.outbox", reason="the mail module is not installed")
     decides, _ = decider(full_state(game.service))
     push_move(game, "loyalty nowhere\n", player=decides)
 

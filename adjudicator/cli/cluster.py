@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 from adjudicator.cli.refusal import Refused
-from adjudicator.home import advisory, database, store
+from adjudicator.home import advisory, backend, database, store
 from adjudicator.home.nodes import list_nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 from adjudicator.schedule.scheduler import LEADER_LOCK
 
 NEW_KEY_VARIABLE = "PAMIR_NEW_SECRET_KEY"
@@ -50,7 +50,7 @@ def _rekey(settings: Settings) -> None:
     if not new:
         raise Refused(f"set {NEW_KEY_VARIABLE} to the new key (docs/cluster.md#the-secret-key)")
     try:
-        database.require_schema(settings)
+        backend.of(settings).check()
         records = store.of(settings)
         assert isinstance(records, store.DatabaseStore)
         count = records.reseal(new)
@@ -70,7 +70,7 @@ def _import_home(settings: Settings, home: Path) -> None:
     if not home.is_dir():
         raise Refused(f"{home} is not a folder")
     try:
-        database.require_schema(settings)
+        backend.of(settings).check()
         records = store.of(settings)
         copied, kept = store.import_home(records, home)
         hosting.register_clones(settings.model_copy(update={"home": home}))
@@ -85,7 +85,7 @@ def _import_home(settings: Settings, home: Path) -> None:
 def cmd_nodes(args: argparse.Namespace) -> None:
     settings = _clustered()
     try:
-        database.require_schema(settings)
+        backend.of(settings).check()
         found = list_nodes(settings)
         leader = advisory.leader_of(settings, LEADER_LOCK)
     except database.DatabaseError as error:
@@ -100,4 +100,4 @@ def cmd_nodes(args: argparse.Namespace) -> None:
         print("scheduler leader: none (no node runs the scheduler)")
     else:
         print(f"scheduler leader: {leader_node}")
-    print(f"outbox: {len(outgoing.messages_in(settings, outgoing.PENDING))} messages pending")
+    print(f"outbox: {len(outbox.messages_in(settings, outbox.PENDING))} messages pending")

@@ -173,10 +173,10 @@ def _mail(repo: GameRepo, results: list[Adjudication], home: Path) -> None:
     """Mail the players the new reports (sent by SMTP if configured, else written to the
     outbox as .eml files); a mail problem never undoes an adjudication."""
     from adjudicator.home.settings import load_settings
-    from adjudicator.mail import outgoing
+    from adjudicator.mail import report_mails
 
     try:
-        outgoing.notify(load_settings({"home": home}), repo, results)
+        report_mails.notify(load_settings({"home": home}), repo, results)
     except Exception as error:  # the move stands; `pamir outbox --send` retries
         print(f"the reports were not mailed: {error}", file=sys.stderr)
 

@@ -28,7 +28,7 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.signatures import allowed_signers
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 from adjudicator.mail.preferences import (
     check_timezone,
     notify_preference,
@@ -106,7 +106,7 @@ def cmd_revoke(args: argparse.Namespace) -> None:
 def _deliver(settings: Settings) -> None:
     """Send what was queued; the outbox keeps it if the mail server cannot take it now."""
     try:
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     except Exception as error:  # `pamir outbox --send` retries
         print(f"the message was not sent yet: {error}", file=sys.stderr)
 

@@ -8,21 +8,12 @@ import sys
 
 from adjudicator.cli.refusal import EXIT_TEMPFAIL
 from adjudicator.home import logs
-from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.mail import outbox
 from adjudicator.mail.answers import without_paths
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.ledger import reconcile_all
-from adjudicator.mail.outgoing import (
-    EXPIRED,
-    FAILED,
-    PENDING,
-    SENT,
-    WRITTEN,
-    deliver,
-    failure_info,
-    messages_in,
-    retry_info,
-)
+from adjudicator.mail.outbox import EXPIRED, FAILED, PENDING, SENT, WRITTEN, deliver
 
 log = logging.getLogger(__name__)
 
@@ -39,42 +30,11 @@ def cmd_outbox(args: argparse.Namespace) -> None:
         print(f"delivery: {report.summary()}")
         for problem in report.errors:
             print(f"  error: {problem}")
-    if settings.database_url is not None:
-        _table_outbox(settings)
-        return
-    pending = messages_in(settings, PENDING)
-    print(f"outbox: {settings.outbox_dir}")
-    print(f"  pending {len(pending)}")
-    for path in pending:
-        info = retry_info(path)
-        if info:
-            print(
-                f"    {path.name}: {info['attempts']} failed attempt(s), next at "
-                f"{info['next_attempt']} ({info['last_error']})"
-            )
-    print(f"  sent    {len(messages_in(settings, SENT))}")
-    print(f"  written {len(messages_in(settings, WRITTEN))}")
-    failed = messages_in(settings, FAILED)
-    print(f"  failed  {len(failed)}")
-    for path in failed:
-        info = failure_info(path)
-        print(
-            f"    {path.name}: refused for good at {info.get('failed_at')} "
-            f"({', '.join(info.get('recipients', []))}: {info.get('reason')})"
-        )
-    print(f"  expired {len(messages_in(settings, EXPIRED))}")
-    if not settings.smtp_host:
-        print("  (no smtp_host configured: messages are written as .eml files, not sent)")
-
-
-def _table_outbox(settings: Settings) -> None:
-    """`pamir outbox` in PostgreSQL mode: the rows of the table, by state."""
-    from adjudicator.mail import outbox_table
-
-    counts = outbox_table.counts(settings)
-    print("outbox: table pamir_outbox")
+    kept = outbox.of(settings)
+    counts = kept.counts()
+    print(f"outbox: {kept.listing()}")
     print(f"  pending {counts[PENDING]}")
-    for waiting in outbox_table.retries(settings):
+    for waiting in kept.retries():
         when = waiting.next_attempt.isoformat() if waiting.next_attempt else "now"
         print(
             f"    {waiting.name}: {waiting.attempts} failed attempt(s), next at "
@@ -83,7 +43,7 @@ def _table_outbox(settings: Settings) -> None:
     print(f"  sent    {counts[SENT]}")
     print(f"  written {counts[WRITTEN]}")
     print(f"  failed  {counts[FAILED]}")
-    for name, info in outbox_table.failures(settings):
+    for name, info in kept.failures():
         print(
             f"    {name}: refused for good at {info.get('failed_at')} "
             f"({', '.join(info.get('recipients', []))}: {info.get('reason')})"

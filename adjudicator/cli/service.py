@@ -14,7 +14,7 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home import database, logs, nodes
+from adjudicator.home import backend, logs
 from adjudicator.home.database import DatabaseError
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import push_to_forge
@@ -54,9 +54,9 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
         for game_id, players in done.reminded.items():
             print(f"{game_id}: reminded {', '.join(players)}")
         return
+    serving = backend.of(settings)
     try:
-        database.require_schema(settings)
-        heartbeat = nodes.start_heartbeat(settings)
+        serving.start()
     except DatabaseError as error:
         raise Refused(str(error)) from None
     try:
@@ -64,8 +64,7 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
     except SchedulerRunning as error:
         raise Refused(str(error)) from None
     finally:
-        if heartbeat is not None:
-            nodes.stop_heartbeat(settings)
+        serving.stop()
 
 
 def cmd_pause(args: argparse.Namespace) -> None:

@@ -13,8 +13,9 @@ A game that is not on a forge (a bare repository players push to, a working repo
 lives on one node's disk only: the other nodes never see it, so this mode refuses to
 create one (`pamir new`) and the registry holds only forge-hosted games.
 
-With no database configured nothing here is used: the games are the folders of
-PAMIR_HOME/games, as on one machine.
+With no database configured nothing is registered (`NoRegistry`): the games are the
+folders of PAMIR_HOME/games, as on one machine. The backend picks one of the two once
+(adjudicator/home/backend.py).
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import git
 
 from adjudicator.games.repo import BRANCH, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home import database
+from adjudicator.home import backend, database
 from adjudicator.home.keys import adjudicator_key
 from adjudicator.home.settings import Settings
 
@@ -45,53 +47,154 @@ _cloning = threading.Lock()  # one clone at a time in a process: two threads, on
 
 def register(settings: Settings, game_id: str, url: str) -> None:
     """Record that the game lives at `url` (PostgreSQL mode; nothing otherwise)."""
-    if settings.database_url is None:
-        return
-    with database.connection(settings) as connection:
-        connection.execute(
-            "INSERT INTO pamir_games (game_id, url) VALUES (%s, %s)"
-            " ON CONFLICT (game_id) DO UPDATE SET url = excluded.url",
-            (game_id, url),
-        )
+    _of(settings).register(game_id, url)
 
 
 def registered(settings: Settings) -> dict[str, str]:
     """Every registered game's forge URL, by id ({} with no database)."""
-    if settings.database_url is None:
-        return {}
-    with database.connection(settings) as connection:
-        rows = connection.execute("SELECT game_id, url FROM pamir_games ORDER BY game_id")
-        return {str(row[0]): str(row[1]) for row in rows.fetchall()}
+    return _of(settings).registered()
 
 
 def url_of(settings: Settings, game_id: str) -> str | None:
-    if settings.database_url is None:
-        return None
-    with database.connection(settings) as connection:
-        row = connection.execute(
-            "SELECT url FROM pamir_games WHERE game_id = %s", (game_id,)
-        ).fetchone()
-    return None if row is None else str(row[0])
+    return _of(settings).url_of(game_id)
 
 
 def clone(settings: Settings, game_id: str, url: str | None = None) -> Path | None:
     """This node's clone of a registered game, cloned from its forge first when the node
     has none; None when the game is not registered (or no database is configured).
     RepoError when the forge cannot be reached or holds another game."""
-    if settings.database_url is None:
+    return _of(settings).clone(game_id, url)
+
+
+def rebuild(settings: Settings) -> list[str]:
+    """Clone every registered game this node has no clone of (a node that starts empty),
+    and register the forge-hosted clones the registry lacks (cloned by hand); return the
+    games cloned. A game that cannot be cloned is logged and the others go on. Nothing
+    with no database."""
+    return _of(settings).rebuild()
+
+
+def register_clones(settings: Settings, known: dict[str, str] | None = None) -> list[str]:
+    """Register the forge-hosted clones of the settings' PAMIR_HOME/games that the
+    registry lacks; return their ids (none with no database)."""
+    return _of(settings).register_clones(known)
+
+
+class Registry(Protocol):
+    def register(self, game_id: str, url: str) -> None: ...
+
+    def registered(self) -> dict[str, str]: ...
+
+    def url_of(self, game_id: str) -> str | None: ...
+
+    def clone(self, game_id: str, url: str | None = None) -> Path | None: ...
+
+    def rebuild(self) -> list[str]: ...
+
+    def register_clones(self, known: dict[str, str] | None = None) -> list[str]: ...
+
+
+class NoRegistry:
+    """The embedded mode: the games are the folders of PAMIR_HOME/games, none registered."""
+
+    def __init__(self, settings: Settings) -> None:
+        pass
+
+    def register(self, game_id: str, url: str) -> None:
+        pass
+
+    def registered(self) -> dict[str, str]:
+        return {}
+
+    def url_of(self, game_id: str) -> str | None:
         return None
-    target = settings.games_dir / game_id
-    if target.is_dir():
-        return target
-    url = url or url_of(settings, game_id)
-    if url is None:
+
+    def clone(self, game_id: str, url: str | None = None) -> Path | None:
         return None
-    with _cloning:
+
+    def rebuild(self) -> list[str]:
+        return []
+
+    def register_clones(self, known: dict[str, str] | None = None) -> list[str]:
+        return []
+
+
+REGISTRY: backend.Kind[Registry] = backend.Kind("games.registry")
+
+
+def _of(settings: Settings) -> Registry:
+    return backend.of(settings).service(REGISTRY, NoRegistry, ForgeRegistry)
+
+
+class ForgeRegistry:
+    """PostgreSQL mode: the table `pamir_games`, and this node's clones of its games."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def register(self, game_id: str, url: str) -> None:
+        with database.connection(self.settings) as connection:
+            connection.execute(
+                "INSERT INTO pamir_games (game_id, url) VALUES (%s, %s)"
+                " ON CONFLICT (game_id) DO UPDATE SET url = excluded.url",
+                (game_id, url),
+            )
+
+    def registered(self) -> dict[str, str]:
+        with database.connection(self.settings) as connection:
+            rows = connection.execute("SELECT game_id, url FROM pamir_games ORDER BY game_id")
+            return {str(row[0]): str(row[1]) for row in rows.fetchall()}
+
+    def url_of(self, game_id: str) -> str | None:
+        with database.connection(self.settings) as connection:
+            row = connection.execute(
+                "SELECT url FROM pamir_games WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def clone(self, game_id: str, url: str | None = None) -> Path | None:
+        target = self.settings.games_dir / game_id
         if target.is_dir():
-            return target  # another thread made it meanwhile
-        _clone_into(settings, game_id, url, target)
-    log.info("game %s cloned from its forge into %s", game_id, target)
-    return target
+            return target
+        url = url or self.url_of(game_id)
+        if url is None:
+            return None
+        with _cloning:
+            if target.is_dir():
+                return target  # another thread made it meanwhile
+            _clone_into(self.settings, game_id, url, target)
+        log.info("game %s cloned from its forge into %s", game_id, target)
+        return target
+
+    def rebuild(self) -> list[str]:
+        known = self.registered()
+        made: list[str] = []
+        for game_id, url in known.items():
+            if (self.settings.games_dir / game_id).is_dir():
+                continue
+            try:
+                self.clone(game_id, url)
+            except RepoError as error:
+                log.warning("game %s: %s", game_id, error)
+                continue
+            made.append(game_id)
+        self.register_clones(known)
+        return made
+
+    def register_clones(self, known: dict[str, str] | None = None) -> list[str]:
+        known = self.registered() if known is None else known
+        found: list[str] = []
+        games = self.settings.games_dir
+        if not games.is_dir():
+            return found
+        for path in sorted(games.iterdir()):
+            if path.name in known or path.name.startswith(".") or not path.is_dir():
+                continue
+            origin = _origin(path)
+            if origin is not None:
+                self.register(path.name, origin)
+                found.append(path.name)
+        return found
 
 
 class CloneFailed(Exception):
@@ -142,44 +245,6 @@ def _clone_into(settings: Settings, game_id: str, url: str, target: Path) -> Non
     except CloneFailed as error:
         why = error.stderr[:200]
         raise RepoError(f"cannot clone game {game_id} from its forge: {why}") from None
-
-
-def rebuild(settings: Settings) -> list[str]:
-    """Clone every registered game this node has no clone of (a node that starts empty),
-    and register the forge-hosted clones the registry lacks (cloned by hand); return the
-    games cloned. A game that cannot be cloned is logged and the others go on."""
-    if settings.database_url is None:
-        return []
-    known = registered(settings)
-    made: list[str] = []
-    for game_id, url in known.items():
-        if (settings.games_dir / game_id).is_dir():
-            continue
-        try:
-            clone(settings, game_id, url)
-        except RepoError as error:
-            log.warning("game %s: %s", game_id, error)
-            continue
-        made.append(game_id)
-    register_clones(settings, known)
-    return made
-
-
-def register_clones(settings: Settings, known: dict[str, str] | None = None) -> list[str]:
-    """Register the forge-hosted clones of the settings' PAMIR_HOME/games that the
-    registry lacks; return their ids."""
-    known = registered(settings) if known is None else known
-    found: list[str] = []
-    if settings.database_url is None or not settings.games_dir.is_dir():
-        return found
-    for path in sorted(settings.games_dir.iterdir()):
-        if path.name in known or path.name.startswith(".") or not path.is_dir():
-            continue
-        origin = _origin(path)
-        if origin is not None:
-            register(settings, path.name, origin)
-            found.append(path.name)
-    return found
 
 
 def _origin(path: Path) -> str | None:

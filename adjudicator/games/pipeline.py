@@ -31,6 +31,7 @@ from adjudicator.games.codes import refusal_phrase
 from adjudicator.games.gamefile import GAME_FILE, GAME_ID, GameFile, dump_game_file
 from adjudicator.games.moves import (
     ON_RESIGNED,
+    RESIGN,
     RESIGNED,
     MoveName,
     Outcome,
@@ -81,6 +82,7 @@ from adjudicator.games.snapshot import (
     replay,
     snapshot,
 )
+from adjudicator.games.waiting import standin_lines
 from adjudicator.home import metrics
 from adjudicator.home.files import new_folder
 from adjudicator.home.keys import adjudicator_key, public_key_line
@@ -175,8 +177,6 @@ def submit(
 
 def _standin_follows(repo: GameRepo, home: Path) -> list[Adjudication]:
     """The stand-in's moves for the resigned seats that must decide now, each committed."""
-    from adjudicator.games.resign import play_resigned  # it submits through this module
-
     try:
         return play_resigned(repo, home)
     except Exception:  # the move before stands: the scheduler plays the seat instead
@@ -522,3 +522,56 @@ def readme(game: GameFile) -> str:
         "The deck order is secret until the game ends: then `reveal.toml` holds the secret\n"
         "whose SHA-256 is `seed_commitment` in game.toml, and `pamir verify` replays the game.\n"
     )
+
+
+# -- the stand-in for resigned seats (games/resign.py) -----------------------------------
+
+MAX_STANDIN_MOVES = 50  # per call; the scheduler plays on if every seat has resigned
+
+
+def end_resigned(repo: GameRepo, home: Path, player: str) -> Adjudication:
+    """End the game for `player`, who resigned from a game with `on_resign = "end"`: one
+    adjudicator commit, whose move file holds the line `resign`. Raises Refusal when the
+    game cannot take a move now (pushed move files wait: adjudicate them first)."""
+    snap = snapshot(repo)
+    name = snap.game.player(player).name
+    text = f"# note: {name} resigned, and the host chose that the game then ends\n{RESIGN}\n"
+    return submit(repo, name, text, home=home, on_behalf=ON_RESIGNED)
+
+
+def play_resigned(repo: GameRepo, home: Path) -> list[Adjudication]:
+    """Play the stand-in for every resigned seat that must decide now, one adjudicator
+    commit each, until no resigned seat must (or a bound is reached)."""
+    done: list[Adjudication] = []
+    while len(done) < MAX_STANDIN_MOVES:
+        snap = snapshot(repo)
+        if snap.pending() or repo.read(REVEAL_FILE, snap.commit) is not None:
+            break  # pushed moves come first; their adjudication calls this again
+        if snap.game.on_resign == "end" and (gone := snap.game.resigned_players):
+            with suppress(Refusal):  # logged by the caller's next try
+                done.append(end_resigned(repo, home, gone[0]))  # an end that had to wait
+            break
+        if not snap.game.resigned_players:
+            break  # nobody left the game: no seat is the stand-in's, and no position is read
+        state = position(snap, home)
+        decision = engine.pending(state)
+        if decision is None:
+            break
+        seats = [s for s in decision.seats if snap.game.has_resigned(state.name(s))]
+        played = _play_seat(repo, home, state, seats[0]) if seats else None
+        if played is None:
+            break
+        done.append(played)
+    return done
+
+
+def _play_seat(repo: GameRepo, home: Path, state: engine.State, seat: int) -> Adjudication | None:
+    lines = standin_lines(state, seat)
+    if not lines:
+        return None
+    who = state.name(seat)
+    text = f"# note: {who} resigned: the stand-in plays for them\n" + "\n".join(lines) + "\n"
+    try:
+        return submit(repo, who, text, home=home, on_behalf=ON_RESIGNED)
+    except Refusal:
+        return None  # the game moved meanwhile; whoever moved it plays on

@@ -38,7 +38,7 @@ def game_path(settings: Settings, game_id: str) -> Path | None:
     for candidate in (settings.games_dir / game_id, settings.games_dir / f"{game_id}.git"):
         if candidate.is_dir():
             return candidate
-    if settings.database_url is not None and not game_id.startswith("."):
+    if not game_id.startswith("."):  # in PostgreSQL mode, a clone of the forge's
         try:
             return hosting.clone(settings, game_id)
         except RepoError as error:  # the forge is away: the game cannot be had right now

@@ -301,7 +301,8 @@ def upgrade(settings: Settings) -> list[Migration]:
 
 def require_schema(settings: Settings) -> None:
     """Refuse to run on a database whose schema is not this code's (no silent fallback to
-    the files of PAMIR_HOME): nothing when no database is configured."""
+    the files of PAMIR_HOME): nothing when no database is configured. The secret key is
+    checked against the database's by `backend.Clustered.check`."""
     if settings.database_url is None:
         return
     with connection(settings) as lent:
@@ -316,14 +317,6 @@ def require_schema(settings: Settings) -> None:
             f"the database's schema is version {version}, newer than this pamir's "
             f"{SCHEMA_VERSION}: upgrade pamir on this node"
         )
-    from adjudicator.home.store import DatabaseStore, StoreError, of
-
-    found = of(settings)
-    try:
-        if isinstance(found, DatabaseStore):
-            found.check_key()
-    except StoreError as error:
-        raise DatabaseError(str(error)) from None
 
 
 HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says unavailable

@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from adjudicator.home.paths import games_dir, home_from
+from adjudicator.home.secret_key import parse_key
 from engine.errors import describe_validation
 
 INSTANCE_FILE = "pamir.toml"
@@ -113,12 +114,7 @@ class Settings(BaseModel):
     @classmethod
     def _key_is_32_bytes(cls, value: SecretStr | None) -> SecretStr | None:
         if value is not None:
-            from adjudicator.home.store import StoreError, parse_key
-
-            try:
-                parse_key(value.get_secret_value())
-            except StoreError as error:
-                raise ValueError(str(error)) from None
+            parse_key(value.get_secret_value())  # BadSecretKey is a ValueError
         return value
 
     @field_validator("mail_authserv_id")
@@ -210,9 +206,10 @@ def load_settings(
     """Settings from the defaults, PAMIR_HOME/pamir.toml, PAMIR_* variables, `overrides`;
     a secret given as a file is read from it.
 
-    `remember=False` reads them and nothing more: the process's store for this home is not
-    opened (in PostgreSQL mode a pool of connections, which a process about to fork, such
-    as gunicorn's master, must not hold)."""
+    The first settings a process reads for a data folder are remembered (`remembered`): the
+    store of that folder, looked up by the folder alone (`store.store_for`), is theirs.
+    `remember=False` reads them and nothing more (a process about to fork, such as
+    gunicorn's master, must not lead its children to its own settings)."""
     env = dict(os.environ if environ is None else environ)
     root = home_from(env)
     if overrides and "home" in overrides:
@@ -245,7 +242,13 @@ def load_settings(
         details = describe_validation(error)
         raise SettingsError(f"bad setting: {details}") from None
     if remember:
-        from adjudicator.home import store  # it names its settings only for their types
-
-        store.remember(settings)
+        _remembered.setdefault(settings.home, settings)
     return settings
+
+
+_remembered: dict[Path, Settings] = {}
+
+
+def remembered(home: Path) -> Settings | None:
+    """The first settings this process read for the data folder `home` (`load_settings`)."""
+    return _remembered.get(home) or _remembered.get(home.resolve())

@@ -25,7 +25,6 @@ the store of that folder's settings, `of(settings)` of given settings.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import secrets
@@ -33,18 +32,17 @@ import shutil
 import threading
 from contextlib import suppress
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from adjudicator.home import database
 from adjudicator.home.files import write_atomically
-
-if TYPE_CHECKING:
-    from adjudicator.home.settings import Settings
+from adjudicator.home.secret_key import KEY_VARIABLE, BadSecretKey, new_key, parse_key
+from adjudicator.home.settings import Settings, SettingsError, load_settings, remembered
 
 # Names sealed in the database: what no operator reading the table may see.
 SEALED_FOLDERS = ("secrets/", "keys/", "private/", "mail/press/")
 # Names kept readable by their owner only on disk (as `secrets/` always was).
 PRIVATE_FILES = ("secrets/", "keys/")
-KEY_VARIABLE = "PAMIR_SECRET_KEY"
 CHECK_NAME = "store/key-check"  # sealed: proves the configured key is the database's
 SEAL_VERSION = b"\x01"  # the first byte of a sealed row: how it is sealed
 NONCE_BYTES = 12
@@ -171,7 +169,10 @@ class Sealer:
                 f"{KEY_VARIABLE} is not set: in PostgreSQL mode the secrets kept in the "
                 "database are encrypted with it (docs/cluster.md#the-secret-key)"
             )
-        self.raw = parse_key(key)
+        try:
+            self.raw = parse_key(key)
+        except BadSecretKey as error:
+            raise StoreError(str(error)) from None
 
     def seal(self, name: str, data: bytes) -> bytes:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -196,25 +197,6 @@ class Sealer:
             ) from None
 
 
-def parse_key(text: str) -> bytes:
-    """The 32 bytes of a secret key written in base64 (StoreError if it is not one)."""
-    try:
-        raw = base64.b64decode(text.strip(), validate=True)
-    except ValueError:
-        raw = b""
-    if len(raw) != 32:
-        raise StoreError(
-            f"{KEY_VARIABLE} must be 32 bytes in base64 (make one with: "
-            "python3 -c 'import base64, os; print(base64.b64encode(os.urandom(32)).decode())')"
-        )
-    return raw
-
-
-def new_key() -> str:
-    """A new secret key, in base64."""
-    return base64.b64encode(os.urandom(32)).decode("ascii")
-
-
 class DatabaseStore:
     """Records as rows of `pamir_store` (PostgreSQL mode), the sealed ones encrypted."""
 
@@ -237,8 +219,6 @@ class DatabaseStore:
         return self.sealer.open(name, data) if sealed else data
 
     def read(self, name: str) -> bytes | None:
-        from adjudicator.home import database
-
         with database.connection(self.settings) as connection:
             row = connection.execute(
                 "SELECT data, sealed FROM pamir_store WHERE name = %s", (check_name(name),)
@@ -248,8 +228,6 @@ class DatabaseStore:
         return self._out(name, _bytes(row[0]), bool(row[1]))
 
     def write(self, name: str, data: bytes) -> None:
-        from adjudicator.home import database
-
         stored, sealed = self._in(check_name(name), data)
         with database.connection(self.settings) as connection:
             connection.execute(
@@ -260,8 +238,6 @@ class DatabaseStore:
             )
 
     def create(self, name: str, data: bytes) -> bytes:
-        from adjudicator.home import database
-
         stored, sealed = self._in(check_name(name), data)
         with database.connection(self.settings) as connection:
             made = connection.execute(
@@ -277,8 +253,6 @@ class DatabaseStore:
         return found
 
     def delete(self, name: str) -> bool:
-        from adjudicator.home import database
-
         with database.connection(self.settings) as connection:
             gone = connection.execute(
                 "DELETE FROM pamir_store WHERE name = %s RETURNING name", (check_name(name),)
@@ -286,8 +260,6 @@ class DatabaseStore:
         return gone is not None
 
     def names(self, folder: str) -> list[str]:
-        from adjudicator.home import database
-
         prefix = check_name(folder) + "/"
         with database.connection(self.settings) as connection:
             rows = connection.execute(
@@ -298,8 +270,6 @@ class DatabaseStore:
         return [str(row[0]) for row in rows]
 
     def delete_folder(self, folder: str) -> None:
-        from adjudicator.home import database
-
         with database.connection(self.settings) as connection:
             connection.execute(
                 "DELETE FROM pamir_store WHERE starts_with(name, %s)", (check_name(folder) + "/",)
@@ -314,8 +284,6 @@ class DatabaseStore:
     def reseal(self, new: str) -> int:
         """Encrypt every sealed record again under the key `new`, in one transaction;
         return how many. The nodes must then be given the new key."""
-        from adjudicator.home import database
-
         self.check_key()
         fresh = Sealer(new)
         count = 0
@@ -380,8 +348,9 @@ def store_for(home: Path) -> Store:
         found = _stores.get(home) or _stores.get(home.resolve())
     if found is not None:
         return found
-    from adjudicator.home.settings import SettingsError, load_settings
-
+    first = remembered(home)
+    if first is not None:
+        return of(first)
     try:
         settings = load_settings({"home": home})
     except SettingsError:

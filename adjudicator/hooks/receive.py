@@ -33,7 +33,7 @@ from adjudicator.games.snapshot import GameError, replay, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.paths import HOME_VARIABLE
 from adjudicator.home.settings import load_settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import report_mails
 
 HOOKS = ("pre-receive", "post-receive")
 
@@ -115,7 +115,7 @@ def _mail(repo: GameRepo, home: Path, results: list[Adjudication], out: TextIO) 
     if not results:
         return
     try:
-        outgoing.notify(load_settings({"home": home}), repo, results)
+        report_mails.notify(load_settings({"home": home}), repo, results)
     except Exception as error:  # the outbox keeps what was written; it is retried later
         print(f"pamir: the reports were not mailed: {error}", file=out)
 

@@ -11,7 +11,7 @@ Exactly once a day, across restarts and crashes: sending is three durable steps 
 the game's digest record (`PAMIR_HOME/mail/digests/GAME.json`):
 1. the plan (the day and the reports it covers) is written;
 2. the message is queued under a key made of the player and the day
-   (`outgoing.message_key`), so queuing it again is a no-op;
+   (`message_key`), so queuing it again is a no-op;
 3. the covered reports leave the record, and the day is recorded as done.
 A crash after 1 or 2 leaves the plan, and the next run carries it out from step 2.
 """
@@ -32,7 +32,16 @@ from adjudicator.games.snapshot import REPORTS_DIR, snapshot
 from adjudicator.home.faults import fault
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, words_for
-from adjudicator.mail import outgoing
+from adjudicator.mail import notices
+from adjudicator.mail.compose.reports import (
+    how_to_reply,
+    is_over,
+    private_section,
+    public_view,
+    report_in,
+    waiting_for,
+    web_pages,
+)
 from adjudicator.mail.delivery import digest_record, games_with_digests
 from adjudicator.mail.links import page_links
 from adjudicator.mail.preferences import notify_preference, player_timezone
@@ -114,7 +123,7 @@ def _queue(
         else words("moves %(first)s to %(last)s", first=numbers[0], last=numbers[-1])
     )
     text = digest_text(settings, repo, game_id, player, held, span)
-    (path,) = outgoing.notify_players(
+    (path,) = notices.notify_players(
         settings,
         repo,
         [player],
@@ -147,15 +156,15 @@ def digest_text(
     for number, commit, _ in held:
         parts.append(_summary(settings, repo, game_id, player, int(number), str(commit), words))
     snap = snapshot(repo)
-    section = outgoing.private_section(settings, game_id, snap.adjudicated, player)
+    section = private_section(settings, game_id, snap.adjudicated, player)
     if section:
         parts.append(section.rstrip("\n"))
-    parts.append(outgoing.web_pages(settings, game_id, player, snap.adjudicated, words))
-    view = outgoing.public_view(repo, snap.commit) if snap.commit else {}
-    decides = player in outgoing.waiting_for(view)
-    over = outgoing.is_over(view)
+    parts.append(web_pages(settings, game_id, player, snap.adjudicated, words))
+    view = public_view(repo, snap.commit) if snap.commit else {}
+    decides = player in waiting_for(view)
+    over = is_over(view)
     plays_by = snap.game.player(player).plays_by
-    reply = outgoing.how_to_reply(settings, game_id, player, decides, over, plays_by, words)
+    reply = how_to_reply(settings, game_id, player, decides, over, plays_by, words)
     parts.append(reply.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
 
@@ -173,9 +182,7 @@ def _summary(
     report in it: its title, what happened, the link to its page."""
     committed = repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit) or ""
     game = snapshot(repo, commit).game
-    report = outgoing.report_in(
-        settings, game, Adjudication(number, commit, committed), words.language
-    )
+    report = report_in(settings, game, Adjudication(number, commit, committed), words.language)
     lines = report.splitlines()
     title = lines[0].split(": ", 1)[-1] if lines else words("move %(number)s", number=number)
     happened: list[str] = []

@@ -60,7 +60,8 @@ from adjudicator.mail import (
     bounds,
     envelope,
     ledger,
-    outgoing,
+    notices,
+    outbox,
     press,
     renewal,
     replays,
@@ -69,6 +70,7 @@ from adjudicator.mail import (
     tokens,
 )
 from adjudicator.mail.authentication import unauthenticated
+from adjudicator.mail.compose.messages import one_line
 from adjudicator.mail.signatures import DnsLookup, Signature
 from engine.phrases import P
 
@@ -393,7 +395,7 @@ def handle_message(
             metrics.inbound_refused("replaced-token")
             log.warning("inbound mail refused: %s", done.reason)
             if deliver_now:
-                outgoing.deliver(settings)
+                outbox.deliver(settings)
             return InboundResult(
                 "refused", done.reason, game_id, done.player, messages=[done.notice]
             )
@@ -444,8 +446,8 @@ def _handle(
     (`staleness.answered`), if it names one."""
     game_id, player, sender = who
     # Taken into our answer's headers: one line each, whatever encoded words they held.
-    message_id = outgoing.one_line(str(message.get("Message-ID", "")))
-    subject = outgoing.one_line(str(message.get("Subject", "")))
+    message_id = one_line(str(message.get("Message-ID", "")))
+    subject = one_line(str(message.get("Subject", "")))
     try:
         entry = snapshot(repo).game.player(player)
     except (GameError, GameFileError, KeyError) as error:
@@ -500,7 +502,7 @@ def _handle(
         log.info("%s by %s in %s (mail %s): %s", done.status, entry.name, game_id, key, done.reason)
         if alone:
             if deliver_now:
-                outgoing.deliver(settings)
+                outbox.deliver(settings)
             return InboundResult(done.status, done.reason, game_id, entry.name, messages=done.paths)
     move_text = "\n".join(lines) + "\n" if lines else ""
 
@@ -528,7 +530,7 @@ def _handle(
             else:
                 result = _adjudicate(settings, repo, game_id, entry.name, move_text, key)
     if deliver_now:
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     return result
 
 
@@ -551,9 +553,9 @@ def _refuse_unauthenticated(
     metrics.inbound_refused("unauthenticated")
     log.warning("inbound mail for %s in %s refused, not authenticated: %s", player, game_id, reason)
     day = datetime.now(UTC).date().isoformat()
-    path = outgoing.notify_unauthenticated(settings, repo, player, reason, day=day)
+    path = notices.notify_unauthenticated(settings, repo, player, reason, day=day)
     if deliver_now:
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     return InboundResult(
         "refused", f"not authenticated: {reason}", game_id, player, messages=[path]
     )

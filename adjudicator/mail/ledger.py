@@ -10,7 +10,7 @@ commits that come after the last one whose mails were queued (kept per game in
 the author when the commit records one, and the confirmation for the author of a move
 that came by email (its commit's `Pamir-Inbound` trailer). Then it moves the record on.
 
-Every message has a key (`outgoing.message_key`: game, move, recipient, kind, and the
+Every message has a key (`message_key`: game, move, recipient, kind, and the
 commit or inbound message) that is its outbox file name and makes its Message-ID, so a
 crash after queuing and before the record moves on only leads to the same messages being
 found in the outbox again, never to a second copy.
@@ -31,7 +31,6 @@ scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler`
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,12 +55,12 @@ from adjudicator.games.pipeline import position
 from adjudicator.games.registry import game_lock, list_games
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import REPORTS_DIR, snapshot, state_record
-from adjudicator.home import database, locks, store
+from adjudicator.home import backend, locks, store
 from adjudicator.home.faults import fault
-from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import phrase_data
-from adjudicator.mail import outgoing
+from adjudicator.mail import inbound_records, notices, report_mails
+from adjudicator.mail.compose.messages import message_key
 from engine.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -129,7 +128,7 @@ def _mailable_head(settings: Settings, repo: GameRepo) -> str | None:
     forge-hosted game, the last commit this node knows the forge has (`origin/main` as
     the last fetch or push left it). A node's own commit not pushed yet dies with the
     node, and is made again by another: no mail may name it."""
-    if settings.database_url is not None and remote.is_remote(repo):
+    if backend.of(settings).several_nodes and remote.is_remote(repo):
         return repo.ref(remote.TRACKING)
     return repo.head()
 
@@ -142,7 +141,7 @@ def _follows_ledger(settings: Settings, repo: GameRepo, game_id: str, head: str)
     `head` is a history the forge reset, which `_unmailed` follows, as on one machine,
     where a ledger naming an unknown commit starts afresh."""
     last = mailed_up_to(settings, game_id)
-    if settings.database_url is None or last is None:
+    if not backend.of(settings).several_nodes or last is None:
         return True
     try:
         repo.repo.git.cat_file("-e", f"{last}^{{commit}}")
@@ -236,12 +235,12 @@ def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) 
         return []
     _ensure_private_sections(settings, repo, game_id, commit, number)
     result = Adjudication(number, commit, report)
-    written = outgoing.notify(settings, repo, [result], deliver_now=False)
+    written = report_mails.notify(settings, repo, [result], deliver_now=False)
     refused = _recorded_refusal(repo, commit, number)
     if refused is not None:
-        key = outgoing.message_key(game_id, number, refused.player, "refusal", commit)
+        key = message_key(game_id, number, refused.player, "refusal", commit)
         written.append(
-            outgoing.notify_refusal(
+            notices.notify_refusal(
                 settings,
                 repo,
                 refused.player,
@@ -304,43 +303,14 @@ def inbound_key(message_id: str | None, raw: bytes, signature: str | None = None
     return hashlib.sha256(data).hexdigest()[:40]
 
 
-def inbound_path(settings: Settings, game_id: str, key: str) -> Path:
-    return settings.home / "mail" / "inbound" / game_id / key
-
-
 def inbound_record(settings: Settings, game_id: str, key: str) -> Record | None:
     """What became of an inbound message: {"status": "pending" | "accepted" | "refused",
-    ...}, {} for one handled before records were kept, or None when it is new. In
-    PostgreSQL mode, a row of `pamir_inbound_messages` (the game and key its primary key)."""
-    if settings.database_url is not None:
-        with database.connection(settings) as connection:
-            row = connection.execute(
-                "SELECT record FROM pamir_inbound_messages WHERE game_id = %s AND message_key = %s",
-                (game_id, key),
-            ).fetchone()
-        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
-    path = inbound_path(settings, game_id, key)
-    if not path.exists():
-        return None
-    text = path.read_text(encoding="utf-8").strip()
-    record: Record = json.loads(text) if text else {}
-    return record
+    ...}, {} for one handled before records were kept, or None when it is new."""
+    return inbound_records.of(settings).read(game_id, key)
 
 
 def write_inbound(settings: Settings, game_id: str, key: str, record: Record) -> None:
-    if settings.database_url is not None:
-        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
-
-        with database.connection(settings) as connection:
-            connection.execute(
-                "INSERT INTO pamir_inbound_messages (game_id, message_key, record)"
-                " VALUES (%s, %s, %s) ON CONFLICT (game_id, message_key)"
-                " DO UPDATE SET record = excluded.record, updated_at = now()",
-                (game_id, key, Jsonb(record)),
-            )
-        return
-    data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-    write_atomically(inbound_path(settings, game_id, key), data.encode())
+    inbound_records.of(settings).write(game_id, key, record)
 
 
 def confirm(
@@ -351,8 +321,8 @@ def confirm(
     record = inbound_record(settings, game_id, key)
     if not record or "player" not in record:
         return []  # not a message this service answers (or an old record without details)
-    name = outgoing.message_key(game_id, result.number, record["player"], "confirmation", key)
-    path = outgoing.notify_confirmation(
+    name = message_key(game_id, result.number, record["player"], "confirmation", key)
+    path = notices.notify_confirmation(
         settings,
         repo,
         record["player"],
@@ -388,8 +358,8 @@ def refuse(
             record["reason_phrase"] = phrase_data(phrase)
         write_inbound(settings, game_id, key, record)
     player = str(record["player"])
-    name = outgoing.message_key(game_id, 0, player, "refusal", key)
-    path = outgoing.notify_refusal(
+    name = message_key(game_id, 0, player, "refusal", key)
+    path = notices.notify_refusal(
         settings,
         repo,
         player,
@@ -459,10 +429,10 @@ def _adjudication_at(repo: GameRepo, commit: str) -> Adjudication | None:
 
 def forge_update(settings: Settings, repo: GameRepo) -> Update:
     """`remote.update` (the caller holds the game's lock), the report mails of its
-    adjudications composed while their push is on its way (`outgoing.prepare`), for
+    adjudications composed while their push is on its way (`report_mails.prepare`), for
     `announce` to queue as they are once the forge has them."""
     return remote.update(
-        repo, settings.home, while_pushing=partial(outgoing.prepare, settings, repo)
+        repo, settings.home, while_pushing=partial(report_mails.prepare, settings, repo)
     )
 
 
@@ -481,7 +451,7 @@ def announce(
     lock, so that a slow mail server never holds up the game."""
     try:
         for notice in done.notices:
-            outgoing.notify_all(settings, repo, notice)
+            notices.notify_all(settings, repo, notice)
         reconcile(settings, repo)
         for refused in done.refused:
             if refused.number is not None:
@@ -491,7 +461,7 @@ def announce(
                 answered[1],
             ):
                 continue
-            outgoing.notify_refusal(
+            notices.notify_refusal(
                 settings,
                 repo,
                 refused.player,

@@ -25,7 +25,8 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.home import store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, words_for
-from adjudicator.mail import outgoing
+from adjudicator.mail import notices
+from adjudicator.mail.compose.messages import message_key
 from adjudicator.mail.selfservice import Asked, Outcome, tell_players
 from adjudicator.mail.tokens import PRESS_ALL
 from engine.phrases import P, Phrase
@@ -220,8 +221,8 @@ def _answer(
     else:
         quoted = "".join(f"> {line}\n" for line in text.splitlines())
         body = f"# {game_id}: {words.phrase(reason)}\n\n{quoted}"
-    key = outgoing.message_key(game_id, 0, asked.player, "press-answer", asked.key)
-    path = outgoing.notify_answer(
+    key = message_key(game_id, 0, asked.player, "press-answer", asked.key)
+    path = notices.notify_answer(
         settings,
         repo,
         asked.player,

@@ -31,7 +31,10 @@ from adjudicator.games.waiting import waiting
 from adjudicator.home import credentials, store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import words_for
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
+from adjudicator.mail.compose.messages import compose, make_message_id, message_key
+from adjudicator.mail.compose.reports import how_to_reply, web_pages
+from adjudicator.mail.threads import thread_of
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +75,13 @@ def _tell_renewed(settings: Settings, repo: GameRepo, entry: PlayerEntry, genera
     )
     pending = waiting(repo, snap.commit)
     decides = pending is not None and entry.name in pending.players
-    how = outgoing.how_to_reply(
+    how = how_to_reply(
         settings, game_id, entry.name, decides, pending is None, entry.plays_by, words
     )
-    pages = outgoing.web_pages(settings, game_id, entry.name, snap.adjudicated, words)
+    pages = web_pages(settings, game_id, entry.name, snap.adjudicated, words)
     text = f"# {game_id}: {heading}\n\n{said}\n\n{pages}\n\n{how}"
     subject = f"[{game_id}] " + words("Your reply address and page link are new")
-    key = outgoing.message_key(game_id, 0, entry.name, "credentials", f"g{generation}")
+    key = message_key(game_id, 0, entry.name, "credentials", f"g{generation}")
     return _queue(settings, repo, entry, subject, text, key)
 
 
@@ -111,8 +114,8 @@ def refuse_replaced(
 
 def _tell_replaced(settings: Settings, repo: GameRepo, entry: PlayerEntry, day: str) -> Path:
     game_id = snapshot(repo).game.id
-    key = outgoing.message_key(game_id, 0, entry.name, "replaced-address", day)
-    if (done := outgoing.queued(settings, key)) is not None:
+    key = message_key(game_id, 0, entry.name, "replaced-address", day)
+    if (done := outbox.queued(settings, key)) is not None:
         return done  # one a day, whatever the number of messages
     words = words_for(entry.language)
     heading = words("your message was not read")
@@ -132,13 +135,13 @@ def _queue(
     settings: Settings, repo: GameRepo, entry: PlayerEntry, subject: str, text: str, key: str
 ) -> Path:
     """Queue `text` to the player at their address now, in their thread of the game; its
-    Reply-To is their reply address now (outgoing.compose)."""
+    Reply-To is their reply address now (compose)."""
     snap = snapshot(repo)
-    if (done := outgoing.queued(settings, key)) is not None:
+    if (done := outbox.queued(settings, key)) is not None:
         return done
-    thread = outgoing.thread_of(settings, snap.game.id, entry.name)
-    own = outgoing.make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
-    message = outgoing.compose(
+    thread = thread_of(settings, snap.game.id, entry.name)
+    own = make_message_id(settings, snap.game.id, snap.next_number, entry.name, key)
+    message = compose(
         settings,
         snap.game.id,
         entry.name,
@@ -150,4 +153,4 @@ def _queue(
         message_id=own,
         to=entry.email,
     )
-    return outgoing.queue(settings, message, key)
+    return outbox.queue(settings, message, key)

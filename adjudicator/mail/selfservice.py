@@ -29,21 +29,17 @@ from zoneinfo import ZoneInfo
 from adjudicator.games.deadlines import PauseRefused, local_text, zone
 from adjudicator.games.languages import UnknownLanguage, record_language
 from adjudicator.games.outputs import INBOUND_TRAILER, Refusal
-from adjudicator.games.pipeline import adjudicate_pending
+from adjudicator.games.pipeline import adjudicate_pending, end_resigned, play_resigned
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo
-from adjudicator.games.resign import (
-    ResignRefused,
-    end_resigned,
-    play_resigned,
-    record_resignation,
-)
+from adjudicator.games.resign import ResignRefused, record_resignation
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.waiting import Waiting, record_pause, waiting
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import LANGUAGES, SOURCE, Words, words_for
-from adjudicator.mail import outgoing
+from adjudicator.mail import notices
+from adjudicator.mail.compose.messages import message_key
 from adjudicator.mail.delivery import MEANING
 from adjudicator.mail.preferences import (
     PREFERENCES,
@@ -156,7 +152,7 @@ def tell_players(
     paths: list[Path] = []
     for language, names in sorted(by_language.items()):
         subject, text = said(words_for(language))
-        paths += outgoing.notify_players(settings, repo, names, subject, text, kind=kind, ref=ref)
+        paths += notices.notify_players(settings, repo, names, subject, text, kind=kind, ref=ref)
     return paths
 
 
@@ -175,8 +171,8 @@ def _answered(
     text: str,
 ) -> Outcome:
     game_id = snapshot(repo).game.id
-    key = outgoing.message_key(game_id, 0, asked.player, "command", asked.key)
-    path = outgoing.notify_answer(
+    key = message_key(game_id, 0, asked.player, "command", asked.key)
+    path = notices.notify_answer(
         settings,
         repo,
         asked.player,
@@ -285,14 +281,14 @@ def _resign_ends(settings: Settings, repo: GameRepo, asked: Asked, name: str, ma
     game_id = snapshot(repo).game.id
     try:
         # The moves pushed before the resignation count; when there were some, the
-        # stand-in's turn after them ended the game already (resign.play_resigned).
+        # stand-in's turn after them ended the game already (pipeline.play_resigned).
         pushed = adjudicate_pending(repo, settings.home)
         metrics.outcomes("push", pushed)
         if pushed and pushed[-1].followed:
             ended = pushed[-1].followed[-1]
         else:
             ended = end_resigned(repo, settings.home, name)
-    except Refusal as refusal:  # the next adjudication ends it (resign.play_resigned)
+    except Refusal as refusal:  # the next adjudication ends it (pipeline.play_resigned)
         log.warning("game %s: %s resigned, the game did not end yet: %s", game_id, name, refusal)
         words = _words(repo, asked.player)
         said = words(

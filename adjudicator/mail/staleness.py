@@ -33,7 +33,7 @@ from adjudicator.games.pipeline import position
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail.compose.messages import message_domain
 from adjudicator.mail.envelope import Envelope
 from engine.aliases import english_text
 from engine.phrases import P
@@ -52,7 +52,7 @@ def answered(settings: Settings, envelope: Envelope, game_id: str, player: str) 
     """The move of the mail of this game to `player` that the reply answers (by its
     In-Reply-To, else its References), or None when it answers none of them."""
     parents = envelope.message_ids("In-Reply-To")[:1] or envelope.message_ids("References")[-1:]
-    domain = outgoing.message_domain(settings).lower()
+    domain = message_domain(settings).lower()
     for parent in parents:
         found = OURS.match(parent.lower())
         if found is None or found.group("domain") != domain:

@@ -27,8 +27,9 @@ import hmac
 import re
 import secrets
 from enum import Enum
+from typing import Protocol
 
-from adjudicator.home import credentials, store
+from adjudicator.home import backend, credentials, store
 from adjudicator.home.settings import Settings
 
 TOKEN_LENGTH = 20
@@ -45,20 +46,52 @@ PRESS_ALL = "all"
 
 
 SERVICE_KEY = "secrets/service.key"
-_known: dict[str, bytes] = {}  # PostgreSQL mode: the key, by database (it never changes)
 
 
-def service_key(settings: Settings) -> bytes:
-    if settings.database_url is not None and settings.database_url in _known:
-        return _known[settings.database_url]
+def _read_service_key(settings: Settings) -> bytes:
+    """The key tokens are made with, made on first use (the first writer's, when several
+    make it at once)."""
     records = store.of(settings)
     data = records.read(SERVICE_KEY)
     if data is None:
         data = records.create(SERVICE_KEY, (secrets.token_hex(32) + "\n").encode("ascii"))
-    key = bytes.fromhex(data.decode("ascii").strip())
-    if settings.database_url is not None:
-        _known[settings.database_url] = key
-    return key
+    return bytes.fromhex(data.decode("ascii").strip())
+
+
+class _ServiceKey(Protocol):
+    def get(self) -> bytes: ...
+
+
+SERVICE_KEY_KIND: backend.Kind[_ServiceKey] = backend.Kind("mail.service_key")
+
+
+class _ServiceKeyFile:
+    """The embedded mode's key: its file, read each time it is needed."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def get(self) -> bytes:
+        return _read_service_key(self.settings)
+
+
+class _KeptServiceKey:
+    """PostgreSQL mode's key: a row every node reads, which never changes once made, so
+    it is read once (a row read per token checked would cost every request a query)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._key: bytes | None = None
+
+    def get(self) -> bytes:
+        if self._key is None:
+            self._key = _read_service_key(self.settings)
+        return self._key
+
+
+def service_key(settings: Settings) -> bytes:
+    found = backend.of(settings).service(SERVICE_KEY_KIND, _ServiceKeyFile, _KeptServiceKey)
+    return found.get()
 
 
 class Standing(Enum):

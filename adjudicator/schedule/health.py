@@ -26,6 +26,7 @@ from pathlib import Path
 from adjudicator.games import needs_host
 from adjudicator.games.registry import folder_id
 from adjudicator.games.repo import GameRepo
+from adjudicator.home import backend
 from adjudicator.home.settings import Settings
 from adjudicator.schedule.clock import Waiting, waiting
 from adjudicator.schedule.scheduler import (
@@ -46,7 +47,7 @@ def lag_seconds(settings: Settings, now: datetime | None = None) -> float:
     """Seconds since the most overdue deadline that has not been played (at `now`,
     default the real time); 0 when none is overdue."""
     now = now or utc_now()
-    if settings.database_url is not None:
+    if backend.of(settings).several_nodes:  # the deadlines are the leader's jobs
         due = _earliest_deadline_job(settings)
     else:
         due = _earliest_deadline(settings, now)

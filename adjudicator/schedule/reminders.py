@@ -23,7 +23,10 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import SOURCE, Words, words_for
-from adjudicator.mail import outgoing, tokens
+from adjudicator.mail import outbox, tokens
+from adjudicator.mail.compose.messages import MAIL_POLICY, list_headers, make_message_id
+from adjudicator.mail.outbox.common import DEADLINE_HEADER
+from adjudicator.mail.threads import thread_of
 from adjudicator.schedule.clock import Waiting, default_lines, waiting
 from adjudicator.schedule.turnmail import mail_clock
 
@@ -133,7 +136,7 @@ def compose_reminder(
         )
     )
     lines += ["", how, away]
-    message = EmailMessage(policy=outgoing.MAIL_POLICY)
+    message = EmailMessage(policy=MAIL_POLICY)
     message["From"] = settings.mail_from
     message["To"] = formataddr((entry.name, entry.email))
     message["Reply-To"] = tokens.reply_address(settings, game.id, entry.name.lower())
@@ -143,24 +146,24 @@ def compose_reminder(
     message["Date"] = format_datetime(now.astimezone(UTC), usegmt=True)
     # Random, but in the form of the service's own (the move the decision began with), so
     # that a reply to it tells which position it answers (adjudicator/mail/staleness.py).
-    message["Message-ID"] = outgoing.make_message_id(settings, game.id, pending.move, entry.name)
+    message["Message-ID"] = make_message_id(settings, game.id, pending.move, entry.name)
     message["Auto-Submitted"] = "auto-generated"
     message["X-Pamir-Game"] = game.id
     message["X-Pamir-Player"] = entry.name.lower()
     message["X-Pamir-Move"] = str(pending.move)
     message["X-Pamir-Kind"] = "reminder"
     # In the player's thread of the game, as an answer to the last report.
-    thread = outgoing.thread_of(settings, game.id, entry.name)
+    thread = thread_of(settings, game.id, entry.name)
     if thread.get("root"):
         parent = thread.get("last") or thread["root"]
         message["In-Reply-To"] = parent
         chain = [thread["root"]] if parent == thread["root"] else [thread["root"], parent]
         message["References"] = " ".join(chain)
-    for header, value in outgoing.list_headers(settings, game.id, entry.name).items():
+    for header, value in list_headers(settings, game.id, entry.name).items():
         message[header] = value
     # Not sent once the deadline has passed (a mail server down meanwhile): the report of
     # what was played for the player tells them instead.
-    message[outgoing.DEADLINE_HEADER] = pending.clock.deadline.isoformat()
+    message[DEADLINE_HEADER] = pending.clock.deadline.isoformat()
     message.set_content("\n".join(lines) + "\n")
     return message
 
@@ -178,7 +181,7 @@ def send_reminders(settings: Settings, repo: GameRepo, now: datetime) -> list[st
     names = {n.lower() for n in snapshot(repo).game.names}
     players = [p for p in pending.players if p.lower() in names]  # not an automated seat
     for player in players:
-        path = outgoing.queue(settings, compose_reminder(settings, repo, pending, player, now))
+        path = outbox.queue(settings, compose_reminder(settings, repo, pending, player, now))
         log.info("reminder to %s of %s written to %s", player, pending.game_id, path)
     store.of(settings).write(_marker(pending.game_id), (reminder_key(pending) + "\n").encode())
     return players

@@ -66,7 +66,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import locks, metrics
 from adjudicator.home.locks import Leadership
 from adjudicator.home.settings import Settings
-from adjudicator.mail import digests, ledger, outgoing
+from adjudicator.mail import digests, ledger, outbox
 from adjudicator.mail.operator import alert_operator
 from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
 from adjudicator.schedule.reminders import already_reminded, send_reminders
@@ -676,7 +676,7 @@ def poll(scheduler: GameScheduler, settings: Settings) -> None:
 def retry_outbox(settings: Settings, now: datetime | None = None) -> None:
     """Deliver the messages that are due (at `now`, default the real time)."""
     try:
-        outgoing.deliver(settings, now)
+        outbox.deliver(settings, now)
     except Exception:
         log.exception("delivering the outbox failed")
 

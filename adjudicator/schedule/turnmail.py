@@ -18,24 +18,25 @@ from adjudicator.games.deadlines import clock
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
+from adjudicator.mail.compose.messages import message_key
 from adjudicator.schedule.clock import Waiting, read_deadlines
 
 
 def turn_mail_prefix(pending: Waiting, player: str) -> str:
     """The start of the key of `player`'s report of the move that began the decision."""
-    return outgoing.message_key(pending.game_id, pending.move, player, "report", "")
+    return message_key(pending.game_id, pending.move, player, "report", "")
 
 
 def is_turn_mail_pending(settings: Settings, pending: Waiting) -> bool:
     """Whether the turn mail of a player who must decide still waits in the outbox."""
-    return any(outgoing.is_pending(settings, turn_mail_prefix(pending, p)) for p in pending.players)
+    return any(outbox.is_pending(settings, turn_mail_prefix(pending, p)) for p in pending.players)
 
 
 def turn_mail_accepted(settings: Settings, pending: Waiting) -> datetime | None:
     """When the server took the last of the deciding players' turn mails, if it did."""
     times = [
-        outgoing.accepted_at(settings, pending.game_id, turn_mail_prefix(pending, p))
+        outbox.accepted_at(settings, pending.game_id, turn_mail_prefix(pending, p))
         for p in pending.players
     ]
     return max((t for t in times if t is not None), default=None)

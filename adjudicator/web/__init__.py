@@ -21,28 +21,15 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import PackageLoader
 
-from adjudicator.home import logs
+from adjudicator.home import backend, logs
 from adjudicator.home.settings import Settings, load_settings
+from adjudicator.web.context import DEFAULT_BODY_BYTES, SECURITY_HEADERS, SETTINGS_KEY
 from adjudicator.web.requests_log import RequestLog
 
 if TYPE_CHECKING:
     from flask import Flask
 
 log = logging.getLogger(__name__)
-SETTINGS_KEY = "pamir.settings"
-# Nothing on the pages runs script or loads anything from elsewhere: the one stylesheet
-# comes from this site, and no page may be framed. So even markup that slipped past the
-# sanitizer could not run (docs/web.md).
-SECURITY_HEADERS = {
-    "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
-        "form-action 'none'; frame-ancestors 'none'"
-    ),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-# Bodies no route asks for more of; the routes that take one set their own limit.
-DEFAULT_BODY_BYTES = 1_000_000
 
 
 def _rebuild(settings: Settings) -> None:
@@ -57,10 +44,12 @@ def _rebuild(settings: Settings) -> None:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """The application. Lower-case keys of `config` override settings (e.g. `home`);
     upper-case keys go to Flask's own config (e.g. `TESTING`)."""
+    # Flask and the blueprints are imported here, not at the top: the commands that import
+    # this package for its settings alone (the CLI's parser) start without loading them.
     from flask import Flask, Response, jsonify
 
     from adjudicator.forge import contact
-    from adjudicator.home import database, nodes
+    from adjudicator.home import database
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.languages import install as install_languages
     from adjudicator.web.metrics import bp as metrics
@@ -78,9 +67,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if not logs.configured():
         logs.configure(settings.log_level, settings.log_format)
     # PostgreSQL mode: a node whose database lacks the schema it needs does not start.
-    database.require_schema(settings)
-    nodes.start_heartbeat(settings)
-    if settings.database_url is not None:
+    serving = backend.of(settings)
+    serving.start()
+    if serving.several_nodes:
         # A node that starts empty clones the registry's games from their forges in the
         # background; whatever asks for a game first clones it then (games/hosting.py).
         threading.Thread(target=_rebuild, args=(settings,), daemon=True).start()
@@ -110,11 +99,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     @app.get("/healthz")
     def healthz() -> Any:
-        if settings.database_url is None:
+        if not serving.several_nodes:
             return jsonify(status="ok", games=settings.games_dir.is_dir())
         # In PostgreSQL mode a node that cannot reach the database cannot take a move: the
         # load balancer is told so (503) and sends players to the other nodes.
-        problem = database.problem(settings)
+        problem = serving.problem()
         # The forge as this node last fetched from it: reported, not a reason to take the
         # node out of the load balancer (every node shares the forge).
         return jsonify(
@@ -126,30 +115,3 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         ), (200 if problem is None else 503)
 
     return app
-
-
-def current_settings() -> Settings:
-    """The settings of the application handling the current request."""
-    from flask import current_app
-
-    settings: Settings = current_app.extensions[SETTINGS_KEY]
-    return settings
-
-
-def read_body(limit: int) -> bytes | None:
-    """The current request's body, or None when it is longer than `limit` bytes.
-
-    The limit holds while the body streams in, chunked ones too: Werkzeug stops reading at
-    `limit` bytes, so an oversized body is never held in memory whole.
-    """
-    from flask import request
-    from werkzeug.exceptions import RequestEntityTooLarge
-
-    # One byte more than allowed: Werkzeug's limited stream stops quietly at its limit (it
-    # raises only on a later read), so a body that reaches limit + 1 is known too long.
-    request.max_content_length = limit + 1
-    try:
-        body = request.get_data(cache=False)
-    except RequestEntityTooLarge:  # a Content-Length over the limit: nothing was read
-        return None
-    return body if len(body) <= limit else None

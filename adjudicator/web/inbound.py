@@ -17,7 +17,7 @@ from adjudicator.home import metrics
 from adjudicator.mail.answers import answer, without_paths
 from adjudicator.mail.incoming import ForgeUnavailable, handle_message
 from adjudicator.mail.signatures import DnsUnavailable
-from adjudicator.web import current_settings, read_body
+from adjudicator.web.context import current_settings, read_body
 
 bp = Blueprint("inbound", __name__, url_prefix="/inbound")
 log = logging.getLogger(__name__)

@@ -19,12 +19,12 @@ from prometheus_client import CONTENT_TYPE_PLAIN_0_0_4, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from adjudicator.home import metrics
+from adjudicator.home import backend, metrics
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
+from adjudicator.mail import outbox
 from adjudicator.schedule import health
 from adjudicator.schedule.scheduler import utc_now
-from adjudicator.web import current_settings
+from adjudicator.web.context import current_settings
 
 bp = Blueprint("metrics", __name__)
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class _Read:
 
     def collect(self) -> Iterator[Metric]:
         parts: list[Callable[[], Iterable[Metric]]] = [self.outbox, self.scheduler]
-        if self.settings.database_url is not None:
+        if backend.of(self.settings).several_nodes:  # a leader among them
             parts.append(self.leader)
         for part in parts:
             try:
@@ -61,7 +61,7 @@ class _Read:
             yield from found
 
     def outbox(self) -> Iterator[Metric]:
-        backlog = outgoing.backlog(self.settings)
+        backlog = outbox.backlog(self.settings)
         age = (utc_now() - backlog.oldest).total_seconds() if backlog.oldest else 0.0
         yield GaugeMetricFamily(
             "pamir_outbox_pending_messages",

@@ -43,10 +43,10 @@ from adjudicator.games.snapshot import (
     read_state,
     snapshot,
 )
-from adjudicator.mail.outgoing import undeliverable
+from adjudicator.mail.outbox import undeliverable
 from adjudicator.schedule.clock import read_deadlines, waiting
 from adjudicator.schedule.turnmail import enforced_deadline
-from adjudicator.web import current_settings
+from adjudicator.web.context import current_settings
 from adjudicator.web.languages import page_words
 from adjudicator.web.rendering import FILTERS, report_html
 

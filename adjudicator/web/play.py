@@ -44,9 +44,9 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
-from adjudicator.mail import ledger, outgoing, tokens
+from adjudicator.mail import ledger, outbox, tokens
 from adjudicator.mail.incoming import push_to_forge
-from adjudicator.web import SECURITY_HEADERS, current_settings, read_body
+from adjudicator.web.context import SECURITY_HEADERS, current_settings, read_body
 from adjudicator.web.languages import plain, use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
 
@@ -260,6 +260,6 @@ def _adjudicate(
 
 def _deliver(settings: Settings) -> None:
     try:
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     except Exception:  # the outbox keeps the messages; the scheduler's outbox job retries
         log.exception("delivering the outbox failed")

@@ -19,7 +19,7 @@ import threading
 from types import FrameType
 from typing import TYPE_CHECKING, Protocol
 
-from adjudicator.home import nodes
+from adjudicator.home import backend
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
 from adjudicator.schedule.scheduler import run_forever
@@ -69,7 +69,7 @@ class Background:
         self.thread.join(self.STARTUP_SECONDS)
         if self.problem is not None:
             return f"without a scheduler: {self.problem}"
-        if self.settings.database_url is not None:
+        if backend.of(self.settings).several_nodes:
             return "with the scheduler when this node is elected to run it"
         return "with the scheduler"
 
@@ -164,7 +164,8 @@ def _allow_descriptors(wanted: int) -> None:
 def serve(host: str, port: int, *, scheduler: bool = True, dev: bool = False) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM). Port 0 picks a free port; the address
     actually used is printed. `dev`: Werkzeug's development server instead of waitress."""
-    from adjudicator.web import create_app, current_settings
+    from adjudicator.web import create_app
+    from adjudicator.web.context import current_settings
 
     app = create_app()
     with app.app_context():
@@ -189,5 +190,5 @@ def serve(host: str, port: int, *, scheduler: bool = True, dev: bool = False) ->
         signal.signal(signal.SIGTERM, previous)
         server.close()
         background.stop()
-        nodes.stop_heartbeat(settings)
+        backend.of(settings).stop()
     print("pamir: stopped", flush=True)

@@ -40,13 +40,13 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
-from adjudicator.home import database
+from adjudicator.home import backend, database
 from adjudicator.home.files import read_json, write_atomically
 from adjudicator.home.settings import Settings
-from adjudicator.mail import ledger, outgoing
+from adjudicator.mail import ledger, outbox
 from adjudicator.mail.answers import without_paths
 from adjudicator.mail.operator import alert_operator
-from adjudicator.web import current_settings, read_body
+from adjudicator.web.context import current_settings, read_body
 
 MAX_BODY_BYTES = 5_000_000
 DELIVERIES_KEPT = 2_000
@@ -185,10 +185,16 @@ class DatabaseDeliveryLog:
             )
 
 
-def deliveries(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
-    if settings.database_url is not None:
-        return DatabaseDeliveryLog(settings)
+DELIVERIES: backend.Kind[DeliveryLog | DatabaseDeliveryLog] = backend.Kind("web.deliveries")
+
+
+def _file_log(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
     return DeliveryLog(settings.home / "webhooks" / "deliveries.txt")
+
+
+def deliveries(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
+    """The log of the deliveries answered: a file, or in PostgreSQL mode a table."""
+    return backend.of(settings).service(DELIVERIES, _file_log, DatabaseDeliveryLog)
 
 
 def _reply(status: int, **fields: Any) -> tuple[Response, int]:
@@ -250,7 +256,7 @@ def _synchronize(
             # some unqueued), before anything new.
             ledger.reconcile(settings, repo)
             if key is not None and log_.seen(key):  # the same answer as the first time
-                if settings.database_url is None:
+                if not backend.of(settings).several_nodes:
                     return _reply(
                         200,
                         **(log_.outcome(key) or {"game": game_id, "delivery": delivery}),
@@ -297,7 +303,7 @@ def _outcome(game_id: str, delivery: str | None, done: remote.Update) -> dict[st
 
 def _deliver(settings: Settings) -> None:
     try:
-        outgoing.deliver(settings)
+        outbox.deliver(settings)
     except Exception:  # the outbox keeps the messages; the scheduler's outbox job retries
         log.exception("delivering the outbox failed")
 

@@ -1,8 +1,8 @@
 """The outbox in PostgreSQL mode: the table `pamir_outbox` (docs/cluster.md).
 
-`adjudicator.mail.outgoing` keeps the outbox as files under PAMIR_HOME/outbox/ with no
-database configured; with one, its outbox functions hand over to these, which keep the
-same rules in rows: a message is queued once per key (the key is unique), sent when due,
+With no database configured the outbox is files under PAMIR_HOME/outbox/
+(`adjudicator.mail.outbox.files`); with one, it is `TableOutbox`, which keeps the same
+rules in rows: a message is queued once per key (the key is unique), sent when due,
 retried with the same back-off, refused for good (state `failed`, the operator alerted
 once), dropped when its deadline passed (`expired`), and the time the server accepted it is
 kept in the row (`accepted_at`).
@@ -26,7 +26,8 @@ PAMIR_HOME/outbox/written/ (as in embedded mode, for an operator to read) and ma
 `written`. The paths these functions return name the rows as the files would be named
 (`PAMIR_HOME/outbox/STATE/NAME.eml`); only written messages exist as files.
 
-Imported only in PostgreSQL mode, so that the embedded mode never loads the database client.
+Imported only in PostgreSQL mode (`adjudicator.mail.outbox.of`), so that the embedded mode
+never loads the database client.
 """
 
 from __future__ import annotations
@@ -51,18 +52,31 @@ from adjudicator.home import database
 from adjudicator.home.faults import fault
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
-from adjudicator.mail import outgoing
-from adjudicator.mail.outgoing import (
+from adjudicator.mail.outbox.common import (
     EXPIRED,
     FAILED,
+    MAX_RETRY_SECONDS,
     PENDING,
     SENT,
     WRITTEN,
     Backlog,
     DeliveryReport,
+    Tally,
     Undeliverable,
+    Waiting,
+    alert_failure,
+    crlf,
+    deadline_passed,
+    envelope,
+    failure_record,
+    header_block,
+    message_bytes,
+    permanent_refusal,
+    retry_delay,
 )
+from adjudicator.mail.outbox.folders import state_folder
 from adjudicator.mail.sessions import SessionLost, send_over_sessions
+from adjudicator.mail.smtp import connect
 
 log = logging.getLogger(__name__)
 
@@ -109,13 +123,11 @@ def queue_many(
     for message, key in messages:
         if key not in rows:  # names a microsecond apart keep the order given
             at = stamp + timedelta(microseconds=len(rows))
-            headers = (
-                message if isinstance(message, EmailMessage) else outgoing.header_block(message)
-            )
+            headers = message if isinstance(message, EmailMessage) else header_block(message)
             game = str(headers.get("X-Pamir-Game", "pamir"))
             player = str(headers.get("X-Pamir-Player", "someone"))
             name = f"{at.strftime('%Y%m%dT%H%M%S%f')}-{key}.eml"
-            rows[key] = (key, name, game, player, outgoing._bytes(message))
+            rows[key] = (key, name, game, player, message_bytes(message))
     if not rows:
         return []
     with database.connection(settings) as connection:
@@ -179,16 +191,6 @@ def backlog(settings: Settings) -> Backlog:
     assert pending is not None and failed is not None
     oldest = pending[1] if isinstance(pending[1], datetime) else None
     return Backlog(int(str(pending[0])), int(str(failed[0])), oldest)
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A pending message that failed before: how often, when it is tried next, and why."""
-
-    name: str
-    attempts: int
-    next_attempt: datetime | None
-    last_error: str | None
 
 
 def retries(settings: Settings) -> list[Waiting]:
@@ -302,7 +304,7 @@ class Claims:
     def defer(self, row: Row, error: str) -> None:
         """Let go of a claimed row, to be tried again after the back-off."""
         attempts = int(row[3]) + 1
-        later = self.now + timedelta(seconds=outgoing.retry_delay(self.settings, attempts))
+        later = self.now + timedelta(seconds=retry_delay(self.settings, attempts))
         with database.connection(self.settings) as connection:
             connection.execute(
                 "UPDATE pamir_outbox SET attempts = %s, next_attempt = %s, last_error = %s,"
@@ -345,12 +347,12 @@ class Claims:
     def defer_all(self, error: str) -> list[Path]:
         """Put off every due message no one holds (the mail server cannot be reached)."""
         values = {**self._values(), "error": error, "first": self.settings.outbox_retry_seconds}
-        # outgoing.retry_delay in one statement: SET reads the attempts before the increment.
+        # retry_delay in one statement: SET reads the attempts before the increment.
         with database.connection(self.settings) as connection:
             rows = connection.execute(
                 "UPDATE pamir_outbox SET attempts = attempts + 1, last_error = %(error)s,"
                 " next_attempt = %(now)s + least(%(first)s * power(2, attempts),"
-                f" {outgoing.MAX_RETRY_SECONDS}) * interval '1 second'"
+                f" {MAX_RETRY_SECONDS}) * interval '1 second'"
                 " WHERE " + _DUE + " RETURNING name",
                 values,
             ).fetchall()
@@ -401,7 +403,7 @@ class _Claimed:
 def _send_claimed(settings: Settings, claims: Claims, first: Row, report: DeliveryReport) -> None:
     """Send `first` and the rows claimed after it over up to `smtp_connections` sessions,
     each recipient's in order (adjudicator.mail.sessions), claiming one row at a time."""
-    tally = outgoing.Tally()
+    tally = Tally()
     unsent = [_Claimed(first, time.monotonic())]
 
     def source() -> _Claimed | None:
@@ -421,9 +423,9 @@ def _send_claimed(settings: Settings, claims: Claims, first: Row, report: Delive
     try:
         outcome = send_over_sessions(
             min(settings.smtp_connections, 1 + claims.count_due(settings.smtp_connections)),
-            lambda: outgoing.connect(settings),
+            lambda: connect(settings),
             source,
-            lambda claimed: outgoing._envelope(settings, bytes(claimed.row[2]))[1],
+            lambda claimed: envelope(settings, bytes(claimed.row[2]))[1],
             send,
             lose,
         )
@@ -446,34 +448,32 @@ def _send_claimed(settings: Settings, claims: Claims, first: Row, report: Delive
 
 
 def _write(settings: Settings, claims: Claims, row: Row) -> Path:
-    target = outgoing.outbox(settings, WRITTEN) / str(row[1])
+    target = state_folder(settings, WRITTEN) / str(row[1])
     write_atomically(target, bytes(row[2]))
     claims.finish(row, WRITTEN)
     log.info("no smtp_host configured: mail written to %s", target)
     return target
 
 
-def _send(
-    settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, tally: outgoing.Tally
-) -> None:
+def _send(settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, tally: Tally) -> None:
     """Send one claimed message; `SessionLost` when the SMTP session broke (the message is
     deferred, and so are the others the session had left)."""
     name, data, order = str(row[1]), bytes(row[2]), int(row[0])
-    sender, recipients = outgoing._envelope(settings, data)
-    if outgoing._deadline_passed(data, claims.now):
+    sender, recipients = envelope(settings, data)
+    if deadline_passed(data, claims.now):
         claims.finish(row, EXPIRED)
         tally.add(order, "expired", _path(settings, EXPIRED, name))
         log.info("mail %s not sent: its deadline has passed", name)
         return
     try:
-        smtp.sendmail(sender, recipients, outgoing._crlf(data))
+        smtp.sendmail(sender, recipients, crlf(data))
     except (
         smtplib.SMTPRecipientsRefused,
         smtplib.SMTPSenderRefused,
         smtplib.SMTPDataError,
     ) as error:
         tally.add(order, "errors", f"{name}: {error}")
-        permanent = outgoing.permanent_refusal(error)
+        permanent = permanent_refusal(error)
         if permanent is None:
             claims.defer(row, str(error))
             tally.add(order, "deferred", _path(settings, PENDING, name))
@@ -495,9 +495,64 @@ def _send(
 
 
 def _fail(settings: Settings, claims: Claims, row: Row, reason: str, recipients: list[str]) -> Path:
-    record = outgoing.failure_record(bytes(row[2]), reason, recipients, claims.now)
+    record = failure_record(bytes(row[2]), reason, recipients, claims.now)
     target = _path(settings, FAILED, str(row[1]))
-    outgoing.alert_failure(settings, target, record)
+    alert_failure(
+        settings, TableOutbox(settings), target.name, TableOutbox.where_named(target), record
+    )
     claims.finish(row, FAILED, failure=json.dumps(record), last_error=reason)
     log.error("mail %s to %s cannot be delivered: %s", row[1], ", ".join(recipients), reason)
     return target
+
+
+class TableOutbox:
+    """The outbox as the rows of `pamir_outbox` (PostgreSQL mode)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    @staticmethod
+    def where_named(path: Path) -> str:
+        return f"{path.name} (table pamir_outbox)"
+
+    def where(self, path: Path) -> str:
+        return self.where_named(path)
+
+    def listing(self) -> str:
+        return "table pamir_outbox"
+
+    def counts(self) -> dict[str, int]:
+        return counts(self.settings)
+
+    def retries(self) -> list[Waiting]:
+        return retries(self.settings)
+
+    def failures(self) -> list[tuple[str, dict[str, Any]]]:
+        return failures(self.settings)
+
+    def messages_in(self, state: str) -> list[Path]:
+        return messages_in(self.settings, state)
+
+    def backlog(self) -> Backlog:
+        return backlog(self.settings)
+
+    def queued(self, key: str) -> Path | None:
+        return queued(self.settings, key)
+
+    def queue(self, message: EmailMessage, key: str | None = None) -> Path:
+        return queue(self.settings, message, key)
+
+    def queue_many(self, messages: Sequence[tuple[EmailMessage | bytes, str]]) -> list[Path]:
+        return queue_many(self.settings, messages)
+
+    def undeliverable(self, game_id: str) -> list[Undeliverable]:
+        return undeliverable(self.settings, game_id)
+
+    def accepted_at(self, game_id: str, prefix: str) -> datetime | None:
+        return accepted_at(self.settings, game_id, prefix)
+
+    def is_pending(self, prefix: str) -> bool:
+        return is_pending(self.settings, prefix)
+
+    def deliver(self, now: datetime, force: bool) -> DeliveryReport:
+        return deliver(self.settings, now, force)

@@ -1,0 +1,254 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from email import policy
+from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
+from email.message import EmailMessage
+from email.policy import Policy
+from email.utils import formataddr, formatdate, parseaddr
+from functools import lru_cache
+from html import escape
+from typing import Any
+
+from adjudicator.games.registry import open_game
+from adjudicator.games.safehtml import markdown_html
+from adjudicator.games.snapshot import snapshot
+from adjudicator.home.settings import Settings
+from adjudicator.home.translations import N_, Words
+from adjudicator.mail import tokens
+from adjudicator.mail.pictures import Picture
+
+# Where the report's Markdown puts the board (templates/report.md.j2); in mail, the picture.
+BOARD_ALT = N_("The board after this move, drawn in board.svg")
+
+
+def board_paragraph(words: Words) -> str:
+    return f"<p><span>{escape(words(BOARD_ALT))}</span></p>"
+
+
+def subject_for(game_id: str) -> str:
+    """The subject of every report of a game: one subject keeps each player's thread whole
+    in mail clients that group by subject as well as by References."""
+    return f"Pax Pamir game {game_id}"
+
+
+def message_domain(settings: Settings) -> str:
+    address = parseaddr(settings.mail_from)[1]
+    domain = address.rpartition("@")[2]
+    return domain or settings.reply_domain
+
+
+def make_message_id(
+    settings: Settings, game_id: str, number: int, player: str, key: str | None = None
+) -> str:
+    """`<GAME.NNNN.PLAYER.TOKEN@DOMAIN>`: unique, and telling what the message is about.
+
+    NNNN is the last adjudicated move as the message shows the game (a report's or a
+    confirmation's own move; for any other message, the move the game was at), by which a
+    reply tells which position it answers (adjudicator/mail/staleness.py). TOKEN is random,
+    or with a `key` (see `message_key`) derived from it: a message queued again after a
+    crash then has the same Message-ID as the first time.
+    """
+    token = secrets.token_hex(8)
+    if key is not None:
+        token = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+    return f"<{game_id}.{number:04d}.{player.lower()}.{token}@{message_domain(settings)}>"
+
+
+def message_key(game_id: str, number: int, player: str, kind: str, ref: str) -> str:
+    """The name a message has whenever it is queued: the game, the move, the recipient,
+    what kind of message (report, confirmation, refusal) and what it is about (a commit,
+    or the hash of an inbound message). Queuing a message whose key is in the outbox
+    already does nothing, so the mails of one commit can be queued any number of times."""
+    return f"{game_id}-{number:04d}-{player.lower()}-{kind}-{ref[:12]}"
+
+
+def render_html(markdown_text: str) -> str:
+    """The HTML alternative: the Markdown rendered, with tables, in a minimal page.
+
+    It renders through the same sanitizing renderer as the web pages: reports quote what
+    players wrote (a note, a rollback's reason, a refused line), which must become neither
+    markup nor a script link, and images become their alt text, so that no remote image
+    tells anyone when a player opened the mail.
+    """
+    return html_page(markdown_html(markdown_text, label_tables=False))
+
+
+# Mail clients honour little CSS, and only in the head: a frame per card face and a margin
+# are all the faces need; unstyled they are still paragraphs that read well.
+MAIL_STYLE = (
+    "table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}"
+    ".card{border:1px solid #999;border-radius:6px;padding:2px 10px;margin:6px 0;"
+    "max-width:36em}.card p{margin:4px 0}.card-name{font-weight:bold}"
+)
+
+
+def html_page(body: str) -> str:
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
+        f"<style>{MAIL_STYLE}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+def player_email(settings: Settings, game_id: str, player: str) -> tuple[str, str]:
+    """The player's name as game.toml spells it, and their email address."""
+    repo = open_game(settings, game_id)
+    try:
+        entry = snapshot(repo).game.player(player)
+    finally:
+        repo.repo.close()
+    return entry.name, entry.email
+
+
+def compose(
+    settings: Settings,
+    game_id: str,
+    player: str,
+    subject: str,
+    markdown_text: str,
+    *,
+    thread_root: str,
+    in_reply_to: str | None,
+    number: int = 0,
+    message_id: str | None = None,
+    to: str | None = None,
+    html: str | None = None,
+    picture: Picture | None = None,
+) -> EmailMessage:
+    """One message to one player: the Markdown as text/plain, its HTML as text/html
+    (`html`, when the caller rendered it already). A `picture` goes with the HTML in a
+    multipart/related part; the HTML shows it by its Content-ID.
+
+    `thread_root` is the Message-ID of the player's first message in this game (pass the
+    new message's own `message_id` to start the thread); `in_reply_to` the message this one
+    follows (default: the root). `to` is the player's address (default: from game.toml).
+    """
+    name = player
+    if to is None:
+        name, to = player_email(settings, game_id, player)
+    own = message_id or make_message_id(settings, game_id, number, player)
+    message = EmailMessage(policy=MAIL_POLICY)
+    message["From"] = address_header("From", settings.mail_from)
+    message["To"] = address_header("To", formataddr((name, to)))
+    message["Reply-To"] = address_header(
+        "Reply-To", tokens.reply_address(settings, game_id, player.lower())
+    )
+    message["Subject"] = subject
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = own
+    if thread_root != own:
+        parent = in_reply_to or thread_root
+        message["In-Reply-To"] = parent
+        chain = [thread_root] if parent == thread_root else [thread_root, parent]
+        message["References"] = " ".join(chain)
+    # RFC 3834: automatic messages; well-behaved auto-responders do not answer them.
+    message["Auto-Submitted"] = "auto-generated"
+    message["X-Pamir-Game"] = game_id
+    message["X-Pamir-Player"] = player.lower()
+    message["X-Pamir-Move"] = str(number)
+    for header, value in list_headers(settings, game_id, player).items():
+        message[header] = value
+    message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
+    html = html if html is not None else render_html(markdown_text)
+    message.add_alternative(html, subtype="html", cte="quoted-printable")
+    if picture is not None:
+        attach_picture(message, picture)
+    return message
+
+
+@lru_cache(maxsize=1024)
+def address_header(name: str, value: str) -> Any:
+    """The header `message[name] = value` would store, parsed once per distinct value:
+    parsing an address costs about half a millisecond, three times a message, and the
+    sender's, each player's and each reply address repeat from message to message. The
+    policy stores a header object given to it as it is; none is changed once made."""
+    return policy.default.header_factory(name, value)
+
+
+def attach_picture(message: EmailMessage, picture: Picture) -> None:
+    """Put `picture` beside the message's HTML part, which becomes multipart/related (as
+    `add_related` makes it; the picture's part is made once for all of its messages)."""
+    html_part = message.get_body(preferencelist=("html",))
+    assert isinstance(html_part, EmailMessage)
+    html_part.make_related()
+    html_part.attach(_picture_part(picture))
+
+
+@lru_cache(maxsize=4)
+def _picture_part(picture: Picture) -> EmailMessage:
+    """The picture's MIME part, encoded in base64 once: every player's report of an
+    adjudication shows the same picture. Parts are only read once made (when the messages
+    are written out), so the messages can share it."""
+    part = EmailMessage(policy=policy.default)
+    part.set_content(
+        picture.png,
+        maintype="image",
+        subtype="png",
+        cid=f"<{picture.cid}>",
+        disposition="inline",
+        filename="board.png",
+    )
+    return part
+
+
+@lru_cache(maxsize=256)
+def mail_html(markdown_text: str) -> str:
+    """A block of Markdown as the mail's HTML, rendered once per distinct text: the report
+    is the same for all who read its language, and a player's instructions repeat from
+    move to move."""
+    return markdown_html(markdown_text, label_tables=False)
+
+
+class _OneLineHeader(UnstructuredHeader, BaseHeader):
+    """A header written out on one line as it stands, never folded or made an encoded
+    word: RFC 2369's List-Unsubscribe, whose `<mailto:...>` mail programs read as it is
+    (no whitespace may be put inside the brackets, and `=?utf-8?q?=3Cmailto...?=`, which
+    the email package wrote for a value longer than a line, is no URL at all). A value
+    that is not ASCII or longer than a header line may be is left to the usual folding."""
+
+    def fold(self, *, policy: Policy) -> str:
+        text = str(self)
+        if not text.isascii() or len(self.name) + 2 + len(text) > MAX_HEADER_LINE:
+            return super().fold(policy=policy)
+        return f"{self.name}: {text}{policy.linesep}"
+
+
+MAX_HEADER_LINE = 998  # RFC 5322 2.1.1: characters a line may have, its CRLF not counted
+
+
+_HEADERS = HeaderRegistry()
+
+
+_HEADERS.map_to_type("list-unsubscribe", _OneLineHeader)
+
+
+MAIL_POLICY = policy.default.clone(header_factory=_HEADERS)  # of every message the service makes
+
+
+def list_headers(settings: Settings, game_id: str, player: str) -> dict[str, str]:
+    """RFC 2919's List-Id, which mail programs sort and filter a game's mail by, and RFC
+    2369's List-Unsubscribe: for a game one is playing that means fewer messages, so it
+    asks, by mail, for only the turns that are the player's (`settings notify turns`)."""
+    address = tokens.reply_address(settings, game_id, player.lower())
+    return {
+        "List-Id": f"Pax Pamir game {game_id} <{game_id}.games.{settings.reply_domain}>",
+        "List-Unsubscribe": f"<mailto:{address}?subject=settings%20notify%20turns"
+        "&body=settings%20notify%20turns>",
+    }
+
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def one_line(value: str | None) -> str | None:
+    """A header value taken from someone's mail, safe to use in ours: encoded words may
+    decode to CR or LF (`=?utf-8?q?hi=0D=0ABcc:_x?=`), which the email package refuses
+    in a header (and which would inject one); control characters become spaces."""
+    if value is None:
+        return None
+    return " ".join(CONTROL.sub(" ", value).split()) or None

@@ -1,0 +1,87 @@
+"""What became of each inbound message, by game and key (adjudicator/mail/ledger.py).
+
+A record is {"status": "pending" | "accepted" | "refused", ...}: written as pending before
+the message's move is submitted, and as what became of it after, so that a message
+delivered again (the mail server retries after a crash, or a copy arrives) is answered as
+the first time and never played twice. The embedded mode keeps each as a file,
+PAMIR_HOME/mail/inbound/GAME/KEY; PostgreSQL mode as a row of `pamir_inbound_messages`
+(the game and key its primary key), which every node sees. The backend picks one once
+(adjudicator/home/backend.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Protocol
+
+from adjudicator.home import backend, database
+from adjudicator.home.files import write_atomically
+from adjudicator.home.settings import Settings
+
+Record = dict[str, Any]
+
+
+class InboundRecords(Protocol):
+    def read(self, game_id: str, key: str) -> Record | None:
+        """The message's record; {} for one handled before records were kept; None when
+        the message is new."""
+        ...
+
+    def write(self, game_id: str, key: str, record: Record) -> None: ...
+
+
+class FileInboundRecords:
+    """Records as files: PAMIR_HOME/mail/inbound/GAME/KEY."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.folder = settings.home / "mail" / "inbound"
+
+    def path(self, game_id: str, key: str) -> Path:
+        return self.folder / game_id / key
+
+    def read(self, game_id: str, key: str) -> Record | None:
+        path = self.path(game_id, key)
+        if not path.exists():
+            return None
+        text = path.read_text(encoding="utf-8").strip()
+        record: Record = json.loads(text) if text else {}
+        return record
+
+    def write(self, game_id: str, key: str, record: Record) -> None:
+        data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+        write_atomically(self.path(game_id, key), data.encode())
+
+
+class TableInboundRecords:
+    """Records as rows of `pamir_inbound_messages` (PostgreSQL mode)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def read(self, game_id: str, key: str) -> Record | None:
+        with database.connection(self.settings) as connection:
+            row = connection.execute(
+                "SELECT record FROM pamir_inbound_messages WHERE game_id = %s AND message_key = %s",
+                (game_id, key),
+            ).fetchone()
+        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
+
+    def write(self, game_id: str, key: str, record: Record) -> None:
+        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
+
+        with database.connection(self.settings) as connection:
+            connection.execute(
+                "INSERT INTO pamir_inbound_messages (game_id, message_key, record)"
+                " VALUES (%s, %s, %s) ON CONFLICT (game_id, message_key)"
+                " DO UPDATE SET record = excluded.record, updated_at = now()",
+                (game_id, key, Jsonb(record)),
+            )
+
+
+INBOUND_RECORDS: backend.Kind[InboundRecords] = backend.Kind("mail.inbound_records")
+
+
+def of(settings: Settings) -> InboundRecords:
+    """The inbound records of these settings' mode."""
+    return backend.of(settings).service(INBOUND_RECORDS, FileInboundRecords, TableInboundRecords)

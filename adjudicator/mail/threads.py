@@ -1,0 +1,40 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from adjudicator.home import locks, store
+from adjudicator.home.settings import Settings
+
+
+def _threads_dir(settings: Settings) -> Path:
+    path = settings.home / "mail" / "threads"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def threads_record(game_id: str) -> str:
+    """The store's record of a game's threads ({player: {"root": ID, "last": ID}})."""
+    return f"mail/threads/{game_id}.json"
+
+
+@contextmanager
+def locked_threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[str, str]]]:
+    """The game's thread state ({player: {"root": ID, "last": ID}}), locked; saved after."""
+    folder = _threads_dir(settings)
+    name, records = threads_record(game_id), store.of(settings)
+    with locks.exclusive(settings, f"threads:{game_id}", folder / f"{game_id}.lock"):
+        state: dict[str, dict[str, str]] = store.read_json(records, name) or {}
+        yield state
+        store.write_json(records, name, state)
+
+
+def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
+    """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
+    data: dict[str, dict[str, str]] = (
+        store.read_json(store.of(settings), threads_record(game_id)) or {}
+    )
+    return dict(data.get(player.lower(), {}))

@@ -32,12 +32,16 @@ import shutil
 import threading
 from contextlib import suppress
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from adjudicator.home import database
 from adjudicator.home.files import write_atomically
 from adjudicator.home.secret_key import KEY_VARIABLE, BadSecretKey, new_key, parse_key
-from adjudicator.home.settings import Settings, SettingsError, load_settings, remembered
+
+if TYPE_CHECKING:
+    # The settings (pydantic, and the engine's errors) and the database module are imported
+    # where they are used: a command that reads one record (a Git hook, `pamir move`
+    # refusing a file) starts without them.
+    from adjudicator.home.settings import Settings
 
 # Names sealed in the database: what no operator reading the table may see.
 SEALED_FOLDERS = ("secrets/", "keys/", "private/", "mail/press/")
@@ -175,6 +179,7 @@ class Sealer:
             raise StoreError(str(error)) from None
 
     def seal(self, name: str, data: bytes) -> bytes:
+        # cryptography loads only in PostgreSQL mode, with the first sealed record.
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         nonce = os.urandom(NONCE_BYTES)
@@ -182,7 +187,7 @@ class Sealer:
         return SEAL_VERSION + nonce + sealed
 
     def open(self, name: str, blob: bytes) -> bytes:
-        from cryptography.exceptions import InvalidTag
+        from cryptography.exceptions import InvalidTag  # as in `seal`: on use
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
         if blob[:1] != SEAL_VERSION:
@@ -219,6 +224,8 @@ class DatabaseStore:
         return self.sealer.open(name, data) if sealed else data
 
     def read(self, name: str) -> bytes | None:
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             row = connection.execute(
                 "SELECT data, sealed FROM pamir_store WHERE name = %s", (check_name(name),)
@@ -229,6 +236,8 @@ class DatabaseStore:
 
     def write(self, name: str, data: bytes) -> None:
         stored, sealed = self._in(check_name(name), data)
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             connection.execute(
                 "INSERT INTO pamir_store (name, data, sealed) VALUES (%s, %s, %s)"
@@ -239,6 +248,8 @@ class DatabaseStore:
 
     def create(self, name: str, data: bytes) -> bytes:
         stored, sealed = self._in(check_name(name), data)
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             made = connection.execute(
                 "INSERT INTO pamir_store (name, data, sealed) VALUES (%s, %s, %s)"
@@ -253,6 +264,8 @@ class DatabaseStore:
         return found
 
     def delete(self, name: str) -> bool:
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             gone = connection.execute(
                 "DELETE FROM pamir_store WHERE name = %s RETURNING name", (check_name(name),)
@@ -261,6 +274,8 @@ class DatabaseStore:
 
     def names(self, folder: str) -> list[str]:
         prefix = check_name(folder) + "/"
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             rows = connection.execute(
                 "SELECT name FROM pamir_store WHERE starts_with(name, %s)"
@@ -270,6 +285,8 @@ class DatabaseStore:
         return [str(row[0]) for row in rows]
 
     def delete_folder(self, folder: str) -> None:
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         with database.connection(self.settings) as connection:
             connection.execute(
                 "DELETE FROM pamir_store WHERE starts_with(name, %s)", (check_name(folder) + "/",)
@@ -285,6 +302,8 @@ class DatabaseStore:
         """Encrypt every sealed record again under the key `new`, in one transaction;
         return how many. The nodes must then be given the new key."""
         self.check_key()
+        from adjudicator.home import database  # PostgreSQL mode only (see the top)
+
         fresh = Sealer(new)
         count = 0
         with database.connection(self.settings) as connection, connection.transaction():
@@ -348,6 +367,9 @@ def store_for(home: Path) -> Store:
         found = _stores.get(home) or _stores.get(home.resolve())
     if found is not None:
         return found
+    # Imported here, as the top says: only a lookup by folder alone reads the settings.
+    from adjudicator.home.settings import SettingsError, load_settings, remembered
+
     first = remembered(home)
     if first is not None:
         return of(first)

@@ -17,7 +17,7 @@ each of its UTF-8 bytes in each; ASCII punctuation may become an HTML escape or 
 tags; each line has its list item's markup. `BUDGET` is so counted, whatever
 `max_move_bytes` is, and leaves the tables, the player's own section and how to reply room
 enough under 150 KB; the board's picture takes only the room left
-(`outgoing.report_message`).
+(`compose.reports.report_message`).
 """
 
 from __future__ import annotations

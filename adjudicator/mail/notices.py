@@ -1,4 +1,9 @@
-"""TODO docstring."""
+"""The mails that answer one player, and the notices to several: a refused move, a
+confirmation, the answer to a command by mail, mail from an unknown sender, a notice to
+every player (`notify_all`) or to some (`notify_players`). Each is composed
+(adjudicator/mail/compose/), put in the reader's thread and queued in the outbox, most
+under a key (`message_key`), so that queuing it again after a crash does nothing.
+"""
 
 from __future__ import annotations
 

@@ -52,7 +52,7 @@ def cairo_png(svg_text: str, width: int) -> bytes:
     bytes (45.7 KB instead of 53.5). A picture with any transparent pixel goes through
     cairo's writer, which keeps the alpha channel, and is recompressed. Either way the
     result is as `recompress` would leave it."""
-    from adjudicator.drawing import raster
+    from adjudicator.drawing import raster  # its PNG codec, loaded with the first picture
 
     try:
         surface: Any = raster.draw(svg_text, width)

@@ -1,4 +1,11 @@
-"""TODO docstring."""
+"""The report mails of each adjudication, one per player, queued together (`notify`); and
+the same mails composed ahead (`prepare`) while the forge takes the push of their
+commits, so that queuing them then costs nothing more.
+
+Each mail is keyed by its commit and player (`message_key`): an adjudication notified
+twice is queued once. A player who chose a daily digest (adjudicator/mail/delivery.py)
+has the report held for it instead.
+"""
 
 from __future__ import annotations
 

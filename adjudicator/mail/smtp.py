@@ -1,4 +1,5 @@
-"""TODO docstring."""
+"""An SMTP session as configured: plain, STARTTLS or TLS with the system's trusted
+certificates, logged in when a user is set."""
 
 from __future__ import annotations
 

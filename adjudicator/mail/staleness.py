@@ -1,7 +1,7 @@
 """Which mail a reply answers, and whether the game has moved on since.
 
 Every mail the service sends a player has a Message-ID `<GAME.NNNN.PLAYER.TOKEN@DOMAIN>`
-(adjudicator/mail/outgoing.py, `make_message_id`), where NNNN is the last adjudicated
+(adjudicator/mail/compose/messages.py, `make_message_id`), where NNNN is the last adjudicated
 move as the mail shows the game: the report of move N and the confirmation of move N
 carry N; a refusal, a reminder, a digest, an answer to a command carry the move the game
 was at when they were written. A mail program names the mail a reply answers in

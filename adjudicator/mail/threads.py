@@ -1,4 +1,10 @@
-"""TODO docstring."""
+"""The threads of a game's mail: one per player, kept in the store as
+`mail/threads/GAME.json` ({player: {"root": ID, "last": ID}}), never in the game repository.
+
+The first message a player gets (usually the report of move 0) is the thread's root;
+every later one carries `References: ROOT PREVIOUS` and `In-Reply-To: PREVIOUS`, and keeps
+the subject, so that mail programs show a game as one conversation.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Reminders: a message to each player who must decide, `reminder_hours` before the deadline.
 
 The message is composed here and queued in the outbox (`PAMIR_HOME/outbox/pending/*.eml`,
-a temporary file renamed into place), where `adjudicator.mail.outgoing.deliver` picks it
+a temporary file renamed into place), where `adjudicator.mail.outbox.deliver` picks it
 up. A reminder is sent once per decision and deadline: the key of the last one sent for
 each game is kept in `PAMIR_HOME/scheduler/reminded/GAME`, never in the game repository (a
 reminder changes no deadline).

@@ -3,7 +3,7 @@
 When mail is configured (`smtp_host`), the report of the move that started a decision is
 what tells each player who must answer it that it is their turn, with their reply
 address. While that report waits in the outbox (the mail server is down), their clock has
-not started: no reminder, no default. Once the server took it (`outgoing.deliver` records
+not started: no reminder, no default. Once the server took it (`outbox.deliver` records
 when, in `PAMIR_HOME/mail/accepted/GAME.json`), the decision's `turn_hours` count from
 then, with the game's pauses, instead of from the commit. Without `smtp_host` the messages
 are written to files at once, and the clock runs from the commit as always.

@@ -1,0 +1,1 @@
+"""Composing mail: the messages the service writes, before the outbox queues them."""

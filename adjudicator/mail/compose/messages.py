@@ -1,4 +1,8 @@
-"""TODO docstring."""
+"""One message to one player, as the service writes every mail: headers (Message-ID,
+threading, List-Id, List-Unsubscribe, the reply address), the Markdown as text/plain and
+its sanitized HTML, and a picture beside the HTML when there is one. Nothing here queues
+or sends: that is the outbox's (adjudicator/mail/outbox/).
+"""
 
 from __future__ import annotations
 

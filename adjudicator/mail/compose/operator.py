@@ -6,7 +6,7 @@ The marks are made wherever a game fails to read (`adjudicator.games.needs_host`
 turns each new one into a message to `operator_email`, written to the outbox like every
 other message and delivered by the outbox job, so it is retried while the mail server is
 down. Each game and reason is mailed once, however often the game is found broken. A
-message the mail server refused for good (`outgoing.deliver` moves it to outbox/failed/)
+message the mail server refused for good (the outbox marks it failed)
 is mailed once too, when it is moved.
 
 Each is in the host's language: that of the player whose address is `operator_email`, if

@@ -1,4 +1,8 @@
-"""TODO docstring."""
+"""What a player reads in a report mail: the public report in their language, their own
+private section (no one else's), their hand as card faces, the board's picture (when it
+fits under MAIL_BUDGET), the web pages and how to reply; and the subject that says at a
+glance whether they must act.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring."""
+"""What both outboxes share: the states of a message, the `Outbox` protocol, what a
+delivery run reports, the retry back-off, and the reading of a queued message's headers
+and envelope.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""TODO docstring."""
+"""Delivering the embedded outbox's files: one run at a time (a lock across processes),
+the due messages sent over up to `smtp_connections` SMTP sessions, each recipient's in
+order on one (adjudicator/mail/sessions.py); each accepted moves to sent/, each refused
+for good to failed/ (the operator told once), each whose deadline passed to expired/, and
+the others wait for their retry.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""TODO docstring."""
+"""The outbox as the files of PAMIR_HOME/outbox/ (the embedded mode): queuing, under
+the queue lock, with the index of keys written before each message (a crash between
+them leaves a key with no message, which counts as not queued); `FileOutbox` is this
+mode's `Outbox`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""TODO docstring."""
+"""The embedded outbox's files: PAMIR_HOME/outbox/STATE/NAME.eml, a message per file
+(written to a temporary file and renamed into place, so a file there is always whole);
+beside a pending one that failed, its retry record `NAME.eml.retry.json`; beside a failed
+one, why (`NAME.eml.failed.json`); outbox/keys/, the index of the keys queued; and when the
+server accepted each report (`mail/accepted/GAME.json` in the store).
+"""
 
 from __future__ import annotations
 

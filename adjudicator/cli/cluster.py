@@ -65,7 +65,7 @@ def _rekey(settings: Settings) -> None:
 def _import_home(settings: Settings, home: Path) -> None:
     """Copy a PAMIR_HOME's records (kept as files on one machine, or on a shared file
     system) into the database, and register its forge-hosted games."""
-    from adjudicator.games import hosting
+    from adjudicator.games import hosting  # Git's client, for this command only
 
     if not home.is_dir():
         raise Refused(f"{home} is not a folder")

@@ -87,7 +87,7 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="show the versions and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from adjudicator.version import __version__
+        from adjudicator.version import __version__  # read only when asked for
 
         print(f"pamir {__version__} (engine {engine_version()})")
         parser.exit()
@@ -96,7 +96,7 @@ class _Version(argparse.Action):
 def engine_version() -> str:
     """`engine.__version__`, read from engine/version.py without importing the engine,
     whose package loads the card data and pydantic (about a fifth of a second)."""
-    import os
+    import os  # (with importlib: what `pamir --version` needs, and nothing more)
     from importlib.util import find_spec, module_from_spec, spec_from_file_location
 
     package = find_spec("engine")  # finds the package; does not run its __init__

@@ -78,7 +78,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         3,
         "the outbox",
-        # One row per message (adjudicator/mail/outbox_table.py). A node claims a pending
+        # One row per message (adjudicator/mail/outbox/table.py). A node claims a pending
         # row for outbox_lease_seconds (claimed_by, claimed_until) in a statement of its
         # own, sends it, and marks it sent; a claim whose node died expires and the row is
         # sent by another node. The key is unique: queuing a key twice keeps the first.
@@ -172,7 +172,7 @@ _pools_lock = threading.Lock()
 
 def pool(settings: Settings) -> ConnectionPool:
     """This process's pool of connections to the settings' database (autocommit)."""
-    from psycopg_pool import ConnectionPool
+    from psycopg_pool import ConnectionPool  # the client: PostgreSQL mode only
 
     url = _url(settings)
     with _pools_lock:
@@ -246,7 +246,7 @@ def close_pools() -> None:
 
 def connect(settings: Settings, role: str) -> psycopg.Connection[tuple[object, ...]]:
     """A connection of its own (not from the pool), for a lock held a long time."""
-    import psycopg
+    import psycopg  # the client: PostgreSQL mode only
 
     try:
         return psycopg.connect(

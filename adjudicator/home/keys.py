@@ -127,6 +127,7 @@ def _key_of_database(home: Path, records: DatabaseStore) -> Path:
 
 
 def _public_line(private_key: bytes) -> str:
+    # cryptography takes tens of milliseconds to load: only commands that sign pay for it.
     from cryptography.hazmat.primitives.serialization import (
         Encoding,
         PublicFormat,
@@ -166,7 +167,7 @@ _LOADED: dict[tuple[str, int, int], Any] = {}  # (path, inode, mtime) -> Ed25519
 def _ed25519_key(key: Path) -> Any:
     """The Ed25519 private key in an unencrypted OpenSSH key file; None for any other key
     (left to ssh-keygen, which also says what is wrong with it)."""
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # on use
     from cryptography.hazmat.primitives.serialization import load_ssh_private_key
 
     facts = key.stat()
@@ -187,7 +188,7 @@ def _string(data: bytes) -> bytes:
 
 def _sshsig(payload: bytes, private: Any) -> str:
     """The armored SSHSIG of `payload` (namespace git, SHA-512), as ssh-keygen writes it."""
-    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat  # on use
 
     public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     public_blob = _string(b"ssh-ed25519") + _string(public)

@@ -35,7 +35,7 @@ def exclusive(settings: Settings, name: str, path: Path) -> Iterator[None]:
         with file_lock(path):
             yield
     else:
-        from adjudicator.home.advisory import advisory_lock
+        from adjudicator.home.advisory import advisory_lock  # loads the database client
 
         with advisory_lock(settings, name):
             yield
@@ -110,7 +110,7 @@ def leadership(
     elected (the leader's node died or stepped down) or `stop` is set.
     """
     if settings.database_url is not None:
-        from adjudicator.home.advisory import elected
+        from adjudicator.home.advisory import elected  # loads the database client
 
         with elected(settings, name, stop, ELECTION_SECONDS) as held:
             yield held

@@ -69,6 +69,8 @@ class Outcome(Protocol):
 
 class _Metrics:
     def __init__(self) -> None:
+        # prometheus_client loads only once a metric is counted: the short-lived commands
+        # (the Git hooks, `pamir inbound-email`) start without it.
         from prometheus_client import REGISTRY, Counter, Histogram
 
         # Made outside any registry and registered once all are made: a failure half way
@@ -181,7 +183,7 @@ def registry() -> CollectorRegistry:
     """What /metrics serves: this process's metrics and what prometheus-client says of the
     process itself; in multiprocess mode, the metrics of every process that wrote to the
     folder, added up (and nothing of any process: its files hold only metrics)."""
-    from prometheus_client import REGISTRY, CollectorRegistry
+    from prometheus_client import REGISTRY, CollectorRegistry  # as _Metrics: on use
     from prometheus_client.multiprocess import MultiProcessCollector
 
     _metrics()  # every metric is there from the first scrape, at 0

@@ -26,7 +26,7 @@ from pathlib import Path
 from adjudicator.games import needs_host
 from adjudicator.games.registry import folder_id
 from adjudicator.games.repo import GameRepo
-from adjudicator.home import backend
+from adjudicator.home import backend, database
 from adjudicator.home.settings import Settings
 from adjudicator.schedule.clock import Waiting, waiting
 from adjudicator.schedule.scheduler import (
@@ -100,8 +100,6 @@ def _pending(path: Path) -> Waiting | None:
 
 
 def _earliest_deadline_job(settings: Settings) -> datetime | None:
-    from adjudicator.home import database
-
     with database.connection(settings) as connection:
         row = connection.execute(
             f"SELECT min(next_run_time) FROM {JOBS_TABLE} WHERE id LIKE %s",
@@ -115,7 +113,7 @@ def _earliest_deadline_job(settings: Settings) -> datetime | None:
 def leads(settings: Settings) -> bool:
     """PostgreSQL mode: whether the elected scheduler runs on this node, that is, the
     session holding its leadership bears this node's name (as `pamir nodes` reads it)."""
-    from adjudicator.home import advisory, database
+    from adjudicator.home import advisory  # PostgreSQL mode only: the database client
 
     holder = advisory.leader_of(settings, LEADER_LOCK)
     return holder is not None and holder.split(" ", 2)[-1] == database.node_name(settings)

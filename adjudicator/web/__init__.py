@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 def _rebuild(settings: Settings) -> None:
-    from adjudicator.games import hosting
+    from adjudicator.games import hosting  # PostgreSQL mode's nodes only
 
     try:
         hosting.rebuild(settings)

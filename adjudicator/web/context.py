@@ -23,7 +23,7 @@ DEFAULT_BODY_BYTES = 1_000_000
 
 def current_settings() -> Settings:
     """The settings of the application handling the current request."""
-    from flask import current_app
+    from flask import current_app  # Flask loads with the web service only
 
     settings: Settings = current_app.extensions[SETTINGS_KEY]
     return settings
@@ -35,7 +35,7 @@ def read_body(limit: int) -> bytes | None:
     The limit holds while the body streams in, chunked ones too: Werkzeug stops reading at
     `limit` bytes, so an oversized body is never held in memory whole.
     """
-    from flask import request
+    from flask import request  # Flask loads with the web service only
     from werkzeug.exceptions import RequestEntityTooLarge
 
     # One byte more than allowed: Werkzeug's limited stream stops quietly at its limit (it

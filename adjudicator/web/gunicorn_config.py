@@ -42,7 +42,7 @@ def child_exit(server: object, worker: Any) -> None:
     """A worker exited: in prometheus-client's multiprocess mode, its live gauges go with
     it, while its counts stay in the totals (docs/operations.md#metrics)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        from prometheus_client import multiprocess
+        from prometheus_client import multiprocess  # only with the multiprocess folder
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 

@@ -23,6 +23,8 @@ from adjudicator.home import backend
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
 from adjudicator.schedule.scheduler import run_forever
+from adjudicator.web import create_app
+from adjudicator.web.context import current_settings
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -99,7 +101,7 @@ class Server(Protocol):
 
 class _Waitress:
     def __init__(self, app: WSGIApplication, host: str, port: int, settings: Settings) -> None:
-        from waitress.server import create_server
+        from waitress.server import create_server  # the server chosen, not both
 
         _allow_descriptors(settings.serve_connections * DESCRIPTORS_PER_CONNECTION + 64)
         self.server = create_server(
@@ -133,7 +135,7 @@ class _Waitress:
 
 class _Werkzeug:
     def __init__(self, app: WSGIApplication, host: str, port: int) -> None:
-        from werkzeug.serving import make_server
+        from werkzeug.serving import make_server  # the server chosen, not both
 
         self.server = make_server(host, port, app, threaded=True)
 
@@ -152,7 +154,7 @@ def _allow_descriptors(wanted: int) -> None:
     """Raise the soft limit on open files towards `wanted` (as far as the hard limit
     allows): many systems start a process at 1,024."""
     try:
-        import resource
+        import resource  # POSIX only
     except ImportError:  # not on this system
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -164,9 +166,6 @@ def _allow_descriptors(wanted: int) -> None:
 def serve(host: str, port: int, *, scheduler: bool = True, dev: bool = False) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM). Port 0 picks a free port; the address
     actually used is printed. `dev`: Werkzeug's development server instead of waitress."""
-    from adjudicator.web import create_app
-    from adjudicator.web.context import current_settings
-
     app = create_app()
     with app.app_context():
         settings = current_settings()

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.games import repo as repo_module
-from adjudicator.games.repo import ADJUDICATOR, GameError, GameRepo, Person
+from adjudicator.games.objectdb import RAW_TREES
+from adjudicator.games.objects import GameError, Person
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 
 
 def git(path: Path, *args: str) -> str:
@@ -51,7 +52,7 @@ def test_a_move_file_appended_makes_the_tree_git_makes(repo: GameRepo) -> None:
         )
         assert rebuilt == git(repo.path, "rev-parse", f"{tip}:moves")
         # written by appending to the folder's bytes, not by writing every entry out again
-        assert bytes.fromhex(rebuilt) in repo_module._RAW_TREES
+        assert bytes.fromhex(rebuilt) in RAW_TREES
         assert repo.read(name, tip) == f"move {number}\n"
     git(repo.path, "fsck", "--strict")
     assert len(repo.names("moves", tip)) == 11

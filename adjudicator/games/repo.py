@@ -11,6 +11,7 @@ repositories have their working tree brought in line with the branch afterwards
 Objects are read in this process and what was read is kept (`adjudicator.games.objectdb`);
 an odd tree is a `GameError` that names the path (`adjudicator.games.objects`). Commits are
 signed with the adjudicator's SSH key once a game records it (`adjudicator.games.signing`).
+Only SHA-1 repositories are read: one of another object format is refused when opened.
 
 Fault injection for tests (`adjudicator.home.faults`): with PAMIR_FAULT=before-ref or
 PAMIR_FAULT=after-ref the process exits (status 70) at that point of the next commit.
@@ -67,6 +68,22 @@ def _stamp(when: datetime | None) -> int:
     return int((when or datetime.now(UTC)).timestamp())
 
 
+def _object_format(repo: git.Repo) -> str:
+    """The repository's `extensions.objectFormat` ("sha1" when it names none), its names
+    read in any case, as git reads them."""
+    reader = repo.config_reader("repository")
+    try:
+        found = "sha1"
+        for section in reader.sections():
+            if section.lower() == "extensions":
+                for name, value in reader.items(section):
+                    if name.lower() == "objectformat":
+                        found = str(value)
+        return found
+    finally:
+        reader.release()
+
+
 class GameRepo:
     """One game's Git repository, bare or with a working tree."""
 
@@ -75,6 +92,14 @@ class GameRepo:
             self.repo = git.Repo(str(path))
         except (git.InvalidGitRepositoryError, git.NoSuchPathError):
             raise RepoError(f"{path} is not a Git repository") from None
+        object_format = _object_format(self.repo)
+        if object_format != "sha1":
+            # Read as SHA-1, its commits would not be found: a game with moves would look
+            # like one with none.
+            raise RepoError(
+                f"{path} uses the {object_format} object format; "
+                "pamir reads SHA-1 repositories only"
+            )
         self.path = Path(path)
         # Objects never change: what was read once is kept (commit -> tree, trees, blobs).
         self.objects = ObjectDB(self.repo)

@@ -20,7 +20,6 @@ from datetime import UTC, datetime, timedelta, timezone
 from string import hexdigits
 from typing import NamedTuple
 
-import git
 from git.objects.util import parse_actor_and_date
 
 FILE_MODE = 0o100644
@@ -46,9 +45,6 @@ class GameError(RuntimeError):
 class Person:
     name: str
     email: str
-
-    def actor(self) -> git.Actor:
-        return git.Actor(self.name, self.email)
 
 
 def is_id(text: str) -> bool:

@@ -23,13 +23,13 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import git
 from git.objects.commit import Commit
 from git.refs.symbolic import SymbolicReference
 
-from adjudicator.games import refs, signing
+from adjudicator.games import refs, signing, treewalks
+from adjudicator.games.ancestry import CommitGraph
 from adjudicator.games.objectdb import Kept, ObjectDB
 from adjudicator.games.objects import (
     TREE_MODE,
@@ -84,7 +84,7 @@ def _object_format(repo: git.Repo) -> str:
         reader.release()
 
 
-class GameRepo:
+class GameRepo(CommitGraph):
     """One game's Git repository, bare or with a working tree."""
 
     def __init__(self, path: Path | str) -> None:
@@ -149,109 +149,16 @@ class GameRepo:
         """A commit's parents, first parent first."""
         return self.objects.commit_facts(commit)[1]
 
-    def ancestors(self, commit: str) -> set[str]:
-        """The commit and every commit it descends from."""
-        seen = {commit}
-        stack = [commit]
-        while stack:
-            for parent in self.parents(stack.pop()):
-                if parent not in seen:
-                    seen.add(parent)
-                    stack.append(parent)
-        return seen
-
-    def is_ancestor(self, old: str, new: str) -> bool:
-        """Whether `old` is `new` or one of its ancestors (`git merge-base --is-ancestor`)."""
-        seen = {new}
-        stack = [new]
-        while stack:
-            current = stack.pop()
-            if current == old:
-                return True
-            for parent in self.parents(current):
-                if parent not in seen:
-                    seen.add(parent)
-                    stack.append(parent)
-        return False
-
-    def merge_base(self, one: str, other: str) -> str | None:
-        """A best common ancestor of two commits, as `git merge-base` gives: one that is
-        no other common ancestor's ancestor (a game's history has exactly one)."""
-        common = self.ancestors(one) & self.ancestors(other)
-        beneath = {p for c in common for p in self.parents(c)}
-        best = sorted(common - beneath)
-        return best[0] if best else None
-
-    def commits_between(self, base: str, tip: str) -> list[str]:
-        """The commits `tip` has and `base` does not, parents before children
-        (`git rev-list --reverse --topo-order base..tip`)."""
-        excluded = self.ancestors(base)
-        ordered: list[str] = []
-        done: set[str] = set(excluded)
-        stack: list[tuple[str, bool]] = [(tip, False)]
-        while stack:
-            commit, expanded = stack.pop()
-            if expanded:
-                ordered.append(commit)
-                continue
-            if commit in done:
-                continue
-            done.add(commit)
-            stack.append((commit, True))
-            for parent in reversed(self.parents(commit)):
-                if parent not in done:
-                    stack.append((parent, False))
-        return ordered
-
     def changes(self, parent: str, commit: str) -> list[tuple[str, str]]:
         """(status, path) of every file `commit` changes with respect to `parent`, by path:
         A added, D deleted, M modified, T a file's type changed (`git diff-tree -r
         --name-status --no-renames`)."""
-        found: list[tuple[str, str]] = []
-        self._diff(self._root(parent), self._root(commit), "", found)
-        return sorted(found, key=lambda change: change[1])
-
-    def _diff(self, old: bytes | None, new: bytes | None, prefix: str, found: list[Any]) -> None:
-        before = self.objects.tree(old, prefix or "tree") if old is not None else {}
-        after = self.objects.tree(new, prefix or "tree") if new is not None else {}
-        for name in sorted(set(before) | set(after)):
-            was, now = before.get(name), after.get(name)
-            if was is not None and now is not None and was == now:
-                continue
-            path = prefix + name
-            was_tree = was is not None and was.mode == TREE_MODE
-            now_tree = now is not None and now.mode == TREE_MODE
-            if was_tree or now_tree:
-                self._diff(
-                    was.binsha if was_tree and was else None,
-                    now.binsha if now_tree and now else None,
-                    path + "/",
-                    found,
-                )
-                if was is not None and not was_tree:
-                    found.append(("D", path))
-                if now is not None and not now_tree:
-                    found.append(("A", path))
-            elif was is None:
-                found.append(("A", path))
-            elif now is None:
-                found.append(("D", path))
-            else:
-                found.append(("M" if was.mode == now.mode else "T", path))
+        return treewalks.changes(self.objects, self._root(parent), self._root(commit))
 
     def tree_files(self, commit: str) -> dict[str, tuple[str, int]]:
         """Every entry but folders of a commit, by path: its object id and mode
         (`git ls-tree -r`)."""
-        found: dict[str, tuple[str, int]] = {}
-        folders: list[tuple[bytes, str]] = [(self._root(commit), "")]
-        while folders:
-            tree, prefix = folders.pop()
-            for entry in self.objects.tree(tree, prefix or "tree").values():
-                if entry.mode == TREE_MODE:
-                    folders.append((entry.binsha, f"{prefix}{entry.name}/"))
-                else:
-                    found[prefix + entry.name] = (entry.hexsha, entry.mode)
-        return dict(sorted(found.items()))
+        return treewalks.tree_files(self.objects, self._root(commit))
 
     def _entry(self, at: str, path: str) -> Entry | None:
         """The tree entry at `path` in commit `at`, or None when there is none."""

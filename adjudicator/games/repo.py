@@ -71,6 +71,12 @@ def _stamp(when: datetime | None) -> int:
 def _object_format(repo: git.Repo) -> str:
     """The repository's `extensions.objectFormat` ("sha1" when it names none), its names
     read in any case, as git reads them."""
+    try:
+        text = Path(repo.common_dir, "config").read_bytes()
+    except OSError:
+        text = b"objectformat"  # let GitPython's reader say what is wrong
+    if b"objectformat" not in text.lower():
+        return "sha1"  # as nearly every repository: without parsing its configuration
     reader = repo.config_reader("repository")
     try:
         found = "sha1"

@@ -17,7 +17,7 @@ from test_mail_auth import PLAYERS, Zone, make_key, signed
 from test_mail_in import Table, options, parsed
 
 from adjudicator.games.contract import ContractBreach, check_commit
-from adjudicator.games.repo import Person
+from adjudicator.games.objects import Person
 from adjudicator.games.snapshot import snapshot
 from adjudicator.mail import report_mails, tokens
 from adjudicator.mail.incoming import handle_message

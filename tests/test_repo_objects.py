@@ -1,15 +1,18 @@
 """Git objects read and written in this process agree with git's own, byte for byte:
-loose and packed objects, commits, trees a submission appends to, and folders that grew."""
+loose and packed objects, commits (signed or not), trees a submission appends to, and
+folders that grew."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from adjudicator.games import repo as repo_module
-from adjudicator.games.repo import ADJUDICATOR, GameError, GameRepo, Person
+from adjudicator.games.objectdb import RAW_TREES
+from adjudicator.games.objects import GameError, Person, commit_bytes, parse_commit
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 
 
 def git(path: Path, *args: str) -> str:
@@ -51,7 +54,7 @@ def test_a_move_file_appended_makes_the_tree_git_makes(repo: GameRepo) -> None:
         )
         assert rebuilt == git(repo.path, "rev-parse", f"{tip}:moves")
         # written by appending to the folder's bytes, not by writing every entry out again
-        assert bytes.fromhex(rebuilt) in repo_module._RAW_TREES
+        assert bytes.fromhex(rebuilt) in RAW_TREES
         assert repo.read(name, tip) == f"move {number}\n"
     git(repo.path, "fsck", "--strict")
     assert len(repo.names("moves", tip)) == 11
@@ -93,3 +96,67 @@ def test_a_damaged_loose_object_is_a_game_error(repo: GameRepo) -> None:
     path.write_bytes(b"not zlib")
     with pytest.raises(GameError, match="cannot be read"):
         GameRepo(repo.path).commit_info(tip)
+
+
+def _gpgsig(raw: bytes) -> str | None:
+    """The `gpgsig` header of a commit object, its continuation lines joined."""
+    lines = raw.partition(b"\n\n")[0].decode().split("\n")
+    for number, line in enumerate(lines):
+        if line.startswith("gpgsig "):
+            rest = [more[1:] for more in lines[number + 1 :] if more.startswith(" ")]
+            return "\n".join([line[7:], *rest]) + "\n"
+    return None
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "signed"])
+def test_a_commit_is_serialized_as_git_writes_it(tmp_path: Path, signed: bool) -> None:
+    path = tmp_path / "g"
+    git(tmp_path, "init", "-q", "-b", "main", str(path))
+    (path / "game.toml").write_text("id = 'g'\n")
+    git(path, "add", ".")
+    tree = git(path, "write-tree")
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    stamp = 1767322800
+    people = {
+        "GIT_AUTHOR_NAME": "Zoë Ĳsselmeer",
+        "GIT_AUTHOR_EMAIL": "zoe@example.org",
+        "GIT_COMMITTER_NAME": ADJUDICATOR.name,
+        "GIT_COMMITTER_EMAIL": ADJUDICATOR.email,
+        "GIT_AUTHOR_DATE": f"{stamp} +0000",
+        "GIT_COMMITTER_DATE": f"{stamp} +0000",
+    }
+
+    def commit_tree(*args: str) -> str:
+        command = ["git", "-C", str(path), "-c", "gpg.format=ssh"]
+        command += ["-c", f"user.signingKey={key}", "commit-tree", tree, *args]
+        made = subprocess.run(command, env={**os.environ, **people}, capture_output=True)
+        assert made.returncode == 0, made.stderr
+        return made.stdout.decode().strip()
+
+    first = commit_tree("-m", "one")
+    sha = commit_tree(*(["-S"] if signed else []), "-p", first, "-m", "two\n\nbody, ü")
+    raw = subprocess.run(
+        ["git", "-C", str(path), "cat-file", "commit", sha], capture_output=True, check=True
+    ).stdout
+    info = parse_commit(sha, raw)
+    gpgsig = _gpgsig(raw)
+    assert (gpgsig is not None) == signed
+    made = commit_bytes(info.tree, info.parents, info.author, info.committer, stamp, info.message)
+    if gpgsig is None:
+        assert made == raw
+    else:
+        # what git signed: the commit without its signature
+        (tmp_path / "allowed").write_text(f"adjudicator {(tmp_path / 'key.pub').read_text()}")
+        (tmp_path / "sig").write_text(gpgsig)
+        verify = ["ssh-keygen", "-Y", "verify", "-f", str(tmp_path / "allowed"), "-n", "git"]
+        checked = subprocess.run(
+            [*verify, "-I", "adjudicator", "-s", str(tmp_path / "sig")],
+            input=made,
+            capture_output=True,
+        )
+        assert checked.returncode == 0, checked.stderr
+        with_signature = commit_bytes(
+            info.tree, info.parents, info.author, info.committer, stamp, info.message, gpgsig
+        )
+        assert with_signature == raw

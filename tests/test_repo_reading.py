@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.games import signatures
-from adjudicator.games.repo import GameError, GameRepo
+from adjudicator.games.objects import GameError
+from adjudicator.games.repo import GameRepo
 
 
 def git(path: Path, *args: str, data: bytes | None = None) -> str:

@@ -37,9 +37,10 @@ from adjudicator.games import hosting, pipeline
 from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, ON_RESIGNED, MoveName, parse_name
+from adjudicator.games.objects import FILE_MODE
 from adjudicator.games.outputs import Adjudication, Refusal, and_followers, refused_phrase
 from adjudicator.games.registry import list_games
-from adjudicator.games.repo import BRANCH, FILE_MODE, REF, GameRepo, RepoError, StaleHead
+from adjudicator.games.repo import BRANCH, REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
 from adjudicator.games.snapshot import GameError, game_seed, snapshot, state_record
 from adjudicator.games.sshkeys import parse_key_line

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.identity import impersonation
 from adjudicator.games.moves import MOVES_DIR, MoveName, parse_name, seat_taken
+from adjudicator.games.objects import GameError
 from adjudicator.games.press import PRESS_DIR
-from adjudicator.games.repo import ADJUDICATOR, GameError, GameRepo
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.signatures import examine, judge_player
 from engine.phrases import P, Phrase, Term
 

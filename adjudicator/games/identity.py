@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from adjudicator.games.repo import ADJUDICATOR, CommitInfo, Person
+from adjudicator.games.objects import CommitInfo, Person
+from adjudicator.games.repo import ADJUDICATOR
 from engine.phrases import P, Phrase
 
 # Letters of other scripts that look like the Latin letters of "pamir adjudicator" and

@@ -44,6 +44,7 @@ from adjudicator.games.moves import (
     rollback_request,
     seat_taken,
 )
+from adjudicator.games.objects import Person
 from adjudicator.games.outputs import (
     BOARD_FILE,
     NEW_GAME_TITLE,
@@ -59,7 +60,7 @@ from adjudicator.games.outputs import (
     write_private_sections,
     write_translated_reports,
 )
-from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.rollback import handle_request
 from adjudicator.games.seeds import (
     commitment,

@@ -7,8 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from adjudicator.games.gamefile import GAME_FILE, PlayerEntry, dump_game_file
+from adjudicator.games.objects import Person
 from adjudicator.games.outputs import INBOUND_TRAILER
-from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import Snapshot
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from adjudicator.games.objects import Person
 from adjudicator.games.outputs import INBOUND_TRAILER
-from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 
 PRESS_DIR = "press"

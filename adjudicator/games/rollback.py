@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from adjudicator.games.moves import MoveName, rollback_request
+from adjudicator.games.objects import Person
 from adjudicator.games.outputs import (
     BOARD_FILE,
     Adjudication,
@@ -26,7 +27,7 @@ from adjudicator.games.outputs import (
     write_private_sections,
     write_translated_reports,
 )
-from adjudicator.games.repo import ADJUDICATOR, GameRepo, Person
+from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.snapshot import (
     REPORTS_DIR,
     REVEAL_FILE,

@@ -35,7 +35,7 @@ from adjudicator.games.moves import (
     resigns_to_end,
     rollback_request,
 )
-from adjudicator.games.repo import GameError as GameError
+from adjudicator.games.objects import GameError as GameError
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import commitment, load_secret, seed_from
 

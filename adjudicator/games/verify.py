@@ -53,6 +53,7 @@ from adjudicator.games.moves import (
     rollback_request,
     seat_taken,
 )
+from adjudicator.games.objects import FILE_MODE, CommitInfo
 from adjudicator.games.outputs import (
     BOARD_FILE,
     NEW_GAME_TITLE,
@@ -63,7 +64,7 @@ from adjudicator.games.outputs import (
     report_for,
     state_phrases,
 )
-from adjudicator.games.repo import FILE_MODE, CommitInfo, GameRepo
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.rollback import rollback_note
 from adjudicator.games.signatures import describe_adjudicator, examine, judge_adjudicator
 from adjudicator.games.snapshot import (

@@ -25,8 +25,9 @@ from adjudicator.games.deadlines import (
     parse_deadlines_file,
     plan_pause,
 )
+from adjudicator.games.objects import Person
 from adjudicator.games.outputs import INBOUND_TRAILER
-from adjudicator.games.repo import GameRepo, Person
+from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import STATE_FILE, snapshot
 from engine.phrases import P
 from engine.standin import choose

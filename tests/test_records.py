@@ -11,16 +11,21 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 
+from adjudicator.forge import remote
+from adjudicator.forge.records import FORGE_RECORD
 from adjudicator.games import needs_host
+from adjudicator.games.repo import GameRepo
 from adjudicator.home import credentials, store
 from adjudicator.home.records import RecordKind
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import FileStore, StoreError
-from adjudicator.mail import delivery, preferences, press
+from adjudicator.mail import delivery, ledger, outgoing, preferences, press
+from adjudicator.mail.records import ACCEPTED, FAILURE, LEDGER, RETRY, THREADS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -225,3 +230,75 @@ def test_a_bad_mark_is_no_mark(settings: Settings, text: str) -> None:
     put(settings, "needs-host/g1.json", text)
     assert needs_host.marked(settings.home, "g1") is None
     assert needs_host.every_mark(settings.home) == []
+
+
+# -- the records whose readers are to move to their kinds ------------------------------------
+
+
+def test_the_ledger_kind_reads_the_ledger_as_written(settings: Settings) -> None:
+    ledger._advance(settings, "g1", "0" * 40)
+    data = record_bytes(settings, "mail/ledger/g1.json")
+    assert LEDGER.parse("mail/ledger/g1.json", data).commit == "0" * 40
+    assert_round_trip(LEDGER, "mail/ledger/g1.json", data)
+
+
+def test_the_threads_kind_reads_the_threads_as_written(settings: Settings) -> None:
+    with outgoing._threads(settings, "g1") as threads:
+        threads["anna"] = {"root": "<g1.0001.anna.a@x>", "last": "<g1.0002.anna.b@x>"}
+        threads["bob"] = {"root": "<g1.0001.bob.c@x>", "last": "<g1.0001.bob.c@x>"}
+    data = record_bytes(settings, "mail/threads/g1.json")
+    assert THREADS.parse("mail/threads/g1.json", data)["anna"].last == "<g1.0002.anna.b@x>"
+    assert_round_trip(THREADS, "mail/threads/g1.json", data)
+    with pytest.raises(StoreError, match=r"mail/threads/g1\.json is not a record of mail thre"):
+        THREADS.parse("mail/threads/g1.json", b'{"anna": "<g1.0001.anna.a@x>"}')
+
+
+def test_the_accepted_kind_reads_the_accepted_times_as_written(settings: Settings) -> None:
+    keys = {"g1-0001-anna-report-c1": NOW.isoformat(), "g1-0001-bob-report-c1": NOW.isoformat()}
+    outgoing._save_accepted(settings, {"g1": keys})
+    data = record_bytes(settings, "mail/accepted/g1.json")
+    assert ACCEPTED.parse("mail/accepted/g1.json", data) == keys
+    assert_round_trip(ACCEPTED, "mail/accepted/g1.json", data)
+    with pytest.raises(StoreError, match=r"accepted/g1\.json is not a record of accepted rep"):
+        ACCEPTED.parse("mail/accepted/g1.json", b'{"g1-0001-anna-report-c1": "noon"}')
+
+
+def test_the_retry_kind_reads_the_retry_record_as_written(settings: Settings) -> None:
+    message = settings.home / "outbox" / "pending" / "m.eml"
+    message.parent.mkdir(parents=True)
+    message.write_bytes(b"Subject: x\n\nx\n")
+    outgoing._defer(settings, message, "451 try again «later»", NOW)
+    outgoing._defer(settings, message, "451 try again", NOW)
+    data = message.with_name("m.eml.retry.json").read_bytes()
+    assert RETRY.parse("m.eml.retry.json", data).attempts == 2
+    assert_round_trip(RETRY, "m.eml.retry.json", data)
+    with pytest.raises(StoreError, match=r"m\.eml\.retry\.json is not a retry record: attempts"):
+        RETRY.parse("m.eml.retry.json", data.replace(b'"attempts": 2', b'"attempts": "2"'))
+
+
+def test_the_failure_kind_reads_the_failure_record_as_written(settings: Settings) -> None:
+    message = settings.home / "outbox" / "pending" / "m.eml"
+    message.parent.mkdir(parents=True)
+    message.write_bytes(b"X-Pamir-Game: g1\nX-Pamir-Player: operator\nSubject: x\n\nx\n")
+    target = outgoing._fail(settings, message, "550 no such user «op»", ["op@example.org"], NOW)
+    data = target.with_name("m.eml.failed.json").read_bytes()
+    assert FAILURE.parse("m.eml.failed.json", data).recipients == ["op@example.org"]
+    assert_round_trip(FAILURE, "m.eml.failed.json", data)
+    as_column = json.loads(data)  # in PostgreSQL mode, pamir_outbox.failure
+    assert FAILURE.check("m.eml", as_column) == FAILURE.parse("m.eml.failed.json", data)
+    with pytest.raises(StoreError, match=r"m\.eml\.failed\.json is not a failure record: recip"):
+        FAILURE.parse(
+            "m.eml.failed.json", data.replace(b'[\n    "op@', b'"op@').replace(b'g"\n  ]', b'g"')
+        )
+
+
+def test_the_forge_kind_reads_the_forge_record_as_written(settings: Settings) -> None:
+    repo = cast(GameRepo, SimpleNamespace(path=settings.home / "games" / "g1"))
+    remote._record(settings.home, repo, "1" * 40)
+    assert remote._hold_is_news(settings.home, repo, "2" * 40)
+    data = record_bytes(settings, "forge/g1.json")
+    assert data == old_form({"adjudicated": "1" * 40, "held": "2" * 40})
+    assert FORGE_RECORD.parse("forge/g1.json", data).held == "2" * 40
+    assert_round_trip(FORGE_RECORD, "forge/g1.json", data)
+    with pytest.raises(StoreError, match=r"forge/g1\.json is not a forge record: adjudicated"):
+        FORGE_RECORD.parse("forge/g1.json", b'{"adjudicated": 1}')

@@ -73,6 +73,11 @@ class RecordKind(Generic[T]):
         except ValidationError as error:
             raise StoreError(f"the record {name} is not {self.noun}: {_described(error)}") from None
 
+    def check(self, name: str, value: Any) -> T:
+        """`parse` for a record the database hands over as JSON already (a jsonb column)."""
+        # Through its text, so that it is held to the very rules of a record read as bytes.
+        return self.parse(name, json.dumps(value).encode("utf-8"))
+
     def plain(self, value: T) -> Any:
         """`value` as the plain JSON data (dicts, lists, strings, numbers) it is written as."""
         # exclude_unset: a field the record did not hold stays out of it, as before; by_alias:

@@ -25,7 +25,7 @@ from adjudicator.home.records import RecordKind
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import FileStore, StoreError
 from adjudicator.mail import delivery, ledger, outgoing, preferences, press
-from adjudicator.mail.records import ACCEPTED, FAILURE, LEDGER, RETRY, THREADS
+from adjudicator.mail.records import ACCEPTED, FAILURE, INBOUND, LEDGER, RETRY, THREADS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -261,6 +261,28 @@ def test_the_accepted_kind_reads_the_accepted_times_as_written(settings: Setting
     assert_round_trip(ACCEPTED, "mail/accepted/g1.json", data)
     with pytest.raises(StoreError, match=r"accepted/g1\.json is not a record of accepted rep"):
         ACCEPTED.parse("mail/accepted/g1.json", b'{"g1-0001-anna-report-c1": "noon"}')
+
+
+def test_the_inbound_kind_reads_the_inbound_records_as_written(settings: Settings) -> None:
+    pending = {
+        "status": "pending",
+        "message_id": None,
+        "subject": "Re: [g1] your turn «2»",
+        "player": "Anna",
+        "text": "pass\n",
+        "head": "3" * 40,
+        "signature": "b1",
+    }
+    ledger.write_inbound(settings, "g1", "k1", pending)
+    ledger.write_inbound(settings, "g1", "k2", pending | {"status": "accepted", "number": 2})
+    refused = pending | {"status": "refused", "reason": "no", "reason_phrase": {"message": "no"}}
+    ledger.write_inbound(settings, "g1", "k3", refused)
+    ledger.write_inbound(settings, "g1", "k4", {})
+    for key in ("k1", "k2", "k3", "k4"):
+        data = ledger.inbound_path(settings, "g1", key).read_bytes()
+        assert_round_trip(INBOUND, f"mail/inbound/g1/{key}", data)
+    with pytest.raises(StoreError, match=r"g1/k1 is not an inbound message's record: status"):
+        INBOUND.parse("mail/inbound/g1/k1", b'{"status": "lost"}')
 
 
 def test_the_retry_kind_reads_the_retry_record_as_written(settings: Settings) -> None:

@@ -14,15 +14,18 @@ PostgreSQL mode), never part of a game repository.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ConfigDict
+
 from adjudicator.home import locks, store
+from adjudicator.home.records import RecordKind
 from adjudicator.home.settings import Settings
+from adjudicator.home.store import StoreError
 
 FOLDER = "needs-host"
 
@@ -36,6 +39,12 @@ class Mark:
     first_seen: str  # ISO 8601, UTC: when this reason was first seen
     commit: str | None = None  # the game's tip when it failed
     mailed: str | None = None  # the reason the operator was mailed about
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # read as a record: MARK below
+
+
+# The record is the mark's fields, every one written (null when not known).
+MARK: RecordKind[Mark] = RecordKind("a needs-host mark", Mark)
 
 
 def _folder(home: Path) -> Path:
@@ -58,15 +67,15 @@ def _locked(settings: Settings) -> Iterator[None]:
 
 def _read(home: Path, name: str) -> Mark | None:
     try:
-        data = store.store_for(home).read(name)
-        return None if data is None else Mark(**json.loads(data.decode("utf-8")))
-    except (OSError, ValueError, TypeError):
-        return None  # half of a hand edit: the next failure writes it again
+        return MARK.read(store.store_for(home), name)
+    except (OSError, ValueError, StoreError):
+        # Deliberately none, not an error: a mark is only a note about a game that is
+        # broken already (half of a hand edit, say), and the next failure writes it again.
+        return None
 
 
 def _write(home: Path, mark: Mark) -> None:
-    text = json.dumps(asdict(mark), indent=2) + "\n"
-    store.store_for(home).write(_name(mark.game), text.encode("utf-8"))
+    MARK.write(store.store_for(home), _name(mark.game), mark)
 
 
 def marked(home: Path, game_id: str) -> Mark | None:

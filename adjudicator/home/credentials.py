@@ -17,12 +17,19 @@ repository has no need of it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated
 
-from adjudicator.home import store
+from pydantic import Field
+
+from adjudicator.home.records import RecordKind
 from adjudicator.home.store import Store, store_for
 
 FOLDER = "credentials"
+# {player: generation}. A bad record is an error, never read as none: none would put
+# every player back at generation 0, and the links and addresses replaced would work again.
+GENERATIONS: RecordKind[dict[str, int]] = RecordKind(
+    "a record of credential generations", dict[str, Annotated[int, Field(ge=0)]]
+)
 
 
 def record_name(game_id: str) -> str:
@@ -30,10 +37,7 @@ def record_name(game_id: str) -> str:
 
 
 def _generations(records: Store, game_id: str) -> dict[str, int]:
-    found: Any = store.read_json(records, record_name(game_id))
-    if not isinstance(found, dict):
-        return {}
-    return {str(k): v for k, v in found.items() if isinstance(v, int) and v >= 0}
+    return GENERATIONS.read(records, record_name(game_id)) or {}
 
 
 def generation(records: Store, game_id: str, player: str) -> int:
@@ -46,7 +50,7 @@ def revoke(records: Store, game_id: str, player: str) -> int:
     which is returned. Every token of the earlier ones is refused from now on."""
     generations = _generations(records, game_id)
     fresh = generations.get(player.lower(), 0) + 1
-    store.write_json(records, record_name(game_id), generations | {player.lower(): fresh})
+    GENERATIONS.write(records, record_name(game_id), generations | {player.lower(): fresh})
     return fresh
 
 

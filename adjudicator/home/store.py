@@ -20,7 +20,9 @@ under one of the service's locks (adjudicator/home/locks.py), advisory in Postgr
 mode, and one statement writes a row whole.
 
 Most callers know the service by its data folder only (`home`): `store_for(home)` finds
-the store of that folder's settings, `of(settings)` of given settings.
+the store of that folder's settings, `of(settings)` of given settings. The JSON records
+are read and written through the kind of each (adjudicator/home/records.py), which names
+a bad one.
 """
 
 from __future__ import annotations

@@ -26,7 +26,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from adjudicator.home import locks, store
+from adjudicator.home.records import RECORD_CONFIG, IsoDay, IsoTime, RecordKind
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_
 
@@ -45,6 +48,30 @@ MEANING = {
 
 
 Record = dict[str, dict[str, Any]]  # {player: {"held": [...], "last_day": ..., "plan": ...}}
+Held = tuple[int, str, IsoTime]  # a report kept: its move's number, its commit, when made
+
+
+class Plan(BaseModel):
+    """The digest being sent: its day and the reports it covers."""
+
+    model_config = RECORD_CONFIG
+
+    day: IsoDay
+    held: list[Held]
+
+
+class Kept(BaseModel):
+    """A player's part of the digest record; the fields a player has not used yet are not
+    in it."""
+
+    model_config = RECORD_CONFIG
+
+    held: list[Held] = []
+    last_day: IsoDay | None = None  # the last day whose digest was sent
+    plan: Plan | None = None
+
+
+DIGESTS: RecordKind[dict[str, Kept]] = RecordKind("a digest record", dict[str, Kept])
 
 
 def mailed_at_once(
@@ -82,7 +109,9 @@ def digest_record(settings: Settings, game_id: str) -> Iterator[Record]:
     lock = _folder(settings) / f"{game_id}.lock"
     name, records = f"{FOLDER}/{game_id}.json", store.of(settings)
     with locks.exclusive(settings, f"digests:{game_id}", lock):
-        record: Record = store.read_json(records, name) or {}
+        found = DIGESTS.read(records, name)
+        # As plain data, once checked: the digest's steps change it in place (digests.py).
+        record: Record = {} if found is None else DIGESTS.plain(found)
         yield record
         store.write_json(records, name, record)
 

@@ -8,11 +8,13 @@ business. docs/email.md#how-much-mail says what each choice sends.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, model_validator
 
 from adjudicator.games.deadlines import zone
 from adjudicator.home import store
+from adjudicator.home.records import RECORD_CONFIG, RecordKind
 from adjudicator.home.settings import Settings
 
 Preference = Literal["every", "turns", "digest"]
@@ -22,21 +24,41 @@ DEFAULT: Preference = "every"
 ALIASES = {"all": "every"}
 
 
+class Choices(BaseModel):
+    """One player's choices; a choice not made is not in the record."""
+
+    model_config = RECORD_CONFIG
+
+    # Any text: an unknown one (an older version's name) is read as the default.
+    notify: str | None = None
+    timezone: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_notify(cls, data: Any) -> Any:
+        # A plain string is the notify choice, as the first files kept it.
+        return {"notify": data} if isinstance(data, str) else data
+
+
+NO_CHOICES = Choices()
+# {player: choices}
+PREFERENCES_RECORD: RecordKind[dict[str, Choices]] = RecordKind(
+    "a record of mail preferences", dict[str, Choices], sort_keys=True
+)
+
+
 def _name(game_id: str) -> str:
     return f"mail/preferences/{game_id}.json"
 
 
-def _read(settings: Settings, game_id: str) -> dict[str, dict[str, str]]:
-    data: dict[str, Any] = store.read_json(store.of(settings), _name(game_id)) or {}
-    # A plain string is the notify choice, as the first files kept it.
-    return {k: ({"notify": v} if isinstance(v, str) else dict(v)) for k, v in data.items()}
+def _read(settings: Settings, game_id: str) -> dict[str, Choices]:
+    return PREFERENCES_RECORD.read(store.of(settings), _name(game_id)) or {}
 
 
 def _write(settings: Settings, game_id: str, player: str, key: str, value: str) -> None:
-    data = _read(settings, game_id)
-    data[player.lower()] = data.get(player.lower(), {}) | {key: value}
-    text = json.dumps(data, indent=2, sort_keys=True) + "\n"
-    store.of(settings).write(_name(game_id), text.encode())
+    chosen = _read(settings, game_id)
+    chosen[player.lower()] = chosen.get(player.lower(), NO_CHOICES).model_copy(update={key: value})
+    PREFERENCES_RECORD.write(store.of(settings), _name(game_id), chosen)
 
 
 def preference_named(value: str) -> str | None:
@@ -49,8 +71,8 @@ def notify_preference(settings: Settings, game_id: str, player: str) -> str:
     """The player's delivery preference in the game: `every` (every report, the default),
     `turns` (at once only what they must see, the rest in a daily digest) or `digest`
     (even less at once: see `adjudicator.mail.digests.mailed_at_once`)."""
-    found = _read(settings, game_id).get(player.lower(), {}).get("notify", DEFAULT)
-    return preference_named(found) or DEFAULT
+    found = _read(settings, game_id).get(player.lower(), NO_CHOICES).notify
+    return preference_named(found or DEFAULT) or DEFAULT
 
 
 def set_notify_preference(settings: Settings, game_id: str, player: str, value: str) -> None:
@@ -70,7 +92,7 @@ def check_timezone(name: str) -> str:
 def player_timezone(settings: Settings, game_id: str, player: str) -> str | None:
     """The time zone the player's digest keeps, or None for the game's own
     (`[deadlines] timezone` in game.toml)."""
-    return _read(settings, game_id).get(player.lower(), {}).get("timezone")
+    return _read(settings, game_id).get(player.lower(), NO_CHOICES).timezone
 
 
 def set_player_timezone(settings: Settings, game_id: str, player: str, name: str) -> None:

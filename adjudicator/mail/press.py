@@ -12,17 +12,18 @@ player who resigned sends none: the seat is the stand-in's, who has nothing to s
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.games.outputs import INBOUND_TRAILER
 from adjudicator.games.press import PRESS_TRAILER, commit_press, press_document
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home import store
+from adjudicator.home.records import IsoTime, RecordKind
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, words_for
 from adjudicator.mail import notices
@@ -64,25 +65,39 @@ def addressed(lines: list[str], to: str) -> tuple[list[str], Press]:
     return [], Press(None if to == PRESS_ALL else to, "\n".join(lines).strip())
 
 
+class Relayed(BaseModel):
+    """A press message relayed, as the game's log `mail/press/GAME.json` keeps it."""
+
+    # As RECORD_CONFIG, and Relayed(sender=...) in the code for `from` in the record.
+    model_config = ConfigDict(extra="allow", frozen=True, validate_by_name=True)
+
+    inbound: str  # the inbound message's key
+    sender: str = Field(alias="from")
+    to: str  # a player's name, or `all`
+    number: int  # public press: of its file press/NNNN.md; private press is numbered apart
+    sent: IsoTime
+
+
+PRESS_LOG: RecordKind[list[Relayed]] = RecordKind("a press log", list[Relayed], ensure_ascii=False)
+
+
 def _log_name(game_id: str) -> str:
     return f"mail/press/{game_id}.json"
 
 
-def _log(settings: Settings, game_id: str) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = store.read_json(store.of(settings), _log_name(game_id)) or []
-    return entries
+def _log(settings: Settings, game_id: str) -> list[Relayed]:
+    return PRESS_LOG.read(store.of(settings), _log_name(game_id)) or []
 
 
-def _write_log(settings: Settings, game_id: str, entries: list[dict[str, Any]]) -> None:
-    text = json.dumps(entries, indent=2, ensure_ascii=False) + "\n"
-    store.of(settings).write(_log_name(game_id), text.encode())
+def _write_log(settings: Settings, game_id: str, entries: list[Relayed]) -> None:
+    PRESS_LOG.write(store.of(settings), _log_name(game_id), entries)
 
 
 def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outcome:
     """Relay the press (the game's lock is held); queue the relays and the answer."""
     game = snapshot(repo).game
     entries = _log(settings, game.id)
-    if any(e.get("inbound") == asked.key for e in entries):
+    if any(e.inbound == asked.key for e in entries):
         return _answer(settings, repo, asked, "accepted", P("press relayed before"), "")
     problem = _problem(settings, repo, press, asked, entries)
     if problem is not None:
@@ -95,7 +110,7 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
         to = "all"
     else:
         to = game.player(press.to).name
-        number = 1 + sum(1 for e in entries if e["to"] != "all")
+        number = 1 + sum(1 for e in entries if e.to != "all")
         recipients, ref = [to], asked.key
         _keep_private(settings, repo, number, sender, to, press.text, now)
 
@@ -108,8 +123,8 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
         return f"[{game.id}] {subject}", _relayed(game.id, sender, to, press.text, words)
 
     paths = tell_players(settings, repo, recipients, relayed, kind="press", ref=ref)
-    entry = {"inbound": asked.key, "from": sender, "to": to, "number": number}
-    _write_log(settings, game.id, [*entries, entry | {"sent": now.isoformat()}])
+    entry = Relayed(inbound=asked.key, sender=sender, to=to, number=number, sent=now.isoformat())
+    _write_log(settings, game.id, [*entries, entry])
     relayed_path = f"press/{number:04d}.md"
     said = (
         P("press relayed to every other player (%(path)s)", path=relayed_path)
@@ -122,7 +137,7 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
 
 
 def _problem(
-    settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[dict[str, Any]]
+    settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[Relayed]
 ) -> Phrase | None:
     """Why the press cannot be relayed (its code, then its reason), or None."""
     game = snapshot(repo).game
@@ -150,10 +165,10 @@ def _problem(
     sent = [
         e
         for e in entries
-        if e["from"].lower() == asked.player.lower() and datetime.fromisoformat(e["sent"]) > since
+        if e.sender.lower() == asked.player.lower() and datetime.fromisoformat(e.sent) > since
     ]
     if len(sent) >= settings.press_per_day:
-        again = min(datetime.fromisoformat(e["sent"]) for e in sent) + WINDOW
+        again = min(datetime.fromisoformat(e.sent) for e in sent) + WINDOW
         return P(
             "press-limit: you have sent %(sent)s press messages in this game in the last 24 "
             "hours, the most allowed (press_per_day = %(most)s); the next may go from %(when)s",

@@ -24,7 +24,8 @@ from adjudicator.home import credentials, store
 from adjudicator.home.records import RecordKind
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import FileStore, StoreError
-from adjudicator.mail import delivery, ledger, outgoing, preferences, press
+from adjudicator.mail import delivery, inbound_records, ledger, outbox, preferences, press, threads
+from adjudicator.mail.outbox import file_sending, folders
 from adjudicator.mail.records import ACCEPTED, FAILURE, INBOUND, LEDGER, RETRY, THREADS
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -243,19 +244,22 @@ def test_the_ledger_kind_reads_the_ledger_as_written(settings: Settings) -> None
 
 
 def test_the_threads_kind_reads_the_threads_as_written(settings: Settings) -> None:
-    with outgoing._threads(settings, "g1") as threads:
-        threads["anna"] = {"root": "<g1.0001.anna.a@x>", "last": "<g1.0002.anna.b@x>"}
-        threads["bob"] = {"root": "<g1.0001.bob.c@x>", "last": "<g1.0001.bob.c@x>"}
+    with threads.locked_threads(settings, "g1") as kept:
+        kept["anna"] = {"root": "<g1.0001.anna.a@x>", "last": "<g1.0002.anna.b@x>"}
+        kept["bob"] = {"root": "<g1.0001.bob.c@x>", "last": "<g1.0001.bob.c@x>"}
     data = record_bytes(settings, "mail/threads/g1.json")
     assert THREADS.parse("mail/threads/g1.json", data)["anna"].last == "<g1.0002.anna.b@x>"
     assert_round_trip(THREADS, "mail/threads/g1.json", data)
     with pytest.raises(StoreError, match=r"mail/threads/g1\.json is not a record of mail thre"):
         THREADS.parse("mail/threads/g1.json", b'{"anna": "<g1.0001.anna.a@x>"}')
+    put(settings, "mail/threads/g1.json", '{"anna": "<g1.0001.anna.a@x>"}')
+    with pytest.raises(StoreError, match=r"mail/threads/g1\.json is not a record of mail thre"):
+        threads.thread_of(settings, "g1", "anna")  # as every mail to anna reads it
 
 
 def test_the_accepted_kind_reads_the_accepted_times_as_written(settings: Settings) -> None:
     keys = {"g1-0001-anna-report-c1": NOW.isoformat(), "g1-0001-bob-report-c1": NOW.isoformat()}
-    outgoing._save_accepted(settings, {"g1": keys})
+    folders.save_accepted(settings, {"g1": keys})
     data = record_bytes(settings, "mail/accepted/g1.json")
     assert ACCEPTED.parse("mail/accepted/g1.json", data) == keys
     assert_round_trip(ACCEPTED, "mail/accepted/g1.json", data)
@@ -279,7 +283,7 @@ def test_the_inbound_kind_reads_the_inbound_records_as_written(settings: Setting
     ledger.write_inbound(settings, "g1", "k3", refused)
     ledger.write_inbound(settings, "g1", "k4", {})
     for key in ("k1", "k2", "k3", "k4"):
-        data = ledger.inbound_path(settings, "g1", key).read_bytes()
+        data = inbound_records.FileInboundRecords(settings).path("g1", key).read_bytes()
         assert_round_trip(INBOUND, f"mail/inbound/g1/{key}", data)
     with pytest.raises(StoreError, match=r"g1/k1 is not an inbound message's record: status"):
         INBOUND.parse("mail/inbound/g1/k1", b'{"status": "lost"}')
@@ -289,8 +293,8 @@ def test_the_retry_kind_reads_the_retry_record_as_written(settings: Settings) ->
     message = settings.home / "outbox" / "pending" / "m.eml"
     message.parent.mkdir(parents=True)
     message.write_bytes(b"Subject: x\n\nx\n")
-    outgoing._defer(settings, message, "451 try again «later»", NOW)
-    outgoing._defer(settings, message, "451 try again", NOW)
+    file_sending._defer(settings, message, "451 try again «later»", NOW)
+    file_sending._defer(settings, message, "451 try again", NOW)
     data = message.with_name("m.eml.retry.json").read_bytes()
     assert RETRY.parse("m.eml.retry.json", data).attempts == 2
     assert_round_trip(RETRY, "m.eml.retry.json", data)
@@ -302,7 +306,10 @@ def test_the_failure_kind_reads_the_failure_record_as_written(settings: Settings
     message = settings.home / "outbox" / "pending" / "m.eml"
     message.parent.mkdir(parents=True)
     message.write_bytes(b"X-Pamir-Game: g1\nX-Pamir-Player: operator\nSubject: x\n\nx\n")
-    target = outgoing._fail(settings, message, "550 no such user «op»", ["op@example.org"], NOW)
+    queue = outbox.of(settings)
+    target = file_sending._fail(
+        settings, queue, message, "550 no such user «op»", ["op@example.org"], NOW
+    )
     data = target.with_name("m.eml.failed.json").read_bytes()
     assert FAILURE.parse("m.eml.failed.json", data).recipients == ["op@example.org"]
     assert_round_trip(FAILURE, "m.eml.failed.json", data)

@@ -11,13 +11,13 @@ PAMIR_HOME/mail/inbound/GAME/KEY; PostgreSQL mode as a row of `pamir_inbound_mes
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Protocol
 
 from adjudicator.home import backend, database
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.mail.records import INBOUND
 
 Record = dict[str, Any]
 
@@ -44,13 +44,15 @@ class FileInboundRecords:
         path = self.path(game_id, key)
         if not path.exists():
             return None
-        text = path.read_text(encoding="utf-8").strip()
-        record: Record = json.loads(text) if text else {}
+        data = path.read_bytes()
+        if not data.strip():  # written before records held anything: handled, no more
+            return {}
+        record: Record = INBOUND.plain(INBOUND.parse(str(path), data))
         return record
 
     def write(self, game_id: str, key: str, record: Record) -> None:
-        data = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
-        write_atomically(self.path(game_id, key), data.encode())
+        path = self.path(game_id, key)
+        write_atomically(path, INBOUND.dump(INBOUND.check(str(path), record)))
 
 
 class TableInboundRecords:
@@ -65,7 +67,10 @@ class TableInboundRecords:
                 "SELECT record FROM pamir_inbound_messages WHERE game_id = %s AND message_key = %s",
                 (game_id, key),
             ).fetchone()
-        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
+        if row is None or not isinstance(row[0], dict):
+            return None
+        found: Record = INBOUND.plain(INBOUND.check(f"{game_id}/{key}", row[0]))
+        return found
 
     def write(self, game_id: str, key: str, record: Record) -> None:
         from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
@@ -75,7 +80,7 @@ class TableInboundRecords:
                 "INSERT INTO pamir_inbound_messages (game_id, message_key, record)"
                 " VALUES (%s, %s, %s) ON CONFLICT (game_id, message_key)"
                 " DO UPDATE SET record = excluded.record, updated_at = now()",
-                (game_id, key, Jsonb(record)),
+                (game_id, key, Jsonb(INBOUND.plain(INBOUND.check(f"{game_id}/{key}", record)))),
             )
 
 

@@ -61,6 +61,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.home.translations import phrase_data
 from adjudicator.mail import inbound_records, notices, report_mails
 from adjudicator.mail.compose.messages import message_key
+from adjudicator.mail.records import LEDGER, Ledger
 from engine.phrases import Phrase
 
 log = logging.getLogger(__name__)
@@ -81,13 +82,12 @@ def _ledger_name(game_id: str) -> str:
 
 def mailed_up_to(settings: Settings, game_id: str) -> str | None:
     """The last commit of the game whose mails were queued, or None before the first."""
-    data = store.read_json(store.of(settings), _ledger_name(game_id))
-    commit = data.get("commit") if isinstance(data, dict) else None
-    return str(commit) if commit else None
+    found = LEDGER.read(store.of(settings), _ledger_name(game_id))
+    return found.commit if found is not None and found.commit else None
 
 
 def _advance(settings: Settings, game_id: str, commit: str) -> None:
-    store.write_json(store.of(settings), _ledger_name(game_id), {"commit": commit})
+    LEDGER.write(store.of(settings), _ledger_name(game_id), Ledger(commit=commit))
 
 
 @contextmanager

@@ -23,7 +23,6 @@ from adjudicator.games.outputs import (
 )
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import game_at
-from adjudicator.home import store
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import SOURCE, words_for
 from adjudicator.mail.compose.messages import mail_html, make_message_id, message_key
@@ -40,7 +39,7 @@ from adjudicator.mail.delivery import hold, mailed_at_once
 from adjudicator.mail.outbox import deliver, queue_many, queued
 from adjudicator.mail.pictures import Rasterize, cairo_png
 from adjudicator.mail.preferences import notify_preference
-from adjudicator.mail.threads import locked_threads, threads_record
+from adjudicator.mail.threads import locked_threads, read_threads
 
 
 @dataclass(frozen=True)
@@ -198,7 +197,7 @@ def prepare(
     for result in results:
         reports = _Reports(settings, repo, result, rasterize)
         if threads is None:
-            threads = store.read_json(store.of(settings), threads_record(reports.game.id)) or {}
+            threads = read_threads(settings, reports.game.id)
         for entry in reports.game.players:
             key = entry.name.lower()
             if queued(settings, reports.key(key)) is not None:

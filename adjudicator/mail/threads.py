@@ -14,6 +14,7 @@ from pathlib import Path
 
 from adjudicator.home import locks, store
 from adjudicator.home.settings import Settings
+from adjudicator.mail.records import THREADS
 
 
 def _threads_dir(settings: Settings) -> Path:
@@ -33,14 +34,20 @@ def locked_threads(settings: Settings, game_id: str) -> Iterator[dict[str, dict[
     folder = _threads_dir(settings)
     name, records = threads_record(game_id), store.of(settings)
     with locks.exclusive(settings, f"threads:{game_id}", folder / f"{game_id}.lock"):
-        state: dict[str, dict[str, str]] = store.read_json(records, name) or {}
+        state = read_threads(settings, game_id)
         yield state
-        store.write_json(records, name, state)
+        THREADS.write(records, name, THREADS.check(name, state))
+
+
+def read_threads(settings: Settings, game_id: str) -> dict[str, dict[str, str]]:
+    """The game's thread state ({player: {"root": ID, "last": ID}}; {} before the first
+    message). StoreError when the record is not one."""
+    name = threads_record(game_id)
+    found = THREADS.read(store.of(settings), name)
+    plain: dict[str, dict[str, str]] = {} if found is None else THREADS.plain(found)
+    return plain
 
 
 def thread_of(settings: Settings, game_id: str, player: str) -> dict[str, str]:
     """A player's thread in a game: {"root": ID, "last": ID}, or {} before the first."""
-    data: dict[str, dict[str, str]] = (
-        store.read_json(store.of(settings), threads_record(game_id)) or {}
-    )
-    return dict(data.get(player.lower(), {}))
+    return dict(read_threads(settings, game_id).get(player.lower(), {}))

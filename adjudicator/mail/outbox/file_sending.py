@@ -7,7 +7,6 @@ the others wait for their retry.
 
 from __future__ import annotations
 
-import json
 import logging
 import smtplib
 import threading
@@ -47,6 +46,7 @@ from adjudicator.mail.outbox.folders import (
     save_accepted,
     state_folder,
 )
+from adjudicator.mail.records import FAILURE, RETRY, Retry
 from adjudicator.mail.sessions import SessionLost, send_over_sessions
 from adjudicator.mail.smtp import connect
 
@@ -63,8 +63,8 @@ def _due(path: Path, now: datetime, force: bool) -> bool:
 def _defer(settings: Settings, path: Path, error: str, now: datetime) -> None:
     attempts = int(retry_info(path).get("attempts", 0)) + 1
     later = now + timedelta(seconds=retry_delay(settings, attempts))
-    record = {"attempts": attempts, "next_attempt": later.isoformat(), "last_error": error}
-    write_atomically(retry_file(path), (json.dumps(record, indent=2) + "\n").encode())
+    record = Retry(attempts=attempts, next_attempt=later.isoformat(), last_error=error)
+    write_atomically(retry_file(path), RETRY.dump(record))
     log.warning(
         "mail %s not delivered (attempt %d: %s); next attempt at %s",
         path.name,
@@ -83,7 +83,7 @@ def _fail(
     alert_failure(settings, queue, target.name, str(target), record)
     target = move_to(settings, path, FAILED)
     meta = target.with_name(target.name + FAILURE_SUFFIX)
-    write_atomically(meta, (json.dumps(record, indent=2) + "\n").encode())
+    write_atomically(meta, FAILURE.dump(FAILURE.check(str(meta), record)))
     log.error(
         "mail %s to %s cannot be delivered: %s; moved to %s",
         target.name,

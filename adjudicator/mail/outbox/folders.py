@@ -7,7 +7,6 @@ server accepted each report (`mail/accepted/GAME.json` in the store).
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -28,6 +27,7 @@ from adjudicator.mail.outbox.common import (
     WRITTEN,
     header_block,
 )
+from adjudicator.mail.records import ACCEPTED, FAILURE, RETRY
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ def retry_info(path: Path) -> dict[str, Any]:
     meta = retry_file(path)
     if not meta.exists():
         return {}
-    data: dict[str, Any] = json.loads(meta.read_text(encoding="utf-8"))
+    data: dict[str, Any] = RETRY.plain(RETRY.parse(str(meta), meta.read_bytes()))
     return data
 
 
@@ -147,7 +147,7 @@ def failure_info(path: Path) -> dict[str, Any]:
     meta = path.with_name(path.name + FAILURE_SUFFIX)
     if not meta.exists():
         return {}
-    data: dict[str, Any] = json.loads(meta.read_text(encoding="utf-8"))
+    data: dict[str, Any] = FAILURE.plain(FAILURE.parse(str(meta), meta.read_bytes()))
     return data
 
 
@@ -156,8 +156,7 @@ def accepted_record(game_id: str) -> str:
 
 
 def accepted_times(settings: Settings, game_id: str) -> dict[str, str]:
-    data: dict[str, str] = store.read_json(store.of(settings), accepted_record(game_id)) or {}
-    return data
+    return ACCEPTED.read(store.of(settings), accepted_record(game_id)) or {}
 
 
 def record_accepted(path: Path, now: datetime, accepted: dict[str, dict[str, str]]) -> None:
@@ -182,7 +181,7 @@ def save_accepted(settings: Settings, accepted: dict[str, dict[str, str]]) -> No
     for game, times in accepted.items():
         kept = {**accepted_times(settings, game), **times}
         kept = dict(list(kept.items())[-ACCEPTED_KEPT:])
-        store.write_json(store.of(settings), accepted_record(game), kept)
+        ACCEPTED.write(store.of(settings), accepted_record(game), kept)
 
 
 def move_to(settings: Settings, path: Path, folder: str) -> Path:

@@ -75,6 +75,7 @@ from adjudicator.mail.outbox.common import (
     retry_delay,
 )
 from adjudicator.mail.outbox.folders import state_folder
+from adjudicator.mail.records import FAILURE
 from adjudicator.mail.sessions import SessionLost, send_over_sessions
 from adjudicator.mail.smtp import connect
 
@@ -213,7 +214,15 @@ def failures(settings: Settings, game_id: str | None = None) -> list[tuple[str, 
         values = (game_id,)
     with database.connection(settings) as connection:
         rows = connection.execute(query + " ORDER BY id", values).fetchall()
-    return [(str(name), dict(record or {})) for name, record in rows]  # type: ignore[call-overload]
+    return [(str(name), _failure(str(name), record)) for name, record in rows]
+
+
+def _failure(name: str, record: object) -> dict[str, Any]:
+    """A row's failure record, checked ({} for a row failed before records were kept)."""
+    if not record:
+        return {}
+    found: dict[str, Any] = FAILURE.plain(FAILURE.check(name, record))
+    return found
 
 
 def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
@@ -500,7 +509,8 @@ def _fail(settings: Settings, claims: Claims, row: Row, reason: str, recipients:
     alert_failure(
         settings, TableOutbox(settings), target.name, TableOutbox.where_named(target), record
     )
-    claims.finish(row, FAILED, failure=json.dumps(record), last_error=reason)
+    failure = FAILURE.plain(FAILURE.check(str(row[1]), record))
+    claims.finish(row, FAILED, failure=json.dumps(failure), last_error=reason)
     log.error("mail %s to %s cannot be delivered: %s", row[1], ", ".join(recipients), reason)
     return target
 

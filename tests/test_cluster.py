@@ -40,7 +40,7 @@ from adjudicator.home import database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
 from adjudicator.mail.incoming import InboundResult, handle_message
-from adjudicator.schedule.scheduler import LEADER_LOCK
+from adjudicator.schedule.leader import LEADER_LOCK
 from adjudicator.web import create_app
 
 pytestmark = pytest.mark.usefixtures("home", "secret_key")

@@ -20,7 +20,7 @@ from adjudicator.forge import remote
 from adjudicator.games.snapshot import GameError
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
-from adjudicator.schedule.scheduler import sync_game
+from adjudicator.schedule.jobs import sync_game
 
 pytestmark = pytest.mark.usefixtures("home")
 

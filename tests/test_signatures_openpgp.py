@@ -29,7 +29,7 @@ from test_webhooks import Hosted, player_clone, state_after_pushes
 
 from adjudicator.forge import remote
 from adjudicator.home.settings import Settings
-from adjudicator.schedule.scheduler import sync_game
+from adjudicator.schedule.jobs import sync_game
 
 pytestmark = pytest.mark.usefixtures("home")
 

@@ -19,7 +19,8 @@ from adjudicator.home.database import DatabaseError
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.incoming import push_to_forge
 from adjudicator.schedule.clock import record_pause
-from adjudicator.schedule.scheduler import SchedulerRunning, run_forever, run_once, utc_now
+from adjudicator.schedule.jobs import run_once, utc_now
+from adjudicator.schedule.leader import SchedulerRunning, run_forever
 from adjudicator.web.serve import serve
 
 

@@ -35,7 +35,7 @@ from psycopg import sql
 from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
-from adjudicator.forge import remote
+from adjudicator.forge import remote, transport
 from adjudicator.home import database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
@@ -110,7 +110,7 @@ def test_healthz_reports_the_forge_as_the_node_last_reached_it(
         remote.update(repo, clustered.home)
         assert client.test_client().get("/healthz").get_json()["forge"]["status"] == "ok"
         game.origin.rename(game.origin.with_name("moved.git"))  # the forge is gone
-        with pytest.raises(remote.RemoteError):
+        with pytest.raises(transport.RemoteError):
             remote.update(repo, clustered.home)
     reply = client.test_client().get("/healthz")
     assert reply.status_code == 200  # the forge's trouble is every node's: stay in service

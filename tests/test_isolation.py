@@ -43,7 +43,7 @@ from gitgame import (
 from liveserver import fetch, github_headers, push_payload, serving
 from mailserver import free_port, mail_server, settings_for
 
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games import needs_host
 from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
 from adjudicator.games.registry import list_games, survey
@@ -442,7 +442,7 @@ def host_game(tmp_path: Path, settings: Settings, game_id: str) -> Hosted:
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
     players = [(n, f"{n}@example.org") for n in TWO]
-    remote.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
+    newgames.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
     return Hosted(game_id, origin, settings.games_dir / game_id)
 
 

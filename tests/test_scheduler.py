@@ -33,7 +33,7 @@ from walks import Walk
 import engine
 from adjudicator.cli import parser as cli_parser
 from adjudicator.cli.refusal import Refused
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.outputs import Adjudication, Refusal
@@ -628,7 +628,9 @@ def forge_game(tmp_path: Path, settings: Settings, game_id: str) -> tuple[Path, 
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
     players = [(n, f"{n}@example.org") for n in TWO]
-    repo = remote.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
+    repo = newgames.create_remote_game(
+        settings, str(origin), players, game_id=game_id, secret=SECRET
+    )
     return origin, repo
 
 

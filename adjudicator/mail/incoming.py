@@ -47,7 +47,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Literal
 
-from adjudicator.forge import remote
+from adjudicator.forge import notices, remote, transport
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
@@ -314,7 +314,7 @@ def _ignore(code: metrics.InboundReason, reason: str, **details: str | None) -> 
 
 def push_to_forge(
     settings: Settings, repo: GameRepo, answered: tuple[str, str] | None
-) -> remote.Update | None:
+) -> notices.Update | None:
     """A game hosted on a forge gets the emailed move, or the commit of a command or of
     public press, at once (the lock is held). Moves pushed meanwhile come first:
     `answered` (player, text), the emailed move, may then be dropped, and its author is
@@ -323,7 +323,7 @@ def push_to_forge(
         return None
     try:
         update = ledger.forge_update(settings, repo)
-    except remote.RemoteError as error:  # the next webhook or poll pushes it
+    except transport.RemoteError as error:  # the next webhook or poll pushes it
         log.warning("the move is adjudicated but not yet on the forge: %s", error)
         return None
     ledger.announce(settings, repo, update, answered=answered)
@@ -535,7 +535,7 @@ def _handle(
 def _on_forge_or_later(repo: GameRepo, game_id: str, done: Adjudication | None) -> None:
     """PostgreSQL mode: ForgeUnavailable when the move's commit is in this node's clone
     only (its push failed): nobody is told of a move that dies with the node."""
-    tip = repo.ref(remote.TRACKING)
+    tip = repo.ref(transport.TRACKING)
     if done is not None and (tip is None or not repo.is_ancestor(done.commit, tip)):
         raise ForgeUnavailable(f"the move is not on the forge of {game_id} yet")
 

@@ -51,8 +51,9 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from adjudicator.drawing.board import board_svg, describe
+from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
+from adjudicator.drawing.description import describe
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.gamefile import GameFile, PlayerEntry
 from adjudicator.games.outputs import (

@@ -39,7 +39,8 @@ from adjudicator.forge import remote, transport
 from adjudicator.home import database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outgoing
-from adjudicator.mail.incoming import InboundResult, handle_message
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outcomes import InboundResult
 from adjudicator.schedule.leader import LEADER_LOCK
 from adjudicator.web import create_app
 

@@ -60,7 +60,7 @@ from adjudicator.home.settings import Settings, load_settings
 from adjudicator.hooks import receive
 from adjudicator.mail import outgoing, tokens
 from adjudicator.mail.links import page_links
-from adjudicator.schedule import health, jobs, leader
+from adjudicator.schedule import health, jobs, jobstore, leader
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app, gunicorn_config
@@ -330,7 +330,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
         outgoing.queue(settings, message, "probe")
         # A deadline job as the elected scheduler stores it, 100 seconds overdue: no
         # scheduler runs it.
-        store = sched.job_store(settings)
+        store = jobstore.job_store(settings)
         store.start(BackgroundScheduler(timezone=UTC), "default")
         overdue = datetime.now(UTC) - timedelta(seconds=100)
         store.add_job(
@@ -372,7 +372,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
                     == 0
                 )
             with psycopg.connect(url, autocommit=True) as connection:
-                connection.execute(f"DELETE FROM {sched.JOBS_TABLE}")
+                connection.execute(f"DELETE FROM {jobstore.JOBS_TABLE}")
             assert (
                 value(samples(scrape(node_one.test_client())), "pamir_scheduler_lag_seconds") == 0
             )

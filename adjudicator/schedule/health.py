@@ -29,8 +29,9 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.schedule.clock import Waiting, waiting
 from adjudicator.schedule.jobs import branch_tip, utc_now
+from adjudicator.schedule.jobstore import JOBS_TABLE
 from adjudicator.schedule.leader import LEADER_LOCK
-from adjudicator.schedule.scheduler import JOBS_TABLE, deadline_job_id
+from adjudicator.schedule.scheduler import deadline_job_id
 from adjudicator.schedule.turnmail import mail_clock
 
 # Each game's pending decision as last read, by its folder: (the branch's tip, decision).

@@ -56,6 +56,7 @@ from adjudicator.schedule.jobs import (
     tell_operator,
     utc_now,
 )
+from adjudicator.schedule.jobstore import job_store
 from adjudicator.schedule.reminders import already_reminded
 from adjudicator.schedule.turnmail import mail_clock
 
@@ -113,32 +114,6 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
         except JobLookupError:
             if not self.pamir_stopping:
                 raise
-
-
-JOBS_TABLE = "pamir_scheduler_jobs"  # made by the schema's migrations (home/database.py)
-
-
-def job_store(settings: Settings) -> Any:
-    """APScheduler's SQLAlchemy job store on the settings' database (psycopg 3)."""
-    from apscheduler.jobstores.sqlalchemy import (  # type: ignore[import-untyped, unused-ignore]
-        SQLAlchemyJobStore,
-    )
-    from sqlalchemy import create_engine
-
-    from adjudicator.home import database
-
-    assert settings.database_url is not None
-    url = "postgresql+psycopg://" + settings.database_url.split("://", 1)[1]
-    engine = create_engine(
-        url,
-        pool_size=2,
-        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
-        connect_args={
-            "application_name": f"pamir jobs {database.node_name(settings)}"[:63],
-            "options": database.SESSION_OPTIONS,
-        },
-    )
-    return SQLAlchemyJobStore(engine=engine, tablename=JOBS_TABLE)
 
 
 # The leader's scheduler and settings, for the jobs of the job store (`run_stored`).

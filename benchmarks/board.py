@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from adjudicator.drawing.board import board_svg, forget_drawn_parts
+from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces
+from adjudicator.drawing.kept import forget_drawn_parts
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo

@@ -79,7 +79,7 @@ from adjudicator.home import database
 from adjudicator.home.advisory import held_locks
 from adjudicator.home.secret_key import new_key
 from adjudicator.home.settings import load_settings
-from adjudicator.schedule.scheduler import LEADER_LOCK
+from adjudicator.schedule.leader import LEADER_LOCK
 
 LOCAL_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
 SAMPLE_SECONDS = 0.1

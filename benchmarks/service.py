@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import engine
-from adjudicator.forge import remote
+from adjudicator.forge import newgames, remote
 from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
@@ -300,7 +300,7 @@ def host_game(
     run_git(origin, "init", "-q", "--bare", "--initial-branch=main")
     emails = {name: f"{name}@{MAIL_DOMAIN}" for name in NAMES[:players]}
     secret = hashlib.sha256(f"service benchmark {seed} {game_id}".encode()).hexdigest()
-    repo = remote.create_remote_game(
+    repo = newgames.create_remote_game(
         settings, str(origin), list(emails.items()), game_id=game_id, secret=secret
     )
     try:

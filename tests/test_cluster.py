@@ -35,12 +35,13 @@ from psycopg import sql
 from test_mail_in import OPTION
 from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
 
-from adjudicator.forge import remote
+from adjudicator.forge import remote, transport
 from adjudicator.home import backend, database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import report_mails
-from adjudicator.mail.incoming import InboundResult, handle_message
-from adjudicator.schedule.scheduler import LEADER_LOCK
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outcomes import InboundResult
+from adjudicator.schedule.leader import LEADER_LOCK
 from adjudicator.web import create_app
 
 pytestmark = pytest.mark.usefixtures("home", "secret_key")
@@ -110,7 +111,7 @@ def test_healthz_reports_the_forge_as_the_node_last_reached_it(
         remote.update(repo, clustered.home)
         assert client.test_client().get("/healthz").get_json()["forge"]["status"] == "ok"
         game.origin.rename(game.origin.with_name("moved.git"))  # the forge is gone
-        with pytest.raises(remote.RemoteError):
+        with pytest.raises(transport.RemoteError):
             remote.update(repo, clustered.home)
     reply = client.test_client().get("/healthz")
     assert reply.status_code == 200  # the forge's trouble is every node's: stay in service

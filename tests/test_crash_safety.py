@@ -38,7 +38,7 @@ from mailserver import (
     settings_for,
 )
 
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game
 from adjudicator.games.registry import open_game
@@ -127,7 +127,7 @@ def on_a_forge(tmp_path: Path, home: Path, server: MailServer) -> Service:
     origin = tmp_path / "forge" / "club" / "g1.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    repo = remote.create_remote_game(
+    repo = newgames.create_remote_game(
         settings,
         str(origin),
         [("alice", "alice@players.example"), ("bob", "bob@players.example")],

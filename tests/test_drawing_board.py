@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 import engine
-from adjudicator.drawing.board import REGION_BOXES, board_svg, shared_edge
+from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_label
+from adjudicator.drawing.layout import REGION_BOXES, shared_edge
 from engine.cards import BORDERS, REGION_IDS
 from engine.game import legal_seat_actions, step
 

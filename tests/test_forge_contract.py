@@ -40,7 +40,7 @@ from adjudicator.forge import remote
 from adjudicator.games.seeds import commitment
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
-from adjudicator.schedule.scheduler import sync_game
+from adjudicator.schedule.jobs import sync_game
 from adjudicator.web import create_app
 
 OWN_SECRET = "f" * 64

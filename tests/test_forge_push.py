@@ -1,4 +1,4 @@
-"""Pushing a forge-hosted game's main branch back (`remote._push`) to a forge that stops
+"""Pushing a forge-hosted game's main branch back (`transport.push`) to a forge that stops
 answering: the push is given up after `GIT_TIMEOUT`, and nothing of it is left talking
 to the forge (git's transport runs in a child process of its own: `git-remote-http`)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from gitgame import git
 
-from adjudicator.forge import remote
+from adjudicator.forge import transport
 from adjudicator.games.repo import GameRepo
 
 HELD_SECONDS = 30.0  # how long the forge keeps a silent connection before it gives up
@@ -83,8 +83,8 @@ def test_a_push_to_a_silent_forge_is_given_up_whole(
     git(clone, "add", "game.toml")
     git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start")
     git(clone, "remote", "add", "origin", f"http://127.0.0.1:{forge.port}/g1.git")
-    monkeypatch.setattr(remote, "GIT_TIMEOUT", 2)
-    assert remote._push(GameRepo(clone)) is False
+    monkeypatch.setattr(transport, "GIT_TIMEOUT", 2)
+    assert transport.push(GameRepo(clone)) is False
     # Once the push was given up, its transport no longer holds the forge's connection:
     # the forge sees it closed by the client, not left until it gives up itself.
     forge.close()

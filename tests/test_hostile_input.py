@@ -50,7 +50,7 @@ from mailserver import (
 from mailserver import html as html_part
 
 import engine
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games.pipeline import submit
 from adjudicator.home.settings import Settings
 from adjudicator.hooks import receive
@@ -413,7 +413,7 @@ def hosted(tmp_path: Path, settings: Settings) -> Path:
     origin = tmp_path / "forge" / "players" / "g1.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    repo = remote.create_remote_game(
+    repo = newgames.create_remote_game(
         settings,
         str(origin),
         [("alice", "alice@example.org"), ("bob", "bob@example.org")],

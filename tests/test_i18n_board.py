@@ -22,7 +22,8 @@ from mailserver import email_of, html, mail_server, needs_cairo, settings_for
 from test_i18n import english_left
 
 import engine
-from adjudicator.drawing.board import board_svg, describe
+from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.description import describe
 from adjudicator.games.outputs import BOARD_FILE, Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo

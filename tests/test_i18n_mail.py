@@ -16,7 +16,7 @@ from gitgame import SECRET, isolate, play
 from mailserver import MailServer, email_of, mail_server, plain, reply_to, settings_for
 from test_i18n import english_left
 
-from adjudicator.forge.remote import held_notice, put_back_notice, restore_notice
+from adjudicator.forge.notices import held_notice, put_back_notice, restore_notice
 from adjudicator.games.contract import Breach, ContractBreach, check_commit
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.needs_host import Mark

@@ -43,7 +43,7 @@ from gitgame import (
 from liveserver import fetch, github_headers, push_payload, serving
 from mailserver import free_port, mail_server, settings_for
 
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games import needs_host
 from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
 from adjudicator.games.registry import list_games, survey
@@ -52,6 +52,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings, load_settings
 from adjudicator.mail import outbox
+from adjudicator.schedule import jobs
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
@@ -305,7 +306,7 @@ def test_the_scheduler_starts_and_keeps_the_other_games_deadlines(
         assert "(deadline passed)" in str(repo.repo.commit("HEAD").summary)
 
     later = datetime.now(UTC) + timedelta(hours=3)
-    done = sched.run_once(settings, later)
+    done = jobs.run_once(settings, later)
     assert "g1" not in done.timed_out
     assert needs_host.marked(settings.home, "g1") is not None
 
@@ -324,8 +325,8 @@ def test_the_operator_is_mailed_once_per_reason_and_the_outbox_keeps_delivering(
         with opened(other) as repo:
             pending = waiting(repo)
         assert pending is not None
-        assert len(sched.run_deadline(settings, "g2", pending.clock.deadline)) == 1
-        sched.retry_outbox(settings)
+        assert len(jobs.run_deadline(settings, "g2", pending.clock.deadline)) == 1
+        jobs.retry_outbox(settings)
 
         (mail,) = server.to(OPERATOR)
         assert "g1" in str(mail["Subject"]) and "needs its host" in str(mail["Subject"])
@@ -337,7 +338,7 @@ def test_the_operator_is_mailed_once_per_reason_and_the_outbox_keeps_delivering(
         second = break_tree(broken, "game-toml-invalid")
         for _ in range(2):
             sched.poll(scheduler, settings)
-        sched.retry_outbox(settings)
+        jobs.retry_outbox(settings)
         assert len(server.to(OPERATOR)) == 2
         last = server.to(OPERATOR)[-1].get_body(("plain",))
         assert last is not None and second in last.get_content()
@@ -441,7 +442,7 @@ def host_game(tmp_path: Path, settings: Settings, game_id: str) -> Hosted:
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
     players = [(n, f"{n}@example.org") for n in TWO]
-    remote.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
+    newgames.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
     return Hosted(game_id, origin, settings.games_dir / game_id)
 
 
@@ -503,7 +504,7 @@ def test_a_broken_push_to_one_forge_game_leaves_the_others_alone(
 
         scheduler = sched.build_scheduler(settings)
         sched.poll(scheduler, settings)
-        assert set(sched.poll_remote(settings)) >= {"g2"}
+        assert set(jobs.poll_remote(settings)) >= {"g2"}
 
         if status == 503:  # a player repairs the game on the forge: it reads again
             fix = player_clone(tmp_path, g1)
@@ -523,7 +524,7 @@ def test_the_outbox_job_is_not_stopped_by_a_broken_game(home: Path) -> None:
     with opened(other) as repo:
         pending = waiting(repo)
     assert pending is not None
-    sched.run_deadline(settings, "g2", pending.clock.deadline)  # the mail server is down
+    jobs.run_deadline(settings, "g2", pending.clock.deadline)  # the mail server is down
     assert outbox.messages_in(settings, "pending")
     break_tree(broken, "moves-file")
     scheduler = sched.build_scheduler(settings)

@@ -38,7 +38,8 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail import orgdomain, report_mails, tokens
 from adjudicator.mail.authentication import is_aligned
-from adjudicator.mail.incoming import InboundResult, handle_message
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outcomes import InboundResult
 
 OPTION = re.compile(r"^- `([^`]+)`$", re.MULTILINE)
 PLAYERS = "players.example"  # the domain of every player's address (mailserver.email_of)

@@ -31,6 +31,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox, report_mails
 from adjudicator.mail.links import page_links
 from adjudicator.mail.outbox.folders import failure_info, retry_info
+from adjudicator.schedule import jobs
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
@@ -120,7 +121,7 @@ def test_a_silent_mail_server_never_holds_up_the_games_deadlines(home: Path) -> 
     due = max(deadline_of(repo) for repo in repos) + timedelta(seconds=1)
     with silent_server(plain, GAMES) as server:
         settings = settings_for(home, server.port, smtp_timeout=2.0, smtp_connections=2)
-        done = sched.run_once(settings, due)
+        done = jobs.run_once(settings, due)
         assert sorted(done.timed_out) == GAMES
         # One attempt (its two sessions, opened at once), no game lock held.
         assert server.held_at_connection == [[], []]
@@ -236,18 +237,18 @@ def test_no_default_while_the_turn_mail_waits_and_no_late_reminder(home: Path) -
     assert pending is not None and pending.clock.reminder is not None
     (player,) = pending.players
     first, remind = pending.clock, pending.clock.reminder
-    assert sched.run_reminder(settings, "tt", remind) == []
-    assert sched.run_deadline(settings, "tt", first.deadline + timedelta(hours=1)) == []
+    assert jobs.run_reminder(settings, "tt", remind) == []
+    assert jobs.run_deadline(settings, "tt", first.deadline + timedelta(hours=1)) == []
 
     accepted = first.started + timedelta(hours=5)
     with mail_server(port) as server:
         outbox.deliver(settings, now=accepted, force=True)
         assert len(server.messages) == 2
-    assert sched.run_deadline(settings, "tt", first.deadline + timedelta(hours=1)) == []
+    assert jobs.run_deadline(settings, "tt", first.deadline + timedelta(hours=1)) == []
     deadline = first.deadline + timedelta(hours=5)
     # The server is down again when the reminder is written, and back after the deadline.
-    assert sched.run_reminder(settings, "tt", deadline - timedelta(hours=11)) == [player]
-    assert len(sched.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
+    assert jobs.run_reminder(settings, "tt", deadline - timedelta(hours=11)) == [player]
+    assert len(jobs.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
     with mail_server(port) as server:
         outbox.deliver(settings, now=deadline + timedelta(minutes=2), force=True)
         subjects = [str(m["Subject"]) for m in server.to(f"{player}@example.org")]
@@ -263,7 +264,7 @@ def test_without_smtp_host_the_clock_runs_from_the_commit(home: Path) -> None:
     repo = new_game(settings, "tt")
     mail_the_new_game(settings, repo)
     deadline = deadline_of(repo)
-    assert len(sched.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
+    assert len(jobs.run_deadline(settings, "tt", deadline + timedelta(seconds=1))) == 1
 
 
 def test_the_pages_show_the_deadline_the_scheduler_enforces(home: Path) -> None:

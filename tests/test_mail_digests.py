@@ -31,6 +31,7 @@ from adjudicator.mail import outbox, report_mails
 from adjudicator.mail.delivery import mailed_at_once
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.preferences import notify_preference, player_timezone
+from adjudicator.schedule import jobs
 from adjudicator.schedule import scheduler as sched
 
 KABUL = ZoneInfo("Asia/Kabul")  # UTC+04:30, all year round
@@ -158,7 +159,7 @@ def test_the_digest_comes_once_a_day_at_the_players_own_hour(table: Table) -> No
     due = next_digest(datetime.now(UTC), KABUL, table.settings.digest_hour)
     assert (due.astimezone(KABUL).hour, due.hour, due.minute) == (8, 3, 30)  # 03:30 UTC
 
-    assert sched.send_digests(table.settings, due - timedelta(seconds=1)) == []
+    assert jobs.send_digests(table.settings, due - timedelta(seconds=1)) == []
     scheduler = sched.build_scheduler(table.settings, clock=lambda: due + timedelta(seconds=30))
     sched.digest_tick(scheduler, table.settings)  # the scheduler's job, on its clock
     outbox.deliver(table.settings)
@@ -177,19 +178,19 @@ def test_the_digest_comes_once_a_day_at_the_players_own_hour(table: Table) -> No
 
     # Once a day: later the same day, and on a scheduler started afresh, nothing more.
     for later in (due + timedelta(hours=2), due + timedelta(hours=23, minutes=59)):
-        assert sched.send_digests(table.settings, later) == []
+        assert jobs.send_digests(table.settings, later) == []
     count = len(table.server.messages)
     # Held after the hour: for tomorrow's digest, and nothing for a day with none held.
     more = play(table, 3)
     new = [n for n, a in more if a != "carol" and "carol" not in awaited(table, n)]
     if new:
         tomorrow = due + timedelta(days=1)
-        assert sched.send_digests(table.settings, tomorrow - timedelta(minutes=1)) == []
-        sched.send_digests(table.settings, tomorrow)
+        assert jobs.send_digests(table.settings, tomorrow - timedelta(minutes=1)) == []
+        jobs.send_digests(table.settings, tomorrow)
         outbox.deliver(table.settings)
         second = digests_to(table, "carol")[-1]
         assert summarized(plain(second)) == new
-    assert sched.send_digests(table.settings, due + timedelta(days=2)) == []
+    assert jobs.send_digests(table.settings, due + timedelta(days=2)) == []
     assert len(digests_to(table, "carol")) == 1 + bool(new)
     assert len(table.server.messages) >= count
 
@@ -210,11 +211,11 @@ def test_a_crash_after_queuing_the_digest_sends_it_once(table: Table) -> None:
     record = json.loads((table.settings.home / "mail/digests/g1.json").read_text())
     assert record["bob"]["plan"] is not None  # the plan survived the crash
 
-    again = sched.send_digests(table.settings, due + timedelta(minutes=5))
+    again = jobs.send_digests(table.settings, due + timedelta(minutes=5))
     assert len(again) == 1
     outbox.deliver(table.settings)
     assert len(digests_to(table, "bob")) == 1
-    assert sched.send_digests(table.settings, due + timedelta(hours=1)) == []
+    assert jobs.send_digests(table.settings, due + timedelta(hours=1)) == []
     record = json.loads((table.settings.home / "mail/digests/g1.json").read_text())
     assert "plan" not in record["bob"] and record["bob"]["held"] == []
 

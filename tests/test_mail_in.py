@@ -40,7 +40,8 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import report_mails, tokens
-from adjudicator.mail.incoming import body_text, handle_message, reply_lines
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.replytext import body_text, reply_lines
 from engine.errors import MoveError
 
 OPTION = re.compile(r"^- `([^`]+)`$", re.MULTILINE)

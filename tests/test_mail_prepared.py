@@ -15,7 +15,7 @@ from pathlib import Path
 from gitgame import SECRET, TWO, decider, full_state, git, head, player_email, push
 
 import engine
-from adjudicator.forge import remote
+from adjudicator.forge import newgames, remote
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
@@ -119,7 +119,7 @@ def test_the_mails_are_composed_while_the_forge_takes_the_push(
     origin = tmp_path / "forge" / "g.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    repo = remote.create_remote_game(
+    repo = newgames.create_remote_game(
         settings, str(origin), [(n, f"{n}@example.org") for n in TWO], game_id="g", secret=SECRET
     )
     # The forge takes a push only once the service has composed the mails: were the

@@ -27,7 +27,7 @@ from test_mail_auth import PLAYERS, SELECTOR, Key, Table, Zone, make_key, signed
 
 from adjudicator.home import database, store
 from adjudicator.mail import report_mails
-from adjudicator.mail.incoming import InboundResult
+from adjudicator.mail.outcomes import InboundResult
 
 MOVE = "policy pay 2\n"
 

@@ -60,7 +60,7 @@ from adjudicator.home.settings import Settings, load_settings
 from adjudicator.hooks import receive
 from adjudicator.mail import outbox, report_mails, tokens
 from adjudicator.mail.links import page_links
-from adjudicator.schedule import health
+from adjudicator.schedule import health, jobs, jobstore, leader
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app, gunicorn_config
@@ -303,7 +303,7 @@ def test_the_scheduler_lag_behind_a_deadline_not_played(home: Path) -> None:
     # Played at its deadline: the next decision's clock is read anew from the repository.
     before = samples(scrape(client))
     later = deadline + timedelta(hours=2)
-    played = sched.run_deadline(settings, "g1", later, deliver=False)
+    played = jobs.run_deadline(settings, "g1", later, deliver=False)
     assert played
     after = samples(scrape(client))
     assert changed(before, after, "pamir_moves_adjudicated_total", way="deadline") == len(played)
@@ -330,7 +330,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
         outbox.queue(settings, message, "probe")
         # A deadline job as the elected scheduler stores it, 100 seconds overdue: no
         # scheduler runs it.
-        store = sched.job_store(settings)
+        store = jobstore.job_store(settings)
         store.start(BackgroundScheduler(timezone=UTC), "default")
         overdue = datetime.now(UTC) - timedelta(seconds=100)
         store.add_job(
@@ -361,7 +361,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
             assert 0 <= value(found, "pamir_outbox_oldest_pending_age_seconds") < 60
             assert 100 <= value(found, "pamir_scheduler_lag_seconds") < 160
             stop = threading.Event()
-            with advisory.elected(settings, sched.LEADER_LOCK, stop, 0.1) as held:
+            with advisory.elected(settings, leader.LEADER_LOCK, stop, 0.1) as held:
                 assert held is not None
                 assert (
                     value(samples(scrape(node_one.test_client())), "pamir_node_scheduler_leader")
@@ -372,7 +372,7 @@ def test_postgresql_mode_reads_the_outbox_the_job_store_and_the_leader(home: Pat
                     == 0
                 )
             with psycopg.connect(url, autocommit=True) as connection:
-                connection.execute(f"DELETE FROM {sched.JOBS_TABLE}")
+                connection.execute(f"DELETE FROM {jobstore.JOBS_TABLE}")
             assert (
                 value(samples(scrape(node_one.test_client())), "pamir_scheduler_lag_seconds") == 0
             )

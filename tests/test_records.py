@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import pytest
 
-from adjudicator.forge import remote
+from adjudicator.forge import records as forge_records
 from adjudicator.forge.records import FORGE_RECORD
 from adjudicator.games import needs_host
 from adjudicator.games.repo import GameRepo
@@ -323,8 +323,8 @@ def test_the_failure_kind_reads_the_failure_record_as_written(settings: Settings
 
 def test_the_forge_kind_reads_the_forge_record_as_written(settings: Settings) -> None:
     repo = cast(GameRepo, SimpleNamespace(path=settings.home / "games" / "g1"))
-    remote._record(settings.home, repo, "1" * 40)
-    assert remote._hold_is_news(settings.home, repo, "2" * 40)
+    forge_records.record(settings.home, repo, "1" * 40)
+    assert forge_records.hold_is_news(settings.home, repo, "2" * 40)
     data = record_bytes(settings, "forge/g1.json")
     assert data == old_form({"adjudicated": "1" * 40, "held": "2" * 40})
     assert FORGE_RECORD.parse("forge/g1.json", data).held == "2" * 40

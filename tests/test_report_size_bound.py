@@ -1,4 +1,4 @@
-"""The cheap upper bound of a report's size (adjudicator/mail/outgoing.py `size_at_most`),
+"""The cheap upper bound of a report's size (adjudicator/mail/compose/reports.py `size_at_most`),
 which spares writing a report out to learn whether the board's picture fits beside it:
 it is never below the size written out, whatever the headers and the text."""
 

@@ -33,7 +33,7 @@ from walks import Walk
 import engine
 from adjudicator.cli import parser as cli_parser
 from adjudicator.cli.refusal import Refused
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.objects import Person
@@ -52,6 +52,14 @@ from adjudicator.schedule.clock import (
     record_pause,
     waiting,
 )
+from adjudicator.schedule.jobs import (
+    poll_remote,
+    retry_outbox,
+    run_deadline,
+    run_once,
+    run_reminder,
+)
+from adjudicator.schedule.leader import LOCK_FILE, SchedulerRunning, run_forever
 from engine.game import legal_seat_actions
 
 # Warsaw leaves summer time on 2030-10-27 at 01:00 UTC; New York starts it 2031-03-09.
@@ -163,9 +171,9 @@ def test_a_timeout_across_a_dst_change_comes_at_the_wall_clock_deadline(
     assert due - eve == timedelta(hours=real_hours)
     assert pending.clock.reminder == due - timedelta(hours=12)
     head = repo.head()
-    assert sched.run_deadline(settings, "tt", due - SECOND) == []
+    assert run_deadline(settings, "tt", due - SECOND) == []
     assert repo.head() == head
-    done = sched.run_deadline(settings, "tt", due)
+    done = run_deadline(settings, "tt", due)
     assert [d.number for d in done] == [1]
     assert subject(repo) == f"Move 1 for {pending.players[0]} (deadline passed): loyalty afghan"
 
@@ -348,17 +356,17 @@ def test_a_reminder_is_written_to_the_outbox_once(settings: Settings) -> None:
     assert pending is not None and pending.clock.reminder is not None
     remind = pending.clock.reminder
     assert local_text(remind, zone("Europe/Warsaw")) == "2030-10-27 08:00 CET"
-    assert sched.run_reminder(settings, "tt", remind - SECOND) == []
+    assert run_reminder(settings, "tt", remind - SECOND) == []
     assert queued_messages(settings) == []
     player = decider(repo)
-    assert sched.run_reminder(settings, "tt", remind) == [player]
+    assert run_reminder(settings, "tt", remind) == [player]
     (message,) = queued_messages(settings)
     assert message["To"] == f"{player} <{player}@example.org>"
     assert message["Subject"] == "[tt] Reminder: your decision is due by 2030-10-27 20:00 CET"
     assert message["Reply-To"].startswith(f"pamir+tt.{player}.")
     body = message.get_content()
     assert "2030-10-27 19:00 UTC" in body and "loyalty afghan" in body
-    assert sched.run_reminder(settings, "tt", remind + SECOND) == []  # sent already
+    assert run_reminder(settings, "tt", remind + SECOND) == []  # sent already
     assert len(queued_messages(settings)) == 1
     for folder in ("pending", "written"):  # no temporary file left
         assert not list((settings.outbox_dir / folder).glob(".*"))
@@ -369,13 +377,13 @@ def test_a_pause_after_the_reminder_earns_another(settings: Settings) -> None:
     change_deadlines(repo, WARSAW_EVE, timezone="Europe/Warsaw", turn_hours=24, reminder_hours=12)
     first = waiting(repo)
     assert first is not None and first.clock.reminder is not None
-    assert sched.run_reminder(settings, "tt", first.clock.reminder) == list(first.players)
+    assert run_reminder(settings, "tt", first.clock.reminder) == list(first.players)
     record_pause(repo, "bob", 10, "travel", first.clock.reminder + SECOND)
     second = waiting(repo)
     assert second is not None and second.clock.reminder is not None
     assert second.clock.reminder == first.clock.reminder + timedelta(hours=10)
-    assert sched.run_reminder(settings, "tt", first.clock.reminder + timedelta(hours=1)) == []
-    assert sched.run_reminder(settings, "tt", second.clock.reminder) == list(first.players)
+    assert run_reminder(settings, "tt", first.clock.reminder + timedelta(hours=1)) == []
+    assert run_reminder(settings, "tt", second.clock.reminder) == list(first.players)
     assert len(queued_messages(settings)) == 2
 
 
@@ -399,8 +407,8 @@ def test_a_pause_is_a_commit_that_moves_the_deadline(settings: Settings) -> None
     assert now is not None and now.clock == after
     assert after.deadline == before.clock.deadline + timedelta(hours=30)
     assert after.started == before.clock.started  # a pause does not restart the clock
-    assert sched.run_deadline(settings, "tt", before.clock.deadline) == []
-    assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
+    assert run_deadline(settings, "tt", before.clock.deadline) == []
+    assert len(run_deadline(settings, "tt", after.deadline)) == 1
     assert verify(repo, current_home()).ok
 
 
@@ -509,7 +517,7 @@ def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
     repo = new_game(settings)
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
-    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    run_reminder(settings, "tt", pending.clock.reminder)
     reminded = pending.clock.reminder
     scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
     assert set(jobs(scheduler)) == {"deadline:tt", "poll", "watch", "outbox", "digest"}
@@ -584,10 +592,10 @@ def test_reminders_and_timeouts_reach_a_real_mail_server(home: Path) -> None:
             seconds=settings.outbox_retry_seconds
         )
         (player,) = pending.players
-        assert sched.run_reminder(settings, "tt", pending.clock.reminder) == [player]
+        assert run_reminder(settings, "tt", pending.clock.reminder) == [player]
         (reminder,) = server.to(f"{player}@example.org")
         assert str(reminder["Subject"]).startswith("[tt] Reminder: your decision is due by")
-        assert len(sched.run_deadline(settings, "tt", pending.clock.deadline)) == 1
+        assert len(run_deadline(settings, "tt", pending.clock.deadline)) == 1
         reports = [m for m in server.messages if "Reminder" not in str(m["Subject"])]
         assert sorted(str(m["To"]) for m in reports) == [
             "alice <alice@example.org>",
@@ -604,11 +612,11 @@ def test_the_outbox_job_delivers_what_waited_for_the_mail_server(home: Path) -> 
     repo = new_game(settings)
     pending = waiting(repo)
     assert pending is not None
-    sched.run_deadline(settings, "tt", pending.clock.deadline)  # the server is down
+    run_deadline(settings, "tt", pending.clock.deadline)  # the server is down
     waiting_mail = list((settings.outbox_dir / "pending").glob("*.eml"))
     assert waiting_mail
     with mail_server(port) as server:
-        sched.retry_outbox(settings)  # not due yet: the retry waits its delay
+        retry_outbox(settings)  # not due yet: the retry waits its delay
         assert server.messages == []
         later = datetime.now(UTC) + timedelta(seconds=settings.outbox_retry_seconds + 1)
         outbox.deliver(settings, now=later)
@@ -621,7 +629,9 @@ def forge_game(tmp_path: Path, settings: Settings, game_id: str) -> tuple[Path, 
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
     players = [(n, f"{n}@example.org") for n in TWO]
-    repo = remote.create_remote_game(settings, str(origin), players, game_id=game_id, secret=SECRET)
+    repo = newgames.create_remote_game(
+        settings, str(origin), players, game_id=game_id, secret=SECRET
+    )
     return origin, repo
 
 
@@ -656,17 +666,17 @@ def test_forge_hosted_games_are_polled_and_fetched_before_a_timeout(
     new_game(settings, "uu")  # hosted here: not polled
     player = decider(repo)
     push_as_player(tmp_path, origin, player, "loyalty british\n")
-    assert sched.poll_remote(settings) == ["tt"]
+    assert poll_remote(settings) == ["tt"]
     assert snapshot(repo).moves[-1].player == player  # adjudicated from the forge
     assert git(origin, "rev-parse", "main").strip() == repo.head()  # and pushed back
     pending = waiting(repo)
     assert pending is not None
-    assert sched.run_deadline(settings, "tt", pending.clock.deadline - SECOND) == []
+    assert run_deadline(settings, "tt", pending.clock.deadline - SECOND) == []
     # An answer pushed in time wins over the default, though the deadline has passed. Commit
     # times count in whole seconds: the next decision's clock must start after this one's.
     time.sleep(1.1)
     push_as_player(tmp_path, origin, decider(repo), "loyalty russian\n")
-    assert sched.run_deadline(settings, "tt", pending.clock.deadline) == []
+    assert run_deadline(settings, "tt", pending.clock.deadline) == []
     assert "loyalty russian" in snapshot(repo).text(snapshot(repo).moves[-1])
     assert git(origin, "rev-parse", "main").strip() == repo.head()
 
@@ -681,24 +691,22 @@ def test_pamir_scheduler_once(settings: Settings, capsys: pytest.CaptureFixture[
     args.func(args)
     assert capsys.readouterr().out == ""  # nothing due yet
     later = datetime.now(UTC) + timedelta(hours=2)
-    done = sched.run_once(settings, later)
+    done = run_once(settings, later)
     assert list(done.timed_out) == ["tt"] and done.timed_out["tt"][0].number == 1
 
 
 def test_run_forever_stops_cleanly_and_is_alone(settings: Settings) -> None:
     new_game(settings)
     stop = threading.Event()
-    runner = threading.Thread(target=sched.run_forever, args=(settings, stop))
+    runner = threading.Thread(target=run_forever, args=(settings, stop))
     runner.start()
     try:
         deadline = time.monotonic() + 5
-        while (
-            not (settings.home / "locks" / sched.LOCK_FILE).exists() and time.monotonic() < deadline
-        ):
+        while not (settings.home / "locks" / LOCK_FILE).exists() and time.monotonic() < deadline:
             time.sleep(0.02)
         time.sleep(0.2)
-        with pytest.raises(sched.SchedulerRunning):
-            sched.run_forever(settings, threading.Event())
+        with pytest.raises(SchedulerRunning):
+            run_forever(settings, threading.Event())
     finally:
         stop.set()
         runner.join(10)
@@ -790,7 +798,7 @@ def test_a_pause_asked_for_after_the_deadline_is_refused(settings: Settings) -> 
     assert refused.value.code == "deadline-passed"
     assert "deadline" in str(refused.value.message) and "passed" in str(refused.value.message)
     assert repo.head() == head
-    assert len(sched.run_deadline(settings, "tt", pending.clock.deadline + timedelta(hours=1))) == 1
+    assert len(run_deadline(settings, "tt", pending.clock.deadline + timedelta(hours=1))) == 1
 
 
 def allow_late_pauses(repo: GameRepo) -> None:
@@ -809,8 +817,8 @@ def test_a_late_pause_when_allowed_stops_the_clock_before_the_default(settings: 
     assert after.deadline == before.clock.deadline + timedelta(hours=10)
     now = waiting(repo)
     assert now is not None and now.clock == after
-    assert sched.run_deadline(settings, "tt", late) == []  # no default: the pause came first
-    assert len(sched.run_deadline(settings, "tt", after.deadline)) == 1
+    assert run_deadline(settings, "tt", late) == []  # no default: the pause came first
+    assert len(run_deadline(settings, "tt", after.deadline)) == 1
     assert verify(repo, current_home()).ok
 
 
@@ -832,7 +840,7 @@ def test_a_reminder_says_the_default_is_played(settings: Settings) -> None:
     repo = new_game(settings)
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
-    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    run_reminder(settings, "tt", pending.clock.reminder)
     (message,) = queued_messages(settings)
     body = message.get_content()
     assert "the adjudicator plays the default for you: loyalty afghan" in body
@@ -846,7 +854,7 @@ def test_a_reminder_in_a_game_with_the_stand_in_says_the_stand_in_plays(
     change_deadlines(repo, datetime.now(UTC), on_timeout="standin")
     pending = waiting(repo)
     assert pending is not None and pending.clock.reminder is not None
-    sched.run_reminder(settings, "tt", pending.clock.reminder)
+    run_reminder(settings, "tt", pending.clock.reminder)
     (message,) = queued_messages(settings)
     body = message.get_content()
     assert "a stand-in plays your turn for you" in body

@@ -24,13 +24,14 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings, load_settings
+from adjudicator.schedule import jobs
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import waiting
 from adjudicator.web import create_app
 
 pytestmark = pytest.mark.usefixtures("home")
 
-LOGGER = "adjudicator.schedule.scheduler"
+LOGGER = "adjudicator.schedule.jobs"
 TWO_GAMES = ("stuck", "fine")
 
 
@@ -178,6 +179,6 @@ def test_pamir_scheduler_once_adjudicates_a_pushed_move_too(
     pending = waiting(repo)
     assert pending is not None
     push_move_without_hooks(tmp_path, bare, pending.players[0], "loyalty british\n")
-    sched.run_once(settings, datetime.now(UTC) + timedelta(minutes=1))
+    jobs.run_once(settings, datetime.now(UTC) + timedelta(minutes=1))
     assert snapshot(repo).adjudicated == 1
     repo.repo.close()

@@ -25,6 +25,7 @@ from test_cluster import (
 
 from adjudicator.home import database
 from adjudicator.home.settings import Settings, load_settings
+from adjudicator.schedule import jobstore
 from adjudicator.schedule import scheduler as sched
 
 pytestmark = pytest.mark.usefixtures("home", "secret_key")
@@ -41,13 +42,13 @@ def clustered(home: Path) -> Iterator[Settings]:
 def stored(url: str) -> dict[str, dict[str, object]]:
     """The jobs in the store: id -> the job's pickled state."""
     with psycopg.connect(url) as connection:
-        rows = connection.execute(f"SELECT id, job_state FROM {sched.JOBS_TABLE}").fetchall()
+        rows = connection.execute(f"SELECT id, job_state FROM {jobstore.JOBS_TABLE}").fetchall()
     return {str(key): pickle.loads(bytes(state)) for key, state in rows}
 
 
 def store_probe(settings: Settings, when: datetime) -> None:
     """Put a job in the store as a leader would: the outbox job once more, at `when`."""
-    store = sched.job_store(settings)
+    store = jobstore.job_store(settings)
     writer = BackgroundScheduler(jobstores={"default": store}, timezone=UTC)
     writer.add_job(
         sched.run_stored,

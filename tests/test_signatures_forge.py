@@ -16,11 +16,11 @@ from gitgame import SECRET, decider, git, head, opened, push
 from test_signatures import commit_move, make_key, public, tamper_message
 from test_webhooks import Hosted, player_clone, state_after_pushes
 
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.games.snapshot import GameError
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
-from adjudicator.schedule.scheduler import sync_game
+from adjudicator.schedule.jobs import sync_game
 
 pytestmark = pytest.mark.usefixtures("home")
 
@@ -36,7 +36,7 @@ def game(tmp_path: Path, settings: Settings, keys: dict[str, Path]) -> Hosted:
     origin = tmp_path / "forge" / "players" / "g1.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    remote.create_remote_game(
+    newgames.create_remote_game(
         settings,
         str(origin),
         [("alice", "alice@example.org"), ("bob", "bob@example.org")],
@@ -126,7 +126,7 @@ def test_an_adopted_game_goes_on_signing_with_the_services_key(
     game: Hosted, settings: Settings, keys: dict[str, Path], tmp_path: Path
 ) -> None:
     shutil.rmtree(game.service)
-    remote.adopt(settings, str(game.origin)).repo.close()
+    newgames.adopt(settings, str(game.origin)).repo.close()
     push_signed(game, keys, "self")
     sync_game(settings, "g1")
     assert len(moves_on_forge(game)) == 1
@@ -137,4 +137,4 @@ def test_an_adopted_game_goes_on_signing_with_the_services_key(
     other_key = settings.home / "keys"
     shutil.rmtree(other_key)  # this service's key is lost: a new one would not match
     with pytest.raises(GameError, match="signed with another adjudicator's key"):
-        remote.adopt(settings, str(game.origin))
+        newgames.adopt(settings, str(game.origin))

@@ -27,9 +27,9 @@ from test_signatures import clone_of, make_key, next_move, public, signed_bare
 from test_signatures_forge import checked, moves_on_forge, restores
 from test_webhooks import Hosted, player_clone, state_after_pushes
 
-from adjudicator.forge import remote
+from adjudicator.forge import newgames
 from adjudicator.home.settings import Settings
-from adjudicator.schedule.scheduler import sync_game
+from adjudicator.schedule.jobs import sync_game
 
 pytestmark = pytest.mark.usefixtures("home")
 
@@ -189,7 +189,7 @@ def forge_game(
     origin = tmp_path / "forge" / "players" / "g1.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    remote.create_remote_game(
+    newgames.create_remote_game(
         settings,
         str(origin),
         [("alice", "alice@example.org"), ("bob", "bob@example.org")],

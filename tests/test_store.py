@@ -29,7 +29,8 @@ from adjudicator.games.seeds import load_secret
 from adjudicator.home import backend, database, store
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import ledger, report_mails
-from adjudicator.mail.incoming import ForgeUnavailable, handle_message
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outcomes import ForgeUnavailable
 
 pytestmark = pytest.mark.usefixtures("home")
 

@@ -39,7 +39,7 @@ from gitgame import show as git_show
 from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload, serving
 
 import engine
-from adjudicator.forge import remote
+from adjudicator.forge import newgames, remote
 from adjudicator.games import pipeline
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
@@ -76,7 +76,7 @@ def host_game(tmp_path: Path, settings: Settings, game_id: str = "g1") -> Hosted
     origin = tmp_path / "forge" / "players" / f"{game_id}.git"
     origin.mkdir(parents=True)
     git(origin, "init", "-q", "--bare", "--initial-branch=main")
-    repo = remote.create_remote_game(
+    repo = newgames.create_remote_game(
         settings,
         str(origin),
         [("alice", "alice@example.org"), ("bob", "bob@example.org")],
@@ -508,11 +508,11 @@ def test_adopt_clones_a_forge_hosted_game_into_the_service(
     kept = secret.read_text(encoding="ascii")
     secret.unlink()
     with pytest.raises(GameError):
-        remote.adopt(settings, str(game.origin))
+        newgames.adopt(settings, str(game.origin))
     assert not game.service.exists()
     secret.write_text(kept, encoding="ascii")
 
-    remote.adopt(settings, str(game.origin)).repo.close()
+    newgames.adopt(settings, str(game.origin)).repo.close()
 
     assert remote.normalize_url(git(game.service, "remote", "get-url", "origin")) == (
         remote.normalize_url(str(game.origin))
@@ -520,7 +520,7 @@ def test_adopt_clones_a_forge_hosted_game_into_the_service(
     push_move(game)
     assert deliver(site, game, "delivery-1").json()["adjudicated"] == [1]
     with pytest.raises(GameError):
-        remote.adopt(settings, str(game.origin))  # already there
+        newgames.adopt(settings, str(game.origin))  # already there
 
 
 def test_the_delivery_log_is_bounded(tmp_path: Path) -> None:

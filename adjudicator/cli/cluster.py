@@ -11,7 +11,7 @@ from adjudicator.home import advisory, backend, database, store
 from adjudicator.home.nodes import list_nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outbox
-from adjudicator.schedule.scheduler import LEADER_LOCK
+from adjudicator.schedule.leader import LEADER_LOCK
 
 NEW_KEY_VARIABLE = "PAMIR_NEW_SECRET_KEY"
 

@@ -297,7 +297,7 @@ def _refuse_in_database_mode(home: Path) -> None:
     if clustered:
         raise Refused(
             "in PostgreSQL mode (PAMIR_DATABASE_URL) games live on a forge, where every node "
-            "reaches them: create the game with adjudicator.forge.remote.create_remote_game, "
+            "reaches them: create the game with adjudicator.forge.newgames.create_remote_game, "
             "or adopt one (docs/cluster.md)"
         )
 

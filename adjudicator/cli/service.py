@@ -17,9 +17,10 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import backend, logs
 from adjudicator.home.database import DatabaseError
 from adjudicator.home.settings import SettingsError, load_settings
-from adjudicator.mail.incoming import push_to_forge
+from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.schedule.clock import record_pause
-from adjudicator.schedule.scheduler import SchedulerRunning, run_forever, run_once, utc_now
+from adjudicator.schedule.jobs import run_once, utc_now
+from adjudicator.schedule.leader import SchedulerRunning, run_forever
 from adjudicator.web.serve import serve
 
 

@@ -11,6 +11,8 @@ the forge yet are submitted again on top, so that none is lost.
 
 Callers hold the game's lock (`registry.game_lock`) around `update`, and tell the players
 what it did (`adjudicator.mail.ledger.announce`).
+The fetches and pushes are in `transport`, what is put back on the forge in `recovery`,
+what the players are told in `notices`, and setting a game up in `newgames`.
 docs/web.md describes how to set a game up.
 """
 
@@ -18,88 +20,32 @@ from __future__ import annotations
 
 import configparser
 import logging
-import os
 import re
-import signal
-import subprocess
 from collections.abc import Callable, Sequence
-from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 from urllib.parse import unquote, urlsplit
 
-import git
-
-from adjudicator.forge import contact
+from adjudicator.forge.notices import RefusedMove, Update, restore_notice
+from adjudicator.forge.records import record, recorded
+from adjudicator.forge.recovery import rewritten, vetted
+from adjudicator.forge.transport import ORIGIN, TRACKING, RemoteError, fetch, push, rev
 from adjudicator.games import hosting, pipeline
-from adjudicator.games.contract import RESTORE_TRAILER, Accepted, Breach, blob_id, tree_files, vet
-from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.moves import MOVES_DIR, ON_RESIGNED, MoveName, parse_name
-from adjudicator.games.objects import FILE_MODE
 from adjudicator.games.outputs import Adjudication, Refusal, and_followers, refused_phrase
 from adjudicator.games.registry import list_games
-from adjudicator.games.repo import BRANCH, REF, GameRepo, RepoError, StaleHead
+from adjudicator.games.repo import REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
-from adjudicator.games.snapshot import GameError, game_seed, snapshot, state_record
-from adjudicator.games.sshkeys import parse_key_line
-from adjudicator.home import metrics, store
-from adjudicator.home.keys import adjudicator_key, public_key_line
+from adjudicator.games.snapshot import GameError, snapshot, state_record
+from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
-from adjudicator.home.translations import N_, Words
-from engine.phrases import Phrase
 
-ORIGIN = "origin"
-TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
 MAX_ATTEMPTS = 5
-GIT_TIMEOUT = 120  # seconds for one fetch or push
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}  # never wait for a password nobody will type
 ON_BEHALF = re.compile(r"^Move \d+ for [^ ]+ \((?P<why>.*)\): ")
-RECORDS = "forge"  # PAMIR_HOME/forge/<id>.json: the last commit adjudicated per game
 
 log = logging.getLogger(__name__)
-
-
-class RemoteError(RuntimeError):
-    """The forge cannot be reached, refuses our pushes, or its history was rewritten."""
-
-
-@dataclass(frozen=True)
-class RefusedMove:
-    """A move that did not go into the game: its author should be told why."""
-
-    number: int | None  # None: a move this service had accepted that no longer applies
-    player: str
-    reason: str  # the engine's words
-    text: str  # the move file as submitted
-    phrase: Phrase | None = None  # `reason` said in a reader's language (its English: reason)
-
-
-# A notice to the players: its Markdown text in a reader's words.
-Notice = Callable[[Words], str]
-
-
-@dataclass
-class Update:
-    """What one `update` did: the adjudicator commits now on the forge, and refusals.
-
-    `restored` lists the pushed commits that broke the contract (their changes were put
-    back by an adjudicator commit); `held` says why the game is held for the host (a
-    rewritten history that could not be put back); `notices` are what every player should
-    be told, each a Markdown text in the reader's words (the caller mails them: this module
-    sends no mail)."""
-
-    results: list[Adjudication] = field(default_factory=list)
-    # Those of `results` that are players' moves pushed to the forge; the others are this
-    # service's own moves, submitted again on top of the forge's.
-    pushed: list[Adjudication] = field(default_factory=list)
-    refused: list[RefusedMove] = field(default_factory=list)
-    attempts: int = 0
-    restored: list[Breach] = field(default_factory=list)
-    held: str | None = None
-    notices: list[Notice] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -216,91 +162,11 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
     return None
 
 
-# -- Git plumbing ----------------------------------------------------------------------------
-
-
-def _git(repo: GameRepo, *args: str) -> str:
-    # GitPython 3.1's overloads of `execute` leave out the keywords its body takes.
-    return str(
-        repo.repo.git.execute(  # type: ignore[call-overload,unused-ignore]
-            ["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
-        )
-    )
-
-
-def _rev(repo: GameRepo, ref: str) -> str | None:
-    """The commit a ref names, read in this process (None: no such ref)."""
-    return repo.ref(ref)
+# -- The clone's commits ------------------------------------------------------------------------
 
 
 def _is_ancestor(repo: GameRepo, old: str, new: str) -> bool:
     return repo.is_ancestor(old, new)
-
-
-def _fetch(repo: GameRepo) -> str:
-    """Fetch origin's main into origin/main (whatever it is: `update` judges it against the
-    service's record, never against what the previous fetch saw)."""
-    try:
-        _git(repo, "fetch", "--quiet", "--no-tags", ORIGIN, f"+{REF}:{TRACKING}")
-    except git.GitCommandError as error:
-        log.warning("fetch failed in %s: %s", repo.path, error.stderr)
-        contact.record(repo.path.name, f"cannot fetch ({str(error.stderr).strip()[:200]})")
-        raise RemoteError(f"cannot fetch the game from its forge ({repo.path.name})") from None
-    contact.record(repo.path.name)
-    after = _rev(repo, TRACKING)
-    if after is None:
-        raise RemoteError(f"the forge repository of {repo.path.name} has no {BRANCH} branch")
-    return after
-
-
-def _push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool:
-    """Push main to origin; False when the forge refused it (someone pushed meanwhile).
-
-    `meanwhile` runs in this thread while the push is on its way: a push is mostly
-    waiting on the forge (20 ms or more, seconds on a slow one), time the caller can use
-    to prepare what follows a push that succeeds. What it raises is logged, never the
-    push's outcome."""
-    command = ["git", "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}"]
-    try:
-        process = subprocess.Popen(
-            command,
-            cwd=repo.path,
-            env={**os.environ, **GIT_ENV},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,  # its transport (ssh, git-remote-http) killed with it
-        )
-    except OSError as error:
-        log.info("cannot start git push in %s: %s", repo.path, error)
-        return False
-    try:
-        if meanwhile is not None:
-            meanwhile()
-    except Exception:
-        log.exception("work done during the push of %s failed", repo.path.name)
-    except BaseException:  # interrupted: the push is not left running behind
-        _stop(process)
-        raise
-    try:
-        _, stderr = process.communicate(timeout=GIT_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        _stop(process)
-        log.info("push timed out in %s", repo.path)
-        return False
-    if process.returncode != 0:
-        log.info("push refused in %s: %s", repo.path, stderr.decode("utf-8", "replace"))
-        return False
-    return True
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Kill a push and wait for it. The whole group: a transport child (ssh,
-    git-remote-http) left running keeps the pipes open, and `communicate` would wait for
-    it as long as the forge holds its connection."""
-    with suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
 
 
 def _move_to(repo: GameRepo, commit: str, expected: str | None) -> None:
@@ -367,7 +233,7 @@ def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Up
     update = Update()
     target = upstream
     if start is not None:
-        target, update.restored = _vetted(repo, start, upstream)
+        target, update.restored = vetted(repo, start, upstream)
     replays: list[_LocalMove] = []
     if start is None or _is_ancestor(repo, start, target):
         new = target  # a fast-forward (or nothing to do)
@@ -430,8 +296,8 @@ def _update(
 ) -> Update:
     start = repo.head()
     ours = recorded(home, repo)
-    anchor = ours or _rev(repo, TRACKING)
-    upstream = _fetch(repo)
+    anchor = ours or rev(repo, TRACKING)
+    upstream = fetch(repo)
     if (
         ours is not None
         and start is not None
@@ -449,7 +315,7 @@ def _update(
         _move_to(repo, own, start)
         start = own
     if anchor is not None and not _is_ancestor(repo, anchor, upstream):
-        held = _rewritten(repo, home, upstream, start)
+        held = rewritten(repo, home, upstream, start)
         if held.held is not None:
             return held
         upstream = str(start)
@@ -463,14 +329,14 @@ def _update(
         meanwhile = None
         if while_pushing is not None and result.results:
             meanwhile = partial(while_pushing, list(result.results))
-        if head == upstream or _push(repo, meanwhile):
+        if head == upstream or push(repo, meanwhile):
             repo.set_ref(TRACKING, str(head))  # what the forge has now (a push set it already)
-            _record(home, repo, str(head))
+            record(home, repo, str(head))
             result.notices += [restore_notice(repo, result.restored)] if result.restored else []
             # Counted once on the forge: an attempt whose push was refused is done again.
             metrics.outcomes("webhook", result.pushed)
             return result
-        fresh = _fetch(repo)
+        fresh = fetch(repo)
         if fresh == upstream:
             raise RemoteError(f"the forge refused the push of {repo.path.name}")
         upstream = fresh  # a player pushed meanwhile: start again from theirs
@@ -500,252 +366,3 @@ def _pushed_unrecorded(repo: GameRepo, home: Path, ours: str | None, upstream: s
         if game.adjudicator is not None and signed.kind == "adjudicator" and signed.valid:
             return sha
     return None
-
-
-# -- The contract on a forge -----------------------------------------------------------------
-
-
-def _vetted(repo: GameRepo, start: str, upstream: str) -> tuple[str, list[Breach]]:
-    """`upstream` itself when every commit the service has not seen keeps the contract;
-    otherwise a new adjudicator commit on top of it that puts back every file the service
-    owns, keeping only the move files added by the contract, and the offending commits."""
-    base = repo.merge_base(start, upstream)
-    if base is None:
-        raise RemoteError(f"{repo.path.name}: the forge's history shares nothing with the game's")
-    if base == upstream:
-        return upstream, []
-    snap = snapshot(repo, base)  # the service's own commit: its game.toml is trusted
-    vetting = vet(repo, base, upstream, snap.game, snap.next_number)
-    if not vetting.breaches:
-        return upstream, []
-    changes = _restoring_changes(repo, base, upstream, vetting.accepted)
-    culprits = ", ".join(f"{b.commit[:10]} ({b.author})" for b in vetting.breaches)
-    details = "\n".join(f"- {b.describe()}" for b in vetting.breaches)
-    message = (
-        f"Restore the adjudicator's files after {culprits}\n\n"
-        "A player's commit may only add the next move file, by that player; what these "
-        f"commits changed is put back:\n\n{details}\n\n"
-        f"{RESTORE_TRAILER}: {' '.join(b.commit for b in vetting.breaches)}\n"
-    )
-    log.warning("%s: restored the files changed by %s", repo.path.name, culprits)
-    return repo.make_commit(changes, message, parent=upstream), vetting.breaches
-
-
-def _blob(repo: GameRepo, sha: str) -> bytes:
-    data: bytes = repo.repo.odb.stream(bytes.fromhex(sha)).read()
-    return data
-
-
-def _restoring_changes(
-    repo: GameRepo, base: str, upstream: str, accepted: list[Accepted]
-) -> dict[str, bytes | None]:
-    """The changes that turn `upstream`'s files into `base`'s plus the accepted moves."""
-    wanted = {path: _blob(repo, sha) for path, (sha, _) in tree_files(repo, base).items()}
-    wanted.update({a.move.path: a.data for a in accepted})
-    found = tree_files(repo, upstream)
-    changes: dict[str, bytes | None] = {path: None for path in found if path not in wanted}
-    for path, data in wanted.items():
-        if found.get(path) != (blob_id(data), FILE_MODE):
-            changes[path] = data
-    return changes
-
-
-def _rewritten(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Update:
-    """The forge's main no longer holds the last commit the service adjudicated: push the
-    service's main back over it, or hold the game."""
-    name = repo.path.name
-    if start is not None and _force_push(repo, start, upstream):
-        log.warning("%s: the main branch was rewritten on the forge; put back", name)
-        repo.set_ref(TRACKING, start)
-        done = Update()
-        done.notices.append(put_back_notice(name))
-        return done
-    reason = (
-        f"the {BRANCH} branch of {name} was rewritten on the forge and could not be put back; "
-        "the game is held until the host restores it"
-    )
-    log.error("%s", reason)
-    held = Update(held=reason)
-    if _hold_is_news(home, repo, upstream):
-        held.notices.append(held_notice(name))
-    return held
-
-
-def _force_push(repo: GameRepo, start: str, upstream: str) -> bool:
-    """Push `start` over the forge's rewritten main, only if it is still `upstream`."""
-    lease = f"--force-with-lease={REF}:{upstream}"
-    try:
-        _git(repo, "push", "--quiet", "--porcelain", lease, ORIGIN, f"{start}:{REF}")
-    except git.GitCommandError as error:
-        log.info("forced push refused in %s: %s", repo.path, error.stderr)
-        return False
-    return True
-
-
-def _notice(name: str, title: str, body: str) -> Notice:
-    """A notice headed by the game's name: `title` and `body` (catalogue messages) in the
-    reader's words."""
-    return lambda words: f"# {name}: {words(title)}\n\n{words(body)}\n"
-
-
-def put_back_notice(name: str) -> Notice:
-    """The notice of a rewritten history pushed back over the forge's."""
-    return _notice(
-        name,
-        N_("the game's history was put back"),
-        N_(
-            "Someone rewrote the history of the game's main branch on the forge (a force "
-            "push). The adjudicator pushed the game's true history back; pull (`git fetch` "
-            "and `git reset --hard origin/main`) before your next move."
-        ),
-    )
-
-
-def held_notice(name: str) -> Notice:
-    """The notice of a game held for its host (a rewritten history not put back)."""
-    return _notice(
-        name,
-        N_("the game is held"),
-        N_(
-            "Someone rewrote the history of the game's main branch on the forge, and the "
-            "adjudicator could not push the true history back. No move is adjudicated until "
-            "the host restores it."
-        ),
-    )
-
-
-def restore_notice(repo: GameRepo, breaches: list[Breach]) -> Notice:
-    name = repo.path.name
-
-    def notice(words: Words) -> str:
-        lines = "\n".join(f"- {words.phrase(b.phrase())}" for b in breaches)
-        said = words(
-            "A player's commit may only add the next move file, by that player. These commits "
-            "did more, and the adjudicator put back what they changed (the move files they "
-            "added were not played):"
-        )
-        return f"# {name}: " + words("pushed changes were put back") + f"\n\n{said}\n\n{lines}\n"
-
-    return notice
-
-
-# -- The service's record of each forge-hosted game ------------------------------------------
-
-
-def record_name(repo: GameRepo) -> str:
-    return f"{RECORDS}/{repo.path.name}.json"
-
-
-def _read_record(home: Path, repo: GameRepo) -> dict[str, Any]:
-    data: dict[str, Any] = store.read_json(store.store_for(home), record_name(repo)) or {}
-    return data
-
-
-def recorded(home: Path, repo: GameRepo) -> str | None:
-    """The last commit the service adjudicated and the forge had, or None."""
-    value = _read_record(home, repo).get("adjudicated")
-    return str(value) if value else None
-
-
-def _record(home: Path, repo: GameRepo, commit: str) -> None:
-    store.write_json(store.store_for(home), record_name(repo), {"adjudicated": commit})
-
-
-def _hold_is_news(home: Path, repo: GameRepo, upstream: str) -> bool:
-    """Whether the players have not been told yet that the game is held at this forge tip
-    (polls come every few minutes: one notice per rewrite is enough)."""
-    data = _read_record(home, repo)
-    if data.get("held") == upstream:
-        return False
-    data["held"] = upstream
-    store.write_json(store.store_for(home), record_name(repo), data)
-    return True
-
-
-# -- Setting a game up -----------------------------------------------------------------------
-
-
-def create_remote_game(
-    settings: Settings,
-    url: str,
-    players: list[tuple[str, str]],
-    *,
-    game_id: str,
-    secret: str | None = None,
-    turn_hours: int = 48,
-    timezone: str = "UTC",
-    signing_keys: dict[str, str] | None = None,
-    require_signatures: bool | None = None,
-) -> GameRepo:
-    """Create a game in PAMIR_HOME/games/<id> and push it to an empty forge repository at
-    `url`, which becomes the clone's `origin` (the signing options as `create_game`'s)."""
-    path = settings.games_dir / game_id
-    repo = pipeline.create_game(
-        path,
-        players,
-        home=settings.home,
-        secret=secret,
-        game_id=game_id,
-        turn_hours=turn_hours,
-        timezone=timezone,
-        signing_keys=signing_keys,
-        require_signatures=require_signatures,
-    )
-    _git(repo, "remote", "add", ORIGIN, url)
-    if not _push(repo):
-        raise RemoteError(
-            f"could not push the new game to {url}: the forge repository must exist and be "
-            f"empty (the game is in {path}; push it by hand)"
-        )
-    _record(settings.home, repo, _fetch(repo))
-    _git(repo, "branch", f"--set-upstream-to={ORIGIN}/{BRANCH}", BRANCH)
-    hosting.register(settings, game_id, url)
-    return repo
-
-
-def _check_signing_key(recorded: AdjudicatorEntry | None, home: Path) -> None:
-    """Refuse a game whose commits another service signed: ours would not verify."""
-    if recorded is None:
-        return
-    ours = parse_key_line(public_key_line(adjudicator_key(home)))
-    if not parse_key_line(recorded.signing_key).same_key(ours):
-        raise GameError(
-            "the game's commits are signed with another adjudicator's key "
-            "(game.toml [adjudicator] signing_key), not this service's"
-        )
-
-
-def adopt(settings: Settings, url: str, game_id: str | None = None) -> GameRepo:
-    """Clone a forge-hosted game into PAMIR_HOME/games/<id> (the id from its game.toml).
-
-    The game's secret must already be in PAMIR_HOME/secrets/<id>.secret (unless the game
-    has ended and revealed it): without it nobody can adjudicate the game.
-    """
-    try:
-        with hosting.scratch_clone(settings, url, "adopt-") as folder:
-            repo = GameRepo(folder)
-            try:
-                snap = snapshot(repo)
-                found = snap.game.id
-                if game_id is not None and game_id != found:
-                    raise GameError(f"the repository holds game {found!r}, not {game_id!r}")
-                # Refuses a game whose secret this service does not hold.
-                game_seed(snap, settings.home)
-                _check_signing_key(snap.game.adjudicator, settings.home)
-            finally:
-                repo.repo.close()
-            target = settings.games_dir / found
-            if target.exists() or (settings.games_dir / f"{found}.git").exists():
-                raise GameError(f"this service already has a game {found!r}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            folder.rename(target)
-    except hosting.CloneFailed as error:
-        log.warning("clone of %s failed: %s", url, error.stderr)
-        raise RemoteError(f"cannot clone the game's {BRANCH} branch from the forge") from None
-    adopted = GameRepo(target)
-    if snap.game.adjudicator is not None:
-        adopted.configure_signing(adjudicator_key(settings.home))
-    # What the forge has now is taken as the game's history from here on.
-    _record(settings.home, adopted, str(adopted.head()))
-    hosting.register(settings, found, url)
-    return adopted

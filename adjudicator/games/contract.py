@@ -10,7 +10,7 @@ Everything else in a game
 repository is the adjudicator's, press files (`press/NNNN.md`) included: table talk is
 relayed and rate-limited by the service (games/press.py). The pre-receive hook of a bare
 repository refuses a push that breaks this; the service puts back what a push to a forge
-changed (`adjudicator.forge.remote`); `pamir verify` names any commit in the history that
+changed (`adjudicator.forge.recovery`); `pamir verify` names any commit in the history that
 breaks it. docs/game-repository.md states the contract.
 """
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-from adjudicator.drawing.board import NAMES
+from adjudicator.drawing.labels import NAMES
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp

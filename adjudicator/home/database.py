@@ -265,6 +265,11 @@ def _url(settings: Settings) -> str:
     return settings.database_url
 
 
+def sqlalchemy_url(settings: Settings) -> str:
+    """The database's URL as SQLAlchemy takes it with psycopg 3 (APScheduler's job store)."""
+    return "postgresql+psycopg://" + _url(settings).split("://", 1)[1]
+
+
 def schema_version(connection: psycopg.Connection[tuple[object, ...]]) -> int:
     """The version of the schema in the database (0: none yet)."""
     found = connection.execute("SELECT to_regclass('pamir_schema') IS NOT NULL").fetchone()

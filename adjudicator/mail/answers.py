@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from adjudicator.mail.incoming import InboundResult
+from adjudicator.mail.outcomes import InboundResult
 
 # An absolute path of two parts or more, not inside a word or a URL (`https://host/a/b`).
 ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[^\s/'\"`<>()]+/)+(?P<last>[^\s/'\"`<>()]*)")

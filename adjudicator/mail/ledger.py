@@ -40,8 +40,8 @@ from typing import Any
 
 import git
 
-from adjudicator.forge import remote
-from adjudicator.forge.remote import RefusedMove, Update
+from adjudicator.forge import remote, transport
+from adjudicator.forge.notices import RefusedMove, Update
 from adjudicator.games.moves import MoveName
 from adjudicator.games.outputs import (
     INBOUND_TRAILER,
@@ -129,7 +129,7 @@ def _mailable_head(settings: Settings, repo: GameRepo) -> str | None:
     the last fetch or push left it). A node's own commit not pushed yet dies with the
     node, and is made again by another: no mail may name it."""
     if backend.of(settings).several_nodes and remote.is_remote(repo):
-        return repo.ref(remote.TRACKING)
+        return repo.ref(transport.TRACKING)
     return repo.head()
 
 

@@ -3,9 +3,9 @@
 Each is read through its kind (adjudicator/home/records.py), so that a record cut short or
 edited into another shape is an error that names it. Their writers and readers are
 adjudicator/mail/ledger.py (the ledger, the inbound messages' records),
-adjudicator/mail/outgoing.py (the threads, the accepted times, the retry and failure
-records beside outbox files) and adjudicator/mail/outbox_table.py (a failure record, in
-PostgreSQL mode, as a column).
+adjudicator/mail/threads.py (the threads), adjudicator/mail/outbox/ (the accepted times,
+the retry and failure records beside outbox files; a failure record, in PostgreSQL mode,
+as a column of the outbox's table).
 The bytes are those the service always wrote: see docs/email.md#what-is-kept-where.
 """
 

@@ -29,13 +29,10 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.home import backend, database
 from adjudicator.home.settings import Settings
 from adjudicator.schedule.clock import Waiting, waiting
-from adjudicator.schedule.scheduler import (
-    JOBS_TABLE,
-    LEADER_LOCK,
-    branch_tip,
-    deadline_job_id,
-    utc_now,
-)
+from adjudicator.schedule.jobs import branch_tip, utc_now
+from adjudicator.schedule.jobstore import JOBS_TABLE
+from adjudicator.schedule.leader import LEADER_LOCK
+from adjudicator.schedule.scheduler import deadline_job_id
 from adjudicator.schedule.turnmail import mail_clock
 
 # Each game's pending decision as last read, by its folder: (the branch's tip, decision).

@@ -1,5 +1,7 @@
-"""The scheduler process, `pamir scheduler` (docs/scheduler.md): deadlines, reminders,
-polls of forge-hosted games, outbox retries, daily digests.
+"""The scheduler of `pamir scheduler` (docs/scheduler.md), on APScheduler: deadlines,
+reminders, polls of forge-hosted games, outbox retries, daily digests. What each job does
+is in `adjudicator.schedule.jobs`; the process that runs the scheduler, in
+`adjudicator.schedule.leader`.
 
 The game repositories are the source of truth: on start, the jobs are built from them
 (for each game waiting for a decision, a deadline job and, unless already sent, a reminder
@@ -8,33 +10,21 @@ move adjudicated elsewhere (a web worker, a push, an email) only ever fires earl
 nothing to do and reschedules itself. Every game job refreshes its game's jobs when it is
 done, and the poll job refreshes every game's, which brings in games created meanwhile.
 
-The scheduler runs in its own process so that web workers never run a job twice; a lock
-file refuses a second scheduler on the same PAMIR_HOME, and every change to a game is made
-under the game's lock (`service.game_lock`) after checking the repository again.
-
-In PostgreSQL mode (docs/cluster.md#the-scheduler) the one active scheduler is elected,
-and its jobs are kept in APScheduler's SQLAlchemy job store (the table
-`pamir_scheduler_jobs`), so that the next leader starts from them; each stored job names a
-module-level function and the game it is about (`run_stored`), never the scheduler or the
-settings, which are the leader's own. The new leader rebuilds the games' jobs from the
-repositories as a single scheduler does when it starts, replacing the stored ones.
-
-One game never stops the others: a game that cannot be read is marked as needing its host
-(`adjudicator.games.needs_host`, and one mail to the operator) and gets no jobs until it
-reads again, while every other game's jobs, the polls and the outbox go on.
+In PostgreSQL mode (docs/cluster.md#the-scheduler) the jobs of the elected scheduler are
+kept in APScheduler's SQLAlchemy job store (the table `pamir_scheduler_jobs`), so that the
+next leader starts from them; each stored job names a module-level function and the game
+it is about (`run_stored`), never the scheduler or the settings, which are the leader's
+own. The new leader rebuilds the games' jobs from the repositories as a single scheduler
+does when it starts, replacing the stored ones.
 """
 
 from __future__ import annotations
 
 import logging
-import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError  # type: ignore[import-untyped, unused-ignore]
@@ -46,31 +36,29 @@ from apscheduler.triggers.interval import (  # type: ignore[import-untyped, unus
     IntervalTrigger,
 )
 
-from adjudicator.forge import remote
 from adjudicator.games import needs_host
-from adjudicator.games.deadlines import DeadlineError
-from adjudicator.games.gamefile import GameFileError
-from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import adjudicate_pending
-from adjudicator.games.registry import (
-    Listed,
-    folder_id,
-    game_lock,
-    game_path,
-    mark_needs_host,
-    open_game,
-    survey,
-)
-from adjudicator.games.repo import REF, GameRepo, RepoError
-from adjudicator.games.snapshot import GameError, snapshot
-from adjudicator.home import locks, metrics
-from adjudicator.home.locks import Leadership
+from adjudicator.games.registry import folder_id, open_game
+from adjudicator.games.snapshot import GameError
+from adjudicator.home import backend
 from adjudicator.home.settings import Settings
-from adjudicator.mail import digests, ledger, outbox
-from adjudicator.mail.operator import alert_operator
-from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
-from adjudicator.schedule.reminders import already_reminded, send_reminders
-from adjudicator.schedule.stalls import stalled
+from adjudicator.schedule.jobs import (
+    GAME_ERRORS,
+    adjudicate_pushed,
+    branch_tip,
+    log_needing_host,
+    mail_tick,
+    mark_needing_host,
+    poll_remote,
+    readable_games,
+    run_deadline,
+    run_reminder,
+    schedulable,
+    send_digests,
+    tell_operator,
+    utc_now,
+)
+from adjudicator.schedule.jobstore import job_store
+from adjudicator.schedule.reminders import already_reminded
 from adjudicator.schedule.turnmail import mail_clock
 
 log = logging.getLogger(__name__)
@@ -83,12 +71,6 @@ DIGEST_SECONDS = 60  # how soon after its hour a digest goes out
 WATCH_JOB = "watch"
 WATCH_SECONDS = 3  # a host's change of deadlines is scheduled this soon after its commit
 RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
-LOCK_FILE = "scheduler.lock"
-GAME_ERRORS = (GameError, GameFileError, RepoError, DeadlineError, ValueError, OSError)
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 def deadline_job_id(game_id: str) -> str:
@@ -108,7 +90,8 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
     running jobs to finish: a job editing jobs then would wait forever)."""
 
     def __init__(self, clock: Clock, settings: Settings | None = None) -> None:
-        stored = settings is not None and settings.database_url is not None
+        # With other nodes, the jobs are in the database, for whichever node is elected next.
+        stored = settings is not None and backend.of(settings).several_nodes
         super().__init__(
             timezone=UTC,
             job_defaults={"coalesce": True, "misfire_grace_time": None, "max_instances": 3},
@@ -133,32 +116,6 @@ class GameScheduler(BackgroundScheduler):  # type: ignore[misc, unused-ignore]
         except JobLookupError:
             if not self.pamir_stopping:
                 raise
-
-
-JOBS_TABLE = "pamir_scheduler_jobs"  # made by the schema's migrations (home/database.py)
-
-
-def job_store(settings: Settings) -> Any:
-    """APScheduler's SQLAlchemy job store on the settings' database (psycopg 3)."""
-    from apscheduler.jobstores.sqlalchemy import (  # type: ignore[import-untyped, unused-ignore]
-        SQLAlchemyJobStore,
-    )
-    from sqlalchemy import create_engine
-
-    from adjudicator.home import database
-
-    assert settings.database_url is not None
-    url = "postgresql+psycopg://" + settings.database_url.split("://", 1)[1]
-    engine = create_engine(
-        url,
-        pool_size=2,
-        pool_pre_ping=True,  # a connection the server dropped is replaced, not used
-        connect_args={
-            "application_name": f"pamir jobs {database.node_name(settings)}"[:63],
-            "options": database.SESSION_OPTIONS,
-        },
-    )
-    return SQLAlchemyJobStore(engine=engine, tablename=JOBS_TABLE)
 
 
 # The leader's scheduler and settings, for the jobs of the job store (`run_stored`).
@@ -346,65 +303,15 @@ def refresh_game(
         )
 
 
-def schedulable(settings: Settings, game_id: str) -> Waiting | None:
-    """The decision the game waits for, or None: when it is over, gone, or cannot be
-    scheduled, in which case it is marked as needing its host with the reason (logged
-    the first time; `log_needing_host` says it again on every tick)."""
-    try:
-        repo = open_game(settings, game_id)
-    except GAME_ERRORS:
-        return None  # gone meanwhile: its jobs go
-    try:
-        try:
-            snap = snapshot(repo)
-            pending = waiting(repo, snap.commit)
-            problem = stalled(repo, snap, pending)
-        except GAME_ERRORS as error:  # a game.toml or deadlines.toml no deadline comes from
-            pending, problem = None, str(error)
-        if problem is not None:
-            mark_needs_host(settings, game_id, repo, problem)
-            return None
-        return pending
-    finally:
-        repo.repo.close()
-
-
-def log_needing_host(settings: Settings) -> None:
-    """Say on every tick which games the scheduler cannot schedule, and why: a stall is
-    never silent, however long it lasts."""
-    for mark in needs_host.every_mark(settings.home):
-        if game_path(settings, mark.game) is not None:
-            log.warning(
-                "game %s cannot be scheduled, it needs its host: %s", mark.game, mark.reason
-            )
-
-
-def _readable(settings: Settings) -> list[str]:
-    """The ids of the games that can be read (the others are marked as needing their host,
-    and logged the first time)."""
-    games = survey(settings)
-    for entry in games:
-        entry.repo.repo.close()
-    return [entry.id for entry in games if entry.problem is None]
-
-
-def tell_operator(settings: Settings) -> None:
-    """Mail the operator about games newly needing their host; a mail failure is logged."""
-    try:
-        alert_operator(settings)
-    except Exception:
-        log.exception("writing the mail about games that need their host failed")
-
-
 def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
     """Refresh every readable game's jobs; drop the jobs of games that are gone or cannot
     be read, and tell the operator about the latter. Returns the ids refreshed."""
-    ids = _readable(settings)
+    ids = readable_games(settings)
     for game_id in ids:
         try:
             adjudicate_pushed(settings, game_id)
         except GameError as error:
-            _needs_host(settings, game_id, error)
+            mark_needing_host(settings, game_id, error)
         except Exception:
             log.exception("game %s: adjudicating its pushed moves failed", game_id)
         try:
@@ -421,111 +328,6 @@ def refresh_all(scheduler: GameScheduler, settings: Settings) -> list[str]:
             if kind in ("deadline", "reminder") and game_id not in ids:
                 _drop(scheduler, job.id)
     return ids
-
-
-# -- what the jobs do ------------------------------------------------------------------------
-
-
-def _remote_update(settings: Settings, repo: GameRepo) -> None:
-    """For a forge-hosted game: fetch, adjudicate pushed moves, push ours (under the lock)."""
-    if remote.is_remote(repo):
-        ledger.announce(settings, repo, ledger.forge_update(settings, repo))
-
-
-def report(
-    settings: Settings, repo: GameRepo, results: list[Adjudication], how: str = "played by default"
-) -> None:
-    """Queue the players' mails about the adjudications: their commits say what to send
-    (`ledger.reconcile`; the caller holds the game's lock). Nothing is sent here: a mail
-    server that does not answer must not keep the game locked (docs/scheduler.md)."""
-    for result in results:
-        log.info(
-            "%s: move %d %s, commit %s", repo.path.name, result.number, how, result.commit[:10]
-        )
-    if not results:
-        return
-    try:
-        ledger.reconcile(settings, repo)
-    except Exception:  # the moves are committed; a mail failure must not undo that
-        log.exception("notifying the players of %s failed", repo.path.name)
-
-
-def run_deadline(
-    settings: Settings, game_id: str, now: datetime, *, deliver: bool = True
-) -> list[Adjudication]:
-    """Under the game's lock: if the pending decision's deadline has passed at `now`,
-    submit its defaults (adjudicator commits) and queue their mails. For a forge-hosted
-    game whose deadline has passed, the forge is fetched first (an answer pushed in time
-    wins) and pushed to after. The mails are sent once the lock is released (`deliver`),
-    or left to the outbox job."""
-    results = _run_deadline(settings, game_id, now)
-    if results and deliver:
-        retry_outbox(settings)
-    return results
-
-
-def _run_deadline(settings: Settings, game_id: str, now: datetime) -> list[Adjudication]:
-    with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
-        try:
-            pending = waiting(repo)
-            if pending is not None and pending.pushed and not remote.is_remote(repo):
-                return _adjudicate_pushed(settings, repo)  # answers in time win
-            if pending is not None:  # not due while the players' turn mail waits
-                pending = mail_clock(settings, repo, pending, now)
-            if pending is None or not pending.clock.is_due(now):
-                return []  # by the service's copy; a forge only ever adds answers
-            ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
-            _remote_update(settings, repo)
-            results = apply_timeouts(repo, settings.home, now)
-            metrics.moves("deadline", adjudicated=len(results))
-            if results:
-                report(settings, repo, results)
-                _remote_update(settings, repo)  # a forge that fails now gets them next poll
-            return results
-        finally:
-            repo.repo.close()
-
-
-def adjudicate_pushed(settings: Settings, game_id: str) -> list[Adjudication]:
-    """Under the game's lock: adjudicate the move files pushed to a game that is not
-    hosted on a forge and that no hook adjudicated (hooks missing, or a post-receive hook
-    that died). A forge-hosted game's pushes come in with its polls instead."""
-    with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
-        try:
-            if remote.is_remote(repo):
-                return []
-            return _adjudicate_pushed(settings, repo)
-        finally:
-            repo.repo.close()
-
-
-def _adjudicate_pushed(settings: Settings, repo: GameRepo) -> list[Adjudication]:
-    snap = snapshot(repo)
-    if not snap.pending() or any(m.player not in snap.game.names for m in snap.pending()):
-        return []  # nothing waits, or a move for a stranger: the host's to remove
-    ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
-    results = adjudicate_pending(repo, settings.home)
-    metrics.outcomes("push", results)
-    report(settings, repo, results, "pushed and adjudicated by the scheduler")
-    return results
-
-
-def run_reminder(
-    settings: Settings, game_id: str, now: datetime, *, deliver: bool = True
-) -> list[str]:
-    """Under the game's lock: queue the reminder if it is due and not sent yet; then,
-    with the lock released, deliver it (`deliver`), or leave it to the outbox job."""
-    with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
-        try:
-            players = send_reminders(settings, repo, now)
-        finally:
-            repo.repo.close()
-    if players and deliver:
-        retry_outbox(settings)
-    return players
 
 
 def _game_job(
@@ -545,26 +347,13 @@ def _game_job(
         else:
             earliest = clock() + RETRY  # nothing done: never spin on a stale or stuck game
     except GameError as error:
-        _needs_host(settings, game_id, error)
+        mark_needing_host(settings, game_id, error)
         earliest = clock() + RETRY
     except Exception:
         log.exception("game %s: %s failed", game_id, getattr(work, "__name__", "a job"))
         earliest = clock() + RETRY
     finally:
         refresh_game(scheduler, settings, game_id, earliest=earliest)
-
-
-def _needs_host(settings: Settings, game_id: str, error: GameError) -> None:
-    """Mark a game whose work failed for want of a readable game, and tell the operator."""
-    try:
-        repo = open_game(settings, game_id)
-    except GAME_ERRORS:
-        return  # gone meanwhile
-    try:
-        mark_needs_host(settings, game_id, repo, str(error))
-    finally:
-        repo.repo.close()
-    tell_operator(settings)
 
 
 def deadline_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> None:
@@ -577,65 +366,12 @@ def reminder_job(scheduler: GameScheduler, settings: Settings, game_id: str) -> 
     _game_job(scheduler, settings, game_id, run_reminder)
 
 
-def _is_hosted(entry: Listed) -> bool:
-    try:
-        return bool(remote.is_remote(entry.repo))
-    finally:
-        entry.repo.repo.close()
-
-
 def wake_outbox(scheduler: GameScheduler) -> None:
     """Run the outbox job now (mails were just queued), not at its next interval."""
     with _editing(scheduler) as editable:
         if editable:
             with suppress(JobLookupError):
                 scheduler.modify_job(OUTBOX_JOB, next_run_time=utc_now())
-
-
-def poll_remote(settings: Settings) -> list[str]:
-    """Bring every forge-hosted game up to date with its forge (for forges that send no
-    webhooks); return the ids polled. Games that need their host are fetched too: a repair
-    pushed to the forge comes in this way."""
-    polled: list[str] = []
-    for entry in survey(settings):
-        if not _is_hosted(entry):
-            continue
-        try:
-            sync_game(settings, entry.id, deliver=False)  # the outbox job sends
-            polled.append(entry.id)
-        except GameError as error:
-            _needs_host(settings, entry.id, error)
-        except Exception:  # one unreachable forge must not stop the others
-            log.exception("polling game %s failed", entry.id)
-    return polled
-
-
-def sync_game(settings: Settings, game_id: str, *, deliver: bool = True) -> None:
-    """Under the game's lock: bring the game's clone up to date with its forge, then queue
-    the players' mails about what that did; deliver them once the lock is released
-    (`deliver`). For games whose forge sends no webhooks."""
-    with game_lock(settings, game_id):
-        repo = open_game(settings, game_id)
-        try:
-            ledger.reconcile(settings, repo)  # starts the game's mail ledger before commits
-            ledger.announce(settings, repo, ledger.forge_update(settings, repo))
-        finally:
-            repo.repo.close()
-    if deliver:
-        retry_outbox(settings)
-
-
-def branch_tip(path: Path) -> str | None:
-    """The commit a game repository's branch points at, read from its files (no Git
-    process: the watch looks at every game every few seconds)."""
-    folder = path if (path / "HEAD").is_file() else path / ".git"
-    with suppress(OSError):
-        return (folder / REF).read_text(encoding="ascii").strip()
-    with suppress(OSError):
-        for line in (folder / "packed-refs").read_text(encoding="ascii").splitlines():
-            if line.endswith(f" {REF}"):
-                return line.split()[0]
-    return None
 
 
 def watch(scheduler: GameScheduler, settings: Settings) -> list[str]:
@@ -673,144 +409,13 @@ def poll(scheduler: GameScheduler, settings: Settings) -> None:
         wake_outbox(scheduler)
 
 
-def retry_outbox(settings: Settings, now: datetime | None = None) -> None:
-    """Deliver the messages that are due (at `now`, default the real time)."""
-    try:
-        outbox.deliver(settings, now)
-    except Exception:
-        log.exception("delivering the outbox failed")
-
-
-def mail_tick(settings: Settings, now: datetime | None = None) -> None:
-    """The outbox job: queue the mails of any commit that has none yet (a process that
-    adjudicated may have died before queuing them), then deliver what is due."""
-    try:
-        ledger.reconcile_all(settings)
-    except Exception:
-        log.exception("queuing the mails of the games' commits failed")
-    retry_outbox(settings, now)
-
-
-def send_digests(settings: Settings, now: datetime | None = None) -> list[Path]:
-    """Queue the daily digests due at `now` (default: the real time)."""
-    try:
-        return digests.send_due(settings, now)
-    except Exception:
-        log.exception("queuing the daily digests failed")
-        return []
-
-
 def digest_tick(scheduler: GameScheduler, settings: Settings) -> None:
     """The digest job: the digests due on the scheduler's clock, then delivery."""
     if send_digests(settings, scheduler.pamir_clock()):
         wake_outbox(scheduler)
 
 
-@dataclass
-class Round:
-    """What one `run_once` did."""
-
-    polled: list[str] = field(default_factory=list)
-    reminded: dict[str, list[str]] = field(default_factory=dict)
-    timed_out: dict[str, list[Adjudication]] = field(default_factory=dict)
-    adjudicated: dict[str, list[Adjudication]] = field(default_factory=dict)  # pushed moves
-
-
-def run_once(settings: Settings, now: datetime | None = None) -> Round:
-    """Every job once, now: poll, remind and time out what is due, deliver (for cron).
-
-    The games' work queues its mails and one delivery at the end sends them, with no game
-    locked: a mail server that does not answer costs one `smtp_timeout`, not one a game."""
-    ledger.reconcile_all(settings)  # what a crashed process left unmailed goes first
-    done = Round(polled=poll_remote(settings))
-    for game_id in _readable(settings):
-        moment = now or utc_now()
-        try:
-            if pushed := adjudicate_pushed(settings, game_id):
-                done.adjudicated[game_id] = pushed
-            if schedulable(settings, game_id) is None:
-                continue  # over, or marked as needing its host (logged below)
-            if players := run_reminder(settings, game_id, moment, deliver=False):
-                done.reminded[game_id] = players
-            if results := run_deadline(settings, game_id, moment, deliver=False):
-                done.timed_out[game_id] = results
-        except GameError as error:
-            _needs_host(settings, game_id, error)
-        except Exception as error:  # logged; the other games go on
-            log.warning("game %s: %s", game_id, error)
-    log_needing_host(settings)
-    tell_operator(settings)
-    send_digests(settings, now)
-    mail_tick(settings, now)
-    return done
-
-
-# -- the process ------------------------------------------------------------------------------
-
-
-class SchedulerRunning(RuntimeError):
-    """Another scheduler process holds this PAMIR_HOME."""
-
-
-LEADER_LOCK = "scheduler"  # the advisory lock of the one active scheduler (PostgreSQL mode)
-LEADER_CHECK_SECONDS = 2.0  # how often a leader checks that it still holds the lock
-
-
-@contextmanager
-def _only_scheduler(settings: Settings, stop: threading.Event) -> Iterator[Leadership | None]:
-    """Be the only active scheduler: of this PAMIR_HOME (a file lock, refused while another
-    holds it), or with a database of every node (elected; others stand by and take over
-    when the leader's node dies). Yields None if `stop` came before the election."""
-    path = settings.home / "locks" / LOCK_FILE
-    try:
-        with locks.leadership(settings, LEADER_LOCK, path, stop) as held:
-            yield held
-    except locks.LeaderRunning:
-        raise SchedulerRunning(
-            f"a scheduler is already running on {settings.home} (it holds {path})"
-        ) from None
-
-
-def run_forever(settings: Settings, stop: threading.Event | None = None) -> None:
-    """Run the scheduler until SIGTERM or SIGINT (or until `stop` is set). With a database,
-    stand by until elected, and stand by again if the leadership is lost."""
-    stop = stop or threading.Event()
-    previous: dict[signal.Signals, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-
-        def on_signal(number: int, frame: FrameType | None) -> None:
-            stop.set()
-
-        for which in (signal.SIGTERM, signal.SIGINT):
-            previous[which] = signal.signal(which, on_signal)
-    try:
-        while not stop.is_set():
-            with _only_scheduler(settings, stop) as held:
-                if held is not None:
-                    _lead(settings, stop, held)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-def _lead(settings: Settings, stop: threading.Event, held: Leadership) -> None:
-    ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
-    scheduler = build_scheduler(settings)
-    scheduler.start()
-    log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))
-    try:
-        while not stop.wait(LEADER_CHECK_SECONDS):
-            if not held.holds():
-                # Another node may be elected by now: never two active schedulers.
-                log.warning("the scheduler lost its leadership (the database went away)")
-                break
-    finally:
-        scheduler.shutdown(wait=True)
-        _stop_leading(scheduler)
-        log.info("scheduler stopped")
-
-
-def _stop_leading(scheduler: GameScheduler) -> None:
+def stop_leading(scheduler: GameScheduler) -> None:
     global _leading
     if _leading is not None and _leading[0] is scheduler:
         _leading = None

@@ -15,7 +15,8 @@ from flask import Blueprint, Response, jsonify
 
 from adjudicator.home import metrics
 from adjudicator.mail.answers import answer, without_paths
-from adjudicator.mail.incoming import ForgeUnavailable, handle_message
+from adjudicator.mail.incoming import handle_message
+from adjudicator.mail.outcomes import ForgeUnavailable
 from adjudicator.mail.signatures import DnsUnavailable
 from adjudicator.web.context import current_settings, read_body
 

@@ -23,7 +23,7 @@ from adjudicator.home import backend, metrics
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox
 from adjudicator.schedule import health
-from adjudicator.schedule.scheduler import utc_now
+from adjudicator.schedule.jobs import utc_now
 from adjudicator.web.context import current_settings
 
 bp = Blueprint("metrics", __name__)

@@ -45,7 +45,7 @@ from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
 from adjudicator.mail import ledger, outbox, tokens
-from adjudicator.mail.incoming import push_to_forge
+from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.web.context import SECURITY_HEADERS, current_settings, read_body
 from adjudicator.web.languages import plain, use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page

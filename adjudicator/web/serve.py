@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from adjudicator.home import backend
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
-from adjudicator.schedule.scheduler import run_forever
+from adjudicator.schedule.leader import run_forever
 from adjudicator.web import create_app
 from adjudicator.web.context import current_settings
 

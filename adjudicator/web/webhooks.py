@@ -34,7 +34,7 @@ from urllib.parse import parse_qs
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from adjudicator.forge import remote
+from adjudicator.forge import notices, remote, transport
 from adjudicator.games import needs_host
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
@@ -282,14 +282,14 @@ def _synchronize(
             # The forge shows the answer in its delivery log: no folder of the server in it.
             said = without_paths(str(error), settings.home)
             return _reply(503, game=game_id, error=f"the game needs its host: {said}")
-        except (remote.RemoteError, RepoError) as error:
+        except (transport.RemoteError, RepoError) as error:
             log.error("delivery %s for game %s failed: %s", delivery, game_id, error)
             return _reply(500, game=game_id, error="the game could not be updated; see the log")
     _deliver(settings)  # with the lock released: a slow mail server holds up no game
     return _reply(200, **outcome)
 
 
-def _outcome(game_id: str, delivery: str | None, done: remote.Update) -> dict[str, Any]:
+def _outcome(game_id: str, delivery: str | None, done: notices.Update) -> dict[str, Any]:
     return {
         "game": game_id,
         "delivery": delivery,

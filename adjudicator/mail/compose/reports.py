@@ -14,8 +14,9 @@ from html import escape
 from typing import Any
 
 import engine
-from adjudicator.drawing.board import board_svg, describe
+from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
+from adjudicator.drawing.description import describe
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import (
     Adjudication,

@@ -1,0 +1,121 @@
+"""Git's fetch and push between a game's service clone and its forge, as processes that
+never wait for a password and are given up after `GIT_TIMEOUT` (docs/web.md).
+
+Each fetch records whether it reached the forge (`contact`, for `/healthz`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+from collections.abc import Callable
+from contextlib import suppress
+
+import git
+
+from adjudicator.forge import contact
+from adjudicator.games.repo import BRANCH, REF, GameRepo
+
+ORIGIN = "origin"
+TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
+GIT_TIMEOUT = 120  # seconds for one fetch or push
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}  # never wait for a password nobody will type
+
+log = logging.getLogger(__name__)
+
+
+class RemoteError(RuntimeError):
+    """The forge cannot be reached, refuses our pushes, or its history was rewritten."""
+
+
+def run_git(repo: GameRepo, *args: str) -> str:
+    # GitPython 3.1's overloads of `execute` leave out the keywords its body takes.
+    return str(
+        repo.repo.git.execute(  # type: ignore[call-overload,unused-ignore]
+            ["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
+        )
+    )
+
+
+def rev(repo: GameRepo, ref: str) -> str | None:
+    """The commit a ref names, read in this process (None: no such ref)."""
+    return repo.ref(ref)
+
+
+def fetch(repo: GameRepo) -> str:
+    """Fetch origin's main into origin/main (whatever it is: `update` judges it against the
+    service's record, never against what the previous fetch saw)."""
+    try:
+        run_git(repo, "fetch", "--quiet", "--no-tags", ORIGIN, f"+{REF}:{TRACKING}")
+    except git.GitCommandError as error:
+        log.warning("fetch failed in %s: %s", repo.path, error.stderr)
+        contact.record(repo.path.name, f"cannot fetch ({str(error.stderr).strip()[:200]})")
+        raise RemoteError(f"cannot fetch the game from its forge ({repo.path.name})") from None
+    contact.record(repo.path.name)
+    after = rev(repo, TRACKING)
+    if after is None:
+        raise RemoteError(f"the forge repository of {repo.path.name} has no {BRANCH} branch")
+    return after
+
+
+def push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool:
+    """Push main to origin; False when the forge refused it (someone pushed meanwhile).
+
+    `meanwhile` runs in this thread while the push is on its way: a push is mostly
+    waiting on the forge (20 ms or more, seconds on a slow one), time the caller can use
+    to prepare what follows a push that succeeds. What it raises is logged, never the
+    push's outcome."""
+    command = ["git", "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}"]
+    try:
+        process = subprocess.Popen(
+            command,
+            cwd=repo.path,
+            env={**os.environ, **GIT_ENV},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its transport (ssh, git-remote-http) killed with it
+        )
+    except OSError as error:
+        log.info("cannot start git push in %s: %s", repo.path, error)
+        return False
+    try:
+        if meanwhile is not None:
+            meanwhile()
+    except Exception:
+        log.exception("work done during the push of %s failed", repo.path.name)
+    except BaseException:  # interrupted: the push is not left running behind
+        _stop(process)
+        raise
+    try:
+        _, stderr = process.communicate(timeout=GIT_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        log.info("push timed out in %s", repo.path)
+        return False
+    if process.returncode != 0:
+        log.info("push refused in %s: %s", repo.path, stderr.decode("utf-8", "replace"))
+        return False
+    return True
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Kill a push and wait for it. The whole group: a transport child (ssh,
+    git-remote-http) left running keeps the pipes open, and `communicate` would wait for
+    it as long as the forge holds its connection."""
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
+
+
+def force_push(repo: GameRepo, start: str, upstream: str) -> bool:
+    """Push `start` over the forge's rewritten main, only if it is still `upstream`."""
+    lease = f"--force-with-lease={REF}:{upstream}"
+    try:
+        run_git(repo, "push", "--quiet", "--porcelain", lease, ORIGIN, f"{start}:{REF}")
+    except git.GitCommandError as error:
+        log.info("forced push refused in %s: %s", repo.path, error.stderr)
+        return False
+    return True

@@ -34,6 +34,7 @@ import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.drawing.kept import forget_drawn_parts
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
@@ -107,9 +108,10 @@ def measure(players: int, seed: int, moves: int, repeat: int) -> dict[str, Any]:
         home = Path(folder)
         repo, played, last = play_game(home, players, seed, moves)
         view = engine.view(position(snapshot(repo), home))
+        drawn = plain_view(view)
         mail_bytes = largest_mail(home, repo, last)
         repo.repo.close()
-        board = board_svg(view)
+        board = board_svg(drawn)
         png = pictures.cairo_png(board, 800)
         slow = min(repeat, 10)
 
@@ -117,7 +119,7 @@ def measure(players: int, seed: int, moves: int, repeat: int) -> dict[str, Any]:
             # Drawn whole, as for a new position: the parts a board keeps between
             # positions (its regions, tracks) are forgotten first.
             forget_drawn_parts()
-            return board_svg(view)
+            return board_svg(drawn)
 
         def faces() -> None:
             market_faces(view)

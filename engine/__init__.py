@@ -28,6 +28,7 @@ from engine.serialize import dumps, from_dict, loads, to_dict
 from engine.state import State
 from engine.version import __version__
 from engine.view import view
+from engine.view_types import PlayerView, PublicView, View
 
 __all__ = [
     "Action",
@@ -37,9 +38,12 @@ __all__ = [
     "MoveError",
     "NotationError",
     "Phrase",
+    "PlayerView",
+    "PublicView",
     "State",
     "StateError",
     "Term",
+    "View",
     "__version__",
     "apply",
     "default_action",

@@ -7,15 +7,37 @@ the position, is `engine.notation`'s: `parse(format(a)) == a`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple, TypeGuard, get_args
+
+from engine.cards import ActionKind
 
 Arg = int | str
+
+# The verb of every action the engine knows, so that a misspelt one is a type error. The
+# card-based actions' verbs are their kinds (engine/rules/card_based.py's table). The words
+# of the notation (engine/rules/verbs.py's `VERBS`) are these and `waive`, which is read as
+# a demand of nothing.
+Verb = (
+    Literal["purchase", "play", "pass"]
+    | ActionKind
+    | Literal[
+        "loyalty", "demand", "pay", "refuse", "road", "spy", "take", "discard",
+        "choose", "collect", "army", "march", "remove", "accept", "decline", "done", "policy",
+    ]
+)  # fmt: skip
+
+KNOWN_VERBS: frozenset[str] = frozenset(word for part in get_args(Verb) for word in get_args(part))
+
+
+def is_verb(word: str) -> TypeGuard[Verb]:
+    """Whether `word` is a verb of the engine (lower case, as actions hold them)."""
+    return word in KNOWN_VERBS
 
 
 class Action(NamedTuple):
     """One decision: `Action("purchase", (12,))`, `Action("play", (12, "left"))`."""
 
-    verb: str
+    verb: Verb
     args: tuple[Arg, ...] = ()
 
     def __str__(self) -> str:

@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, Verb, is_verb
 from engine.actions import format_action as format_action  # the canonical text, on Action
 from engine.aliases import canonical_verb, canonical_word
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
@@ -145,6 +145,18 @@ def _location(piece: str, words: list[str]) -> list[Arg]:
 
 def candidates(verb: str, args: list[str]) -> list[Action]:
     """Every action a verb and its words may mean, before looking at the position."""
+    if verb == "waive":  # a word of the notation, not a verb of an action
+        _expect(verb, args, 0)
+        return [Action("demand", (0,))]
+    if not is_verb(verb):
+        raise NotationError(
+            "unknown-verb",
+            P(
+                "unknown action %(verb)s; actions are: %(verbs)s",
+                verb=repr(verb),
+                verbs=", ".join(VERBS),
+            ),
+        )
     if verb in ("pass", "pay", "refuse", "accept", "decline", "done"):
         _expect(verb, args, 0)
         return [Action(verb)]
@@ -178,9 +190,6 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
     if verb == "demand":
         _expect(verb, args, 1)
         return [Action("demand", (_count(args[0]),))]
-    if verb == "waive":
-        _expect(verb, args, 0)
-        return [Action("demand", (0,))]
     if verb == "road":
         _expect(verb, args, 1)
         return [Action("road", (find_border(args[0]),))]
@@ -194,23 +203,15 @@ def candidates(verb: str, args: list[str]) -> list[Action]:
         word = args[0]
         known = (*REGION_IDS, *SUITS)
         return [Action("choose", (word.lower() if word.lower() in known else word,))]
-    if verb == "policy":
-        return [_policy(args)]
-    raise NotationError(
-        "unknown-verb",
-        P(
-            "unknown action %(verb)s; actions are: %(verbs)s",
-            verb=repr(verb),
-            verbs=", ".join(VERBS),
-        ),
-    )
+    assert verb == "policy", verb  # every other verb is read above
+    return [_policy(args)]
 
 
-def _with_card(verb: str, args: list[str]) -> list[Action]:
+def _with_card(verb: Verb, args: list[str]) -> list[Action]:
     return [Action(verb, (card,)) for card in find_cards(args)]
 
 
-def _with_card_and_price(verb: str, args: list[str]) -> list[Action]:
+def _with_card_and_price(verb: Verb, args: list[str]) -> list[Action]:
     if not args or not _is_number(args[-1]):
         raise NotationError(
             "bad-arguments", P("%(verb)s takes a card and a price: %(verb)s 12 4", verb=verb)
@@ -218,12 +219,12 @@ def _with_card_and_price(verb: str, args: list[str]) -> list[Action]:
     return [Action(verb, (card, int(args[-1]))) for card in find_cards(args[:-1])]
 
 
-def _with_two_cards(verb: str, args: list[str]) -> list[Action]:
+def _with_two_cards(verb: Verb, args: list[str]) -> list[Action]:
     refusal = P("give two cards, e.g. %(verb)s 12 34", verb=verb)
     return [Action(verb, pair) for pair in _card_pairs(args, refusal)]
 
 
-def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
+def _with_card_and_site(verb: Verb, args: list[str]) -> list[Action]:
     """A card and a battle site: a region, or a court card."""
     if args and args[-1].lower() in REGION_IDS:
         site = args[-1].lower()
@@ -237,7 +238,7 @@ def _with_card_and_site(verb: str, args: list[str]) -> list[Action]:
 
 
 # How the words after a card-based action's verb are read, by the shape of its arguments.
-SHAPES: dict[Shape, Callable[[str, list[str]], list[Action]]] = {
+SHAPES: dict[Shape, Callable[[Verb, list[str]], list[Action]]] = {
     "": _with_card,
     "price": _with_card_and_price,
     "card": _with_two_cards,

@@ -20,7 +20,7 @@ import types
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
-from engine.actions import Action
+from engine.actions import Action, is_verb
 from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGION_IDS, WAKHAN_CARDS
 from engine.frames import Effect, Frame
 from engine.rules.card_actions import ACTIONS_PER_TURN
@@ -218,6 +218,8 @@ def bribed_action(state: State, frame: Any, value: list[Any]) -> str | None:
     payer = frame["payer"] if frame["kind"] == "bribe" else frame["player"]
     if not value or type(value[0]) is not str:
         return f"{value!r} is not an action"
+    if not is_verb(value[0]):
+        return f"{value!r} is not an action {state.name(payer)} can take"
     action = Action(value[0], tuple(value[1:]))
     if action.verb == "play":
         ok = len(action.args) == 2 and action.args[1] in ("left", "right")

@@ -9,10 +9,18 @@ the face-up AI card and the back of the AI deck's top card (printed face up) are
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast, overload
 
 from engine.actions import format_action
-from engine.cards import COALITIONS, COURT_CARDS, REGION_IDS, WAKHAN_CARDS, RegionId, as_json
+from engine.cards import (
+    COALITIONS,
+    COURT_CARDS,
+    REGION_IDS,
+    WAKHAN_CARDS,
+    RegionId,
+    Suit,
+    as_json,
+)
 from engine.game import options_for, pending
 from engine.rules import pieces
 from engine.rules.card_actions import hostage_holder
@@ -24,18 +32,45 @@ from engine.rules.ruling import ruler
 from engine.rules.stars import count_stars
 from engine.rules.wakhan_deck import face_up, next_back, pragmatic_loyalty
 from engine.state import State
+from engine.view_types import (
+    AiBackRecord,
+    AiCardRecord,
+    CourtCardRecord,
+    MarketSlot,
+    PlayerRecord,
+    PlayerView,
+    PolicyRecord,
+    PublicView,
+    RegionRecord,
+    Table,
+    Tail,
+    View,
+    WakhanRecord,
+)
 
-STAR_SUITS = ("economic", "military", "political", "intelligence")
+STAR_SUITS: tuple[Suit, ...] = ("economic", "military", "political", "intelligence")
 
 
-def view(state: State, player: str | None = None) -> dict[str, Any]:
+@overload
+def view(state: State, player: None = None) -> PublicView: ...
+@overload
+def view(state: State, player: str) -> PlayerView: ...
+@overload
+def view(state: State, player: str | None) -> View: ...
+def view(state: State, player: str | None = None) -> View:
     """The position as `player` sees it (None: the public view)."""
     me = state.seat(player) if player is not None else None
+    table = _table(state, me)
+    tail = _tail(state)
+    if me is None:
+        return {"format": "pamir-view/1", "viewer": None, **table, **tail}
+    return {"format": "pamir-view/1", "viewer": state.name(me), **table, **tail}
+
+
+def _table(state: State, me: int | None) -> Table:
     name = state.name
     decision = pending(state)
     return {
-        "format": "pamir-view/1",
-        "viewer": name(me) if me is not None else None,
         "phase": state.phase,
         "turn": state.turn,
         "active": name(state.active),
@@ -70,12 +105,17 @@ def view(state: State, player: str | None = None) -> dict[str, Any]:
             "section": decision.section,
         },
         "options": [format_action(a) for a in options_for(state, me)] if me is not None else [],
-        **({"wakhan": _wakhan_view(state)} if state.wakhan is not None else {}),
-        "log": state.log,
     }
 
 
-def _wakhan_view(state: State) -> dict[str, Any]:
+def _tail(state: State) -> Tail:
+    # Wakhan's record, when she plays, comes before the log: that is the JSON's order.
+    if state.wakhan is None:
+        return {"log": state.log}
+    return {"wakhan": _wakhan_view(state), "log": state.log}
+
+
+def _wakhan_view(state: State) -> WakhanRecord:
     """Wakhan's AI cards as the table shows them: counts, the face-up card, the next back.
 
     The AI deck's order stays secret; the back of its top card is printed face up, and the
@@ -92,14 +132,14 @@ def _wakhan_view(state: State) -> dict[str, Any]:
         "ai_discard_size": len(w.discard),
         "ai_card": None
         if number is None
-        else {"number": number, **as_json(WAKHAN_CARDS[number].front)},
-        "next_back": as_json(back) if back is not None else None,
+        else cast(AiCardRecord, {"number": number, **as_json(WAKHAN_CARDS[number].front)}),
+        "next_back": cast(AiBackRecord, as_json(back)) if back is not None else None,
         "pragmatic_loyalty": pragmatic_loyalty(state),
         "influence": {c: influence(state, w.seat, c) for c in COALITIONS},
     }
 
 
-def _player_view(state: State, seat: int, mine: bool) -> dict[str, Any]:
+def _player_view(state: State, seat: int, mine: bool) -> PlayerRecord:
     p = state.players[seat]
     return {
         "name": p.name,
@@ -121,7 +161,7 @@ def _player_view(state: State, seat: int, mine: bool) -> dict[str, Any]:
     }
 
 
-def _policy_view(state: State, seat: int) -> dict[str, Any]:
+def _policy_view(state: State, seat: int) -> PolicyRecord:
     p = state.players[seat]
     return {
         "pay": p.policy_pay,
@@ -129,7 +169,7 @@ def _policy_view(state: State, seat: int) -> dict[str, Any]:
     }
 
 
-def _court_card_view(state: State, card: int) -> dict[str, Any]:
+def _court_card_view(state: State, card: int) -> CourtCardRecord:
     """A court card with its spies and who holds it hostage, as the table shows them."""
     holder = hostage_holder(state, card)
     return {
@@ -145,10 +185,10 @@ def _spies(state: State, card: int) -> dict[str, int]:
     return {state.name(s): n for s, n in enumerate(spies) if n}
 
 
-def _market_view(state: State, me: int | None) -> list[list[dict[str, Any] | None]]:
-    rows: list[list[dict[str, Any] | None]] = []
+def _market_view(state: State, me: int | None) -> list[list[MarketSlot]]:
+    rows: list[list[MarketSlot]] = []
     for row, cards in enumerate(state.market):
-        slots: list[dict[str, Any] | None] = []
+        slots: list[MarketSlot] = []
         for col, card in enumerate(cards):
             rupees = state.market_rupees[row][col]
             if card is None:
@@ -161,7 +201,7 @@ def _market_view(state: State, me: int | None) -> list[list[dict[str, Any] | Non
     return rows
 
 
-def _region_view(state: State, region: RegionId) -> dict[str, Any]:
+def _region_view(state: State, region: RegionId) -> RegionRecord:
     owner = ruler(state, region)
     return {
         "ruler": state.name(owner) if owner is not None else None,

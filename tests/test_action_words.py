@@ -11,7 +11,7 @@ import re
 import pytest
 from walks import Start, Walk
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, Verb
 from engine.explain import VERB_DECISIONS
 from engine.frames import SafeHouseFrame
 from engine.rules.words import PHRASES, count, describe_action
@@ -78,7 +78,7 @@ CASES: list[tuple[str, tuple[Arg, ...], str]] = [
 
 @pytest.mark.parametrize(("verb", "args", "words"), CASES, ids=[c[2] for c in CASES])
 def test_each_verb_reads_as_a_phrase(
-    start: Start, verb: str, args: tuple[Arg, ...], words: str
+    start: Start, verb: Verb, args: tuple[Arg, ...], words: str
 ) -> None:
     assert describe_action(start(), Action(verb, args)) == words
 

@@ -159,7 +159,7 @@ def test_policies_do_not_mutate_their_input() -> None:
 # --- views ---------------------------------------------------------------------------------
 
 
-def visible_cards(view: dict[str, Any]) -> set[int]:
+def visible_cards(view: engine.View) -> set[int]:
     """Every card number a view shows: market, courts, prizes, hands shown, discard, effects."""
     cards: set[int] = set()
     for row in view["market"]:

@@ -293,11 +293,13 @@ def test_the_random_games_reach_every_kind_of_decision() -> None:
 
 
 def _report(state: engine.State, words: Words) -> str:
-    view = engine.view(state, NAMES[0])
+    public_view, view = engine.view(state), engine.view(state, NAMES[0])
     if words.language == POLISH:
-        view = reports.translated_view(view, engine.pending_phrase(state), words)
+        prompt = engine.pending_phrase(state)
+        public_view = reports.translated_view(public_view, prompt, words)
+        view = reports.translated_view(view, prompt, words)
     title = words.phrase(P("move %(number)s by %(player)s", number=7, player="bob"))
-    public = reports.public_report("g1", title, view, [], "—", words.language)
+    public = reports.public_report("g1", title, public_view, [], "—", words.language)
     asked = engine.follow_ups(state, NAMES[0]) if view["options"] else []
     return public + reports.private_section(view, 8, "both", asked, language=words.language)
 

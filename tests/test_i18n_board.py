@@ -24,6 +24,7 @@ from test_i18n import english_left
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.description import describe
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import BOARD_FILE, Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
@@ -63,7 +64,7 @@ def views() -> list[dict[str, Any]]:
     found = []
     for seed, steps in POSITIONS:
         state = played(NAMES, seed, steps)
-        found += [engine.view(state), engine.view(state, "bob")]
+        found += [plain_view(engine.view(state)), plain_view(engine.view(state, "bob"))]
     return found
 
 
@@ -85,7 +86,7 @@ def test_the_polish_boards_tested_show_every_kind_of_label(views: list[dict[str,
 
 
 def test_the_polish_board_counts_in_three_forms() -> None:
-    view = engine.view(played(NAMES, 5, 60))
+    view = plain_view(engine.view(played(NAMES, 5, 60)))
     titles = {}
     for n in (1, 2, 5):
         changed = copy.deepcopy(view)
@@ -134,7 +135,7 @@ def test_the_english_board_is_byte_identical_to_before(
 ) -> None:
     (players, seed, steps), viewer = where
     state = played(("alice", "bob", "carol", "dave", "erin")[:players], seed, steps)
-    view = engine.view(state) if viewer is None else engine.view(state, viewer)
+    view = plain_view(engine.view(state) if viewer is None else engine.view(state, viewer))
     assert (digest(board_svg(view)), digest(describe(view))) == ENGLISH_DIGESTS[where]
     assert board_svg(view, EN) == board_svg(view)
 
@@ -160,7 +161,7 @@ def game_of(home: Path, language: str) -> GameRepo:
 
 def test_a_polish_games_board_svg_is_in_polish_and_verifies(home: Path) -> None:
     repo = game_of(home, "pl")
-    view = engine.view(position(snapshot(repo), home))
+    view = plain_view(engine.view(position(snapshot(repo), home)))
     committed = repo.read(BOARD_FILE) or ""
     assert committed == board_svg(view, PL)
     assert english_left(text(committed), text(board_svg(view))) == []
@@ -169,7 +170,7 @@ def test_a_polish_games_board_svg_is_in_polish_and_verifies(home: Path) -> None:
 
 def test_an_english_games_board_svg_is_the_english_drawing(home: Path) -> None:
     repo = game_of(home, "en")
-    view = engine.view(position(snapshot(repo), home))
+    view = plain_view(engine.view(position(snapshot(repo), home)))
     assert repo.read(BOARD_FILE) == board_svg(view)
     assert verify(repo, home).ok
 
@@ -178,10 +179,11 @@ def test_a_polish_game_keeps_the_english_boards_it_committed_before() -> None:
     """A Polish game begun when every board was drawn in English still verifies; another
     language's drawing or another position does not."""
     view = engine.view(played(NAMES, 5, 60))
-    assert _board_agrees(board_svg(view), view, "pl")
-    assert _board_agrees(board_svg(view, PL), view, "pl")
-    assert not _board_agrees(board_svg(view, PL), view, "en")
-    other = engine.view(played(NAMES, 3, 250))
+    drawn = plain_view(view)
+    assert _board_agrees(board_svg(drawn), view, "pl")
+    assert _board_agrees(board_svg(drawn, PL), view, "pl")
+    assert not _board_agrees(board_svg(drawn, PL), view, "en")
+    other = plain_view(engine.view(played(NAMES, 3, 250)))
     assert not _board_agrees(board_svg(other), view, "pl")
 
 
@@ -208,7 +210,7 @@ def report_mails_of_a_move(
         report_mails.notify(settings, repo, [result], rasterize=rasterize)
         mails = {str(m["X-Pamir-Player"]): m for m in server.messages}
     assert sorted(mails) == list(NAMES)
-    return mails, engine.view(position(snapshot(repo), home))
+    return mails, plain_view(engine.view(position(snapshot(repo), home)))
 
 
 def png_of(message: EmailMessage) -> bytes:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from gitgame import create, isolate, play
@@ -200,7 +200,7 @@ def test_a_state_json_without_phrases_is_shown_in_english(home: Path) -> None:
     from adjudicator.web import languages
     from adjudicator.web.pages import Position
 
-    view = {"pending": {"prompt": "bob must choose a loyalty", "players": ["bob"]}}
+    view: Any = {"pending": {"prompt": "bob must choose a loyalty", "players": ["bob"]}}
     last = {"number": 1, "player": "ala", "log": ["ala chose afghan loyalty"]}
     app = create_app({"home": home})
     with app.test_request_context("/?lang=pl"):

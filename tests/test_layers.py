@@ -74,6 +74,7 @@ ENGINE_LAYERS: list[tuple[str, ...]] = [
         "engine.rng",
         "engine.state",
         "engine.version",
+        "engine.view_types",
     ),
     ("engine.invariants", "engine.rules"),
     ("engine.game", "engine.explain"),

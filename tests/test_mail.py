@@ -125,7 +125,11 @@ def test_private_sections_go_to_their_owner_only(home: Path) -> None:
         messages = {m["X-Pamir-Player"]: plain(m) for m in server.messages}
     assert sorted(messages) == list(names)
     state = position(snapshot(repo), home)
-    hands = {name: engine.view(state, name)["players"][i]["hand"] for i, name in enumerate(names)}
+    hands: dict[str, list[int]] = {}
+    for i, name in enumerate(names):
+        hand = engine.view(state, name)["players"][i]["hand"]
+        assert hand is not None  # a player's own view shows their hand
+        hands[name] = hand
     assert any(hands.values()), "the test needs cards in some hand"
     number = results[-1].number
     sections = {
@@ -148,7 +152,9 @@ def test_private_sections_go_to_their_owner_only(home: Path) -> None:
             for card in set(hands[other]) - set(hands[name]):
                 assert f"{card} {card_name(card)}" not in private
     # Only the players who must decide are told so.
-    waiting = engine.view(state)["pending"]["players"]
+    pending = engine.view(state)["pending"]
+    assert pending is not None
+    waiting = pending["players"]
     for name, text in messages.items():
         assert ("It is your decision." in text) == (name in waiting)
 

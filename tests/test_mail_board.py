@@ -25,6 +25,7 @@ from mailserver import html, mail_server, needs_cairo, new_game, plain, settings
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_label
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
@@ -87,7 +88,7 @@ def expected_text(settings: Settings, repo: GameRepo, result: Adjudication, name
     """The plain-text part as it was before the picture: report, own section, reply."""
     game = game_at(repo, result.commit)
     waiting = engine.view(position(snapshot(repo, result.commit), current_home()))["pending"]
-    decides = name in (waiting or {}).get("players", [])
+    decides = name in (waiting["players"] if waiting else [])
     return "\n\n".join(player_message(settings, game, result, name, decides)) + "\n"
 
 
@@ -156,10 +157,11 @@ def test_the_picture_is_a_readable_png_of_the_public_board(
     assert len(set(pixel_bytes(png))) > 16  # more than a background colour
     # One picture for all: the public view's board, and no player's own.
     assert set(pngs.values()) == {png}
-    public = pictures.recompress(pictures.cairo_png(board_svg(engine.view(state)), 800))
+    public = pictures.recompress(pictures.cairo_png(board_svg(plain_view(engine.view(state))), 800))
     assert png == public
     for name in NAMES:
-        own = pictures.recompress(pictures.cairo_png(board_svg(engine.view(state, name)), 800))
+        drawn = board_svg(plain_view(engine.view(state, name)))
+        own = pictures.recompress(pictures.cairo_png(drawn, 800))
         assert own != png
 
 
@@ -169,7 +171,11 @@ def test_the_hand_faces_go_to_their_owner_only(
     settings, kept, _ = notify(game)
     _, repo, result = game
     state = position(snapshot(repo, result.commit), current_home())
-    hands = {n: engine.view(state, n)["players"][i]["hand"] for i, n in enumerate(NAMES)}
+    hands: dict[str, list[int]] = {}
+    for i, n in enumerate(NAMES):
+        hand = engine.view(state, n)["players"][i]["hand"]
+        assert hand is not None  # a player's own view shows their hand
+        hands[n] = hand
     public_text = result.report
     for name, (message, _) in kept.items():
         body = html(message)
@@ -251,7 +257,8 @@ def test_a_board_too_large_for_the_room_is_drawn_narrower_or_left_out(
 ) -> None:
     monkeypatch.setattr(pictures, "_warned", set())
     _, repo, result = game
-    svg_text = board_svg(engine.view(position(snapshot(repo, result.commit), current_home())))
+    view = engine.view(position(snapshot(repo, result.commit), current_home()))
+    svg_text = board_svg(plain_view(view))
     made: list[int] = []
 
     def counted(text: str, width: int) -> bytes:

@@ -14,10 +14,12 @@ from walks import MarketPut, Start, Walk
 
 import engine
 from engine import Action, MoveError
+from engine.actions import KNOWN_VERBS, is_verb
 from engine.cards import BORDERS, COURT_CARDS, DOMINANCE_CHECKS, is_event
 from engine.frames import DiscardEachFrame
 from engine.game import legal_seat_actions
 from engine.rules.flow import push
+from engine.rules.verbs import VERBS
 
 ERROR_FORM = re.compile(r"^[a-z][a-z-]*: \S")
 
@@ -96,6 +98,22 @@ def test_action_str_is_its_canonical_text() -> None:
     assert (
         engine.format_action(Action("take", ("road", "kabul-punjab"))) == "take road kabul-punjab"
     )
+
+
+def test_an_action_is_a_plain_tuple() -> None:
+    """State files, bribe frames and sets of legal actions hold actions as tuples."""
+    action = Action("play", (12, "left"))
+    assert action == ("play", (12, "left")) and hash(action) == hash(("play", (12, "left")))
+    assert Action("pass") == ("pass", ()) and str(Action("pass")) == "pass"
+
+
+def test_the_notations_verbs_are_the_actions_verbs_and_waive() -> None:
+    """`Verb` (engine/actions.py) types an action's verb, so that a misspelt one is a type
+    error; the words of the notation are the same verbs and `waive`, a demand of nothing."""
+    assert len(set(VERBS)) == len(VERBS)
+    assert set(VERBS) == KNOWN_VERBS | {"waive"}
+    assert all(is_verb(verb) for verb in KNOWN_VERBS) and not is_verb("waive")
+    assert not is_verb("purchse") and not is_verb("PASS")
 
 
 # --- card names -------------------------------------------------------------------------------

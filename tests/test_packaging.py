@@ -1,6 +1,7 @@
-"""What the package carries besides code: the templates and the engine's card data.
+"""What the package carries besides code: the templates, the engine's card data and the
+type markers.
 
-Both are read through importlib.resources, as the service reads them, so a packaging
+They are read through importlib.resources, as the service reads them, so a packaging
 rule that drops a file fails here (.ci/run makes the same check on the built wheel).
 """
 
@@ -35,6 +36,15 @@ def test_every_template_is_in_pamir_templates(name: str) -> None:
     packaged = files("pamir_templates").joinpath(*name.split("/"))
     source = (ROOT / "templates" / name).read_text(encoding="utf-8")
     assert packaged.read_text(encoding="utf-8") == source
+
+
+@pytest.mark.parametrize("package", ["engine", "adjudicator"])
+def test_each_package_says_it_is_typed(package: str) -> None:
+    """PEP 561: the marker tells a type checker to read the installed package's hints; the
+    wheel carries it only if pyproject.toml lists it (.ci/run checks the built wheel)."""
+    assert files(package).joinpath("py.typed").is_file()
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "py.typed" in setuptools["package-data"][package]
 
 
 @pytest.mark.parametrize("name", DATA)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -60,7 +59,7 @@ def post(url: str, fields: dict[str, str]) -> Reply:
     return fetch(url, body, {"Content-Type": "application/x-www-form-urlencoded"})
 
 
-def visible_cards(view: dict[str, Any]) -> set[int]:
+def visible_cards(view: engine.View) -> set[int]:
     """Cards anyone may see: the market's, the courts', the discard pile's, prizes."""
     text = repr({k: v for k, v in view.items() if k != "players"})
     seen = {int(n) for n in re.findall(r"'card': (\d+)", text)}
@@ -75,10 +74,11 @@ def visible_cards(view: dict[str, Any]) -> set[int]:
 def test_the_private_page_shows_that_players_hand_and_no_one_elses(site: str, home: Path) -> None:
     state = full_state(home / "games" / GAME)
     views = {name: engine.view(state, name) for name in THREE}
-    hands = {
-        name: next(p["hand"] for p in view["players"] if p["name"] == name)
-        for name, view in views.items()
-    }
+    hands: dict[str, list[int]] = {}
+    for name, view in views.items():
+        hand = next(p["hand"] for p in view["players"] if p["name"] == name)
+        assert hand is not None  # a player's own view shows their hand
+        hands[name] = hand
     assert all(hands.values()), hands
     public = visible_cards(engine.view(state))
     secret = 0

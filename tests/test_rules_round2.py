@@ -10,11 +10,12 @@ from positions import Position, act, waiting_for
 from test_wakhan import WAKHAN, WakhanPosition, wakhan_does
 
 import engine
+from engine.cards import RegionId
 
 BUKHARAN_JEWS = 85  # Transcaspia, intelligence: spy, leverage, favor economic; no patriot
 
 
-def ruler(state: engine.State, region: str) -> str | None:
+def ruler(state: engine.State, region: RegionId) -> str | None:
     ruler: str | None = engine.view(state)["regions"][region]["ruler"]
     return ruler
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from positions import Position, act, options, waiting_for
 
 import engine
+from engine.cards import RegionId
 
 KANDAHARI_MARKETS = 49  # Kandahar, economic: road, favored political
 KHYBER_PASS = 29  # Punjab, economic: road, road
 SHAH_SHUJAH = 5  # Kabul, political: tribe
 
 
-def ruler(state: engine.State, region: str) -> str | None:
+def ruler(state: engine.State, region: RegionId) -> str | None:
     ruler: str | None = engine.view(state)["regions"][region]["ruler"]
     return ruler
 

@@ -4,17 +4,16 @@ each region's ruler, and the turn report shows it from the public view.
 
 from __future__ import annotations
 
-from typing import Any
-
 from positions import Position
 
 import engine
 from adjudicator.games.reports import public_report
+from engine.view_types import CourtCardRecord
 
 NIKOLAI_IGNATIEV = 40  # in Hope's court in these cases
 
 
-def court_entry(view: dict[str, Any], owner: str, card: int) -> dict[str, Any]:
+def court_entry(view: engine.View, owner: str, card: int) -> CourtCardRecord:
     player = next(p for p in view["players"] if p["name"] == owner)
     return next(c for c in player["court"] if c["card"] == card)
 

@@ -594,7 +594,7 @@ def test_views_hide_the_ai_deck_order() -> None:
     for viewer in (None, "alice", WAKHAN):
         shown = engine.view(state, viewer)["wakhan"]
         assert shown["ai_deck_size"] == len(w.deck)
-        assert shown["ai_card"]["number"] == w.discard[-1]
+        assert shown["ai_card"] is not None and shown["ai_card"]["number"] == w.discard[-1]
         back = WAKHAN_CARDS[w.deck[0]].back
         assert shown["next_back"] == {
             "upper_label": back.upper_label,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any
 
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import (
@@ -30,6 +29,7 @@ from engine.cards import (
     EventEffect,
     Impact,
 )
+from engine.view_types import PlayerRecord, View
 
 ATTRIBUTION = (
     "Card data from Pax Pamir: Second Edition by Cole Wehrle / Wehrlegig Games, licensed "
@@ -315,7 +315,7 @@ def column_name(row: int, column: int) -> str:
 
 
 def market_faces(
-    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+    view: View, link: str | None = CARD_LINK, words: Words | None = None
 ) -> list[list[str]]:
     """Faces of the market's two rows, left to right, with the cost for the viewer (the
     active player in the public view) and the rupees on each card."""
@@ -324,19 +324,17 @@ def market_faces(
         faces = []
         for c, slot in enumerate(row):
             where = column_name(r, c)
-            if slot is None or slot.get("card") is None:
-                faces.append(empty_slot(int((slot or {}).get("rupees") or 0), where))
+            if slot is None or slot["card"] is None:
+                faces.append(empty_slot(slot["rupees"] if slot is not None else 0, where))
                 continue
-            lying = Lying(
-                cost=slot.get("cost"), priced=True, rupees=slot.get("rupees"), where=where
-            )
-            faces.append(card_face(int(slot["card"]), lying, link=link, words=words))
+            lying = Lying(cost=slot["cost"], priced=True, rupees=slot["rupees"], where=where)
+            faces.append(card_face(slot["card"], lying, link=link, words=words))
         rows.append(faces)
     return rows
 
 
 def court_faces(
-    player: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
+    player: PlayerRecord, link: str | None = CARD_LINK, words: Words | None = None
 ) -> list[str]:
     """Faces of a player's court, left to right, with spies by player and the hostage
     holder."""
@@ -351,14 +349,12 @@ def court_faces(
     return faces
 
 
-def hand_faces(
-    view: dict[str, Any], link: str | None = CARD_LINK, words: Words | None = None
-) -> list[str]:
+def hand_faces(view: View, link: str | None = CARD_LINK, words: Words | None = None) -> list[str]:
     """Faces of the viewer's own hand; nothing in the public view or for another's hand
     (a view gives `hand` only to its viewer)."""
     viewer = view.get("viewer")
     for player in view.get("players") or []:
-        if viewer is not None and player.get("name") == viewer and player.get("hand"):
-            hand = player["hand"]
+        hand = player.get("hand")
+        if viewer is not None and player.get("name") == viewer and hand:
             return [card_face(int(n), Lying(where="in hand"), link=link, words=words) for n in hand]
     return []

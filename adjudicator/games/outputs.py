@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 import engine
 from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games import reports
 from adjudicator.games.clockstart import clock_started
 from adjudicator.games.deadlines import (
@@ -35,6 +36,7 @@ from adjudicator.home.translations import SOURCE, Words, phrase_data, phrase_fro
 from engine.errors import said_refusal
 from engine.phrases import P, Phrase
 from engine.state import as_said
+from engine.view_types import PublicView
 
 # Words of a report that the adjudicator (not the engine's log) writes: a title, a line.
 Said = str | Phrase
@@ -151,7 +153,7 @@ def board_document(state: engine.State, language: str = SOURCE) -> str:
     record's), which each report shows by a relative link (`../board.svg`). Written with
     `state.json` by every adjudicator commit, so the board at any commit is that commit's
     position."""
-    return board_svg(engine.view(state), Words(language))
+    return board_svg(plain_view(engine.view(state)), Words(language))
 
 
 def sha256_text(text: str) -> str:
@@ -167,7 +169,7 @@ def report_for(
     when: datetime,
     *,
     restarts: bool = True,
-    view: dict[str, Any] | None = None,
+    view: PublicView | None = None,
     language: str | None = None,
 ) -> str:
     """The public report of the commit made at `when` on top of `snap`, in `language` (by

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TypeVar
 
 import jinja2
 
@@ -17,6 +17,7 @@ from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
 from engine.phrases import Phrase
+from engine.view_types import EffectRecord, PendingRecord, PlayerView, PublicView
 
 
 def _card(number: int | None) -> str:
@@ -50,15 +51,18 @@ SECTIONS = (
 UNTIL_NEXT_CHECK = N_("the next Dominance Check has resolved")
 
 
-def _effect(effect: dict[str, Any], words: Words) -> dict[str, Any]:
+def _effect(effect: EffectRecord, words: Words) -> EffectRecord:
     until = str(effect["until"])
     return {**effect, "until": words(until)} if until == UNTIL_NEXT_CHECK else effect
 
 
-def translated_view(view: dict[str, Any], prompt: Phrase | None, words: Words) -> dict[str, Any]:
+AnyView = TypeVar("AnyView", PublicView, PlayerView)
+
+
+def translated_view(view: AnyView, prompt: Phrase | None, words: Words) -> AnyView:
     """The view with its pending decision's prompt and section, and its events' duration,
     in `words`' language (the view itself keeps the engine's English: state.json)."""
-    pending = view["pending"]
+    pending: PendingRecord | None = view["pending"]
     if pending is not None:
         section = pending["section"]
         pending = {
@@ -121,7 +125,7 @@ def environment(language: str = SOURCE) -> jinja2.Environment:
 def public_report(
     game_id: str,
     title: str,
-    view: dict[str, Any],
+    view: PublicView,
     happened: list[str],
     deadline: str | None,
     language: str = SOURCE,
@@ -136,7 +140,7 @@ def public_report(
 
 
 def private_section(
-    view: dict[str, Any],
+    view: PlayerView,
     next_number: int,
     plays_by: str = "both",
     follow_ups: Sequence[FollowUp] = (),

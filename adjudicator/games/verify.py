@@ -28,10 +28,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import engine
 from adjudicator.drawing.board import board_svg
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.contract import (
     Breach,
     ContractBreach,
@@ -81,6 +81,7 @@ from adjudicator.games.snapshot import (
 )
 from adjudicator.home.translations import SOURCE, words_for
 from engine.state import as_said
+from engine.view_types import PublicView
 
 
 @dataclass(frozen=True)
@@ -562,9 +563,9 @@ def _lines_agree(
     return all(line in (a, b) for line, a, b in zip(lines, ours, theirs, strict=True))
 
 
-def _board_agrees(board: str, view: dict[str, Any], language: str) -> bool:
+def _board_agrees(board: str, view: PublicView, language: str) -> bool:
     """Whether a committed board.svg is the view drawn: in the game's language, or in
     English, as every board was drawn before the drawing spoke the game's language."""
-    if board == board_svg(view, words_for(language)):
+    if board == board_svg(plain_view(view), words_for(language)):
         return True
-    return language != SOURCE and board == board_svg(view)
+    return language != SOURCE and board == board_svg(plain_view(view))

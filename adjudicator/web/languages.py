@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces, row_label
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
@@ -25,6 +26,7 @@ from adjudicator.home.translations import LANGUAGES, N_, SOURCE, Words, phrase_d
 from adjudicator.web import rendering
 from engine.cards import COURT_CARDS
 from engine.rules.words import card_name_term
+from engine.view_types import PlayerRecord, View
 
 if TYPE_CHECKING:
     from flask import Flask, Response
@@ -121,19 +123,19 @@ def _card_name(name: str) -> str:
     return page_words().said(card_name_term(name))
 
 
-def _board(view: dict[str, Any]) -> Markup:
+def _board(view: View) -> Markup:
     """The board drawn as inline SVG, its labels in the visitor's words (not sanitized:
     see `rendering.board_markup`)."""
-    return Markup(board_svg(view, page_words()))
+    return Markup(board_svg(plain_view(view), page_words()))
 
 
-def _market_faces(view: dict[str, Any]) -> list[list[Markup]]:
+def _market_faces(view: View) -> list[list[Markup]]:
     """The market's card faces (escaped by the drawing code), their labels in the
     visitor's words."""
     return [[Markup(face) for face in row] for row in market_faces(view, words=page_words())]
 
 
-def _court_faces(player: dict[str, Any]) -> list[Markup]:
+def _court_faces(player: PlayerRecord) -> list[Markup]:
     return [Markup(face) for face in court_faces(player, words=page_words())]
 
 

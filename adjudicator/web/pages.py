@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 from flask import Blueprint, Response, abort, render_template, request
 from markupsafe import Markup
@@ -49,6 +49,7 @@ from adjudicator.schedule.turnmail import enforced_deadline
 from adjudicator.web.context import current_settings
 from adjudicator.web.languages import page_words
 from adjudicator.web.rendering import FILTERS, report_html
+from engine.view_types import PublicView
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 REPORT_NAME = re.compile(r"^\d{4}\.md$")
@@ -71,7 +72,7 @@ class Position:
     id: str
     players: list[str]
     move: int
-    view: dict[str, Any]
+    view: PublicView
     last: dict[str, Any] | None
     deadline: str | None  # when the awaited players must have decided (the game's zone)
     waiting: int  # pushed moves not adjudicated yet
@@ -148,7 +149,7 @@ def read_position(repo: GameRepo, snap: Snapshot | None = None) -> Position:
     document = read_state(repo, snap.commit)
     if document is None or "view" not in document:
         raise GameError(f"{repo.path.name} has no {STATE_FILE} with a view")
-    view: dict[str, Any] = document["view"]
+    view: PublicView = document["view"]
     deadline = deadline_text(repo, snap) if view.get("pending") is not None else None
     return Position(
         id=snap.game.id,
@@ -344,7 +345,7 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
     )
 
 
-def _view_of_report(repo: GameRepo, number: int) -> dict[str, Any] | None:
+def _view_of_report(repo: GameRepo, number: int) -> PublicView | None:
     """The public view committed with a report: state.json at the commit that wrote it
     (reports never change afterwards, so that is the first commit touching it)."""
     commits = repo.log(f"{REPORTS_DIR}/{number:04d}.md")
@@ -352,7 +353,7 @@ def _view_of_report(repo: GameRepo, number: int) -> dict[str, Any] | None:
         return None
     document = read_state(repo, commits[0].hexsha)
     view = None if document is None else document.get("view")
-    return view if isinstance(view, dict) else None
+    return cast(PublicView, view) if isinstance(view, dict) else None
 
 
 @bp.get("/cards")

@@ -19,10 +19,12 @@ from markupsafe import Markup
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_face as card_face
 from adjudicator.drawing.cards import court_faces, market_faces
+from adjudicator.drawing.plain import plain_view
 from adjudicator.games.safehtml import is_safe_url as is_safe_url
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.wording import in_words
 from engine.cards import BORDERS, COURT_CARDS, EVENT_CARDS, REGIONS, card_name
+from engine.view_types import PlayerRecord, View
 
 
 @lru_cache(maxsize=1024)
@@ -98,19 +100,19 @@ def card_link(number: int | None) -> Markup:
     return Markup('<a href="/cards/{}">{}</a>').format(number, card_label(number))
 
 
-def board_markup(view: dict[str, Any]) -> Markup:
+def board_markup(view: View) -> Markup:
     """The board drawn as inline SVG. Not sanitized as Markdown is: the drawing code
     writes every element itself and escapes every text from the view (names, cards), and
     it uses presentation attributes only, so the CSP's ban on inline style holds."""
-    return Markup(board_svg(view))
+    return Markup(board_svg(plain_view(view)))
 
 
-def market_markup(view: dict[str, Any]) -> list[list[Markup]]:
+def market_markup(view: View) -> list[list[Markup]]:
     """The market's card faces (escaped by the drawing code), row by row."""
     return [[Markup(face) for face in row] for row in market_faces(view)]
 
 
-def court_markup(player: dict[str, Any]) -> list[Markup]:
+def court_markup(player: PlayerRecord) -> list[Markup]:
     return [Markup(face) for face in court_faces(player)]
 
 

@@ -10,9 +10,9 @@ loyalty. Then the impact icons resolve top to bottom.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, Verb
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
 from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
@@ -88,7 +88,9 @@ def ask_bribe(state: State, owner: int, payer: int, amount: int, action: Action)
 
 def bribed_action(frame: BribeFrame | PayFrame) -> Action:
     verb, *args = frame["action"]
-    return Action(str(verb), tuple(args))
+    # The frame holds an action the engine made (a state read from a file is checked:
+    # engine/state_checks.py `bribed_action`).
+    return Action(cast(Verb, verb), tuple(args))
 
 
 def carry_out(state: State, seat: int, action: Action) -> None:

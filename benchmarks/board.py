@@ -34,7 +34,6 @@ import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.drawing.kept import forget_drawn_parts
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
@@ -108,7 +107,7 @@ def measure(players: int, seed: int, moves: int, repeat: int) -> dict[str, Any]:
         home = Path(folder)
         repo, played, last = play_game(home, players, seed, moves)
         view = engine.view(position(snapshot(repo), home))
-        drawn = plain_view(view)
+        drawn = view
         mail_bytes = largest_mail(home, repo, last)
         repo.repo.close()
         board = board_svg(drawn)

@@ -11,7 +11,6 @@ import itertools
 import random
 import xml.etree.ElementTree as ET
 from collections import Counter
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,6 @@ import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_label
 from adjudicator.drawing.layout import REGION_BOXES, shared_edge
-from adjudicator.drawing.plain import plain_view
 from engine.cards import BORDERS, REGION_IDS
 from engine.game import legal_seat_actions, step
 
@@ -59,7 +57,7 @@ def by_id(root: ET.Element) -> dict[str, ET.Element]:
 
 
 def test_the_board_is_svg_with_an_element_per_region_and_per_border(state: engine.State) -> None:
-    root = parsed(board_svg(plain_view(engine.view(state))))
+    root = parsed(board_svg(engine.view(state)))
     assert root.tag == f"{NS}svg"
     ids = by_id(root)
     for region in REGION_IDS:
@@ -86,7 +84,7 @@ def pieces(root: ET.Element, where: str, kind: str, key: str) -> Counter[str]:
 
 
 def test_the_pieces_drawn_are_the_views_pieces(state: engine.State) -> None:
-    view = plain_view(engine.view(state))
+    view = engine.view(state)
     root = parsed(board_svg(view))
     for region_id, region in view["regions"].items():
         where = f"region-{region_id}"
@@ -98,7 +96,7 @@ def test_the_pieces_drawn_are_the_views_pieces(state: engine.State) -> None:
 
 
 def test_the_tracks_show_the_views_scores_supply_and_checks(state: engine.State) -> None:
-    view = plain_view(engine.view(state))
+    view = engine.view(state)
     root = parsed(board_svg(view))
     groups = list(root.iter(f"{NS}g"))
     markers = {
@@ -121,33 +119,30 @@ def test_the_tracks_show_the_views_scores_supply_and_checks(state: engine.State)
 
 
 def test_the_same_view_gives_the_same_bytes(state: engine.State) -> None:
-    view = plain_view(engine.view(state))
+    view = engine.view(state)
     assert board_svg(view) == board_svg(copy.deepcopy(view))
     again = played(*POSITIONS[-1])
-    assert board_svg(plain_view(engine.view(again))) == board_svg(
-        plain_view(engine.view(played(*POSITIONS[-1])))
-    )
+    assert board_svg(engine.view(again)) == board_svg(engine.view(played(*POSITIONS[-1])))
 
 
 def test_a_hand_is_drawn_only_in_its_players_view() -> None:
     state = played(3, 5, 120)
     holder = next(p for p in state.players if p.hand)
     card = holder.hand[0]
-    mine = board_svg(plain_view(engine.view(state, holder.name)))
-    public = board_svg(plain_view(engine.view(state)))
+    mine = board_svg(engine.view(state, holder.name))
+    public = board_svg(engine.view(state))
     assert f"{holder.name}&#x27;s hand" in mine or f"{holder.name}'s hand" in mine
     assert card_label(card) in mine
     assert "s hand" not in public
     for other in state.players:
         if other.name != holder.name:
             assert (
-                card_label(card)
-                not in board_svg(plain_view(engine.view(state, other.name))).split("<desc")[0]
+                card_label(card) not in board_svg(engine.view(state, other.name)).split("<desc")[0]
             )
 
 
 def test_the_board_says_in_words_what_it_shows(state: engine.State) -> None:
-    view = plain_view(engine.view(state))
+    view = engine.view(state)
     root = parsed(board_svg(view))
     assert root.get("role") == "img"
     assert root.get("aria-labelledby") == "board-title board-desc"
@@ -165,7 +160,7 @@ def test_the_board_says_in_words_what_it_shows(state: engine.State) -> None:
     assert {"A", "B", "R"} <= texts
 
 
-def renamed(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+def renamed(view: engine.View, names: dict[str, str]) -> engine.View:
     """The view with players renamed everywhere a name appears (as the state reader would
     allow: it checks only that names differ)."""
     import json
@@ -173,15 +168,13 @@ def renamed(view: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     text = json.dumps(view)
     for old, new in names.items():
         text = text.replace(f'"{old}"', json.dumps(new))
-    result: dict[str, Any] = json.loads(text)
+    result: engine.View = json.loads(text)
     return result
 
 
 def test_names_are_escaped() -> None:
     state = played(3, 5, 200)
-    view = renamed(
-        plain_view(engine.view(state, "alice")), {"alice": "<script>", "bob": "a&b", "carol": 'c"d'}
-    )
+    view = renamed(engine.view(state, "alice"), {"alice": "<script>", "bob": "a&b", "carol": 'c"d'})
     text = board_svg(view)
     root = parsed(text)  # still well-formed XML
     assert "<script>" not in text and "a&b" not in text
@@ -192,5 +185,5 @@ def test_names_are_escaped() -> None:
 
 
 def test_the_board_of_a_long_game_stays_small() -> None:
-    text = board_svg(plain_view(engine.view(played(5, 9, 400), "alice")))
+    text = board_svg(engine.view(played(5, 9, 400), "alice"))
     assert len(text.encode()) < 40_000

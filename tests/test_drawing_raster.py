@@ -13,7 +13,6 @@ from mailserver import needs_cairo
 import engine
 from adjudicator.drawing import raster
 from adjudicator.drawing.board import board_svg
-from adjudicator.drawing.plain import plain_view
 from adjudicator.drawing.svg import text
 from adjudicator.home.translations import Words
 from adjudicator.mail import pictures
@@ -63,7 +62,7 @@ def boards() -> list[tuple[str, str]]:
     ):
         state = played(players, seed, steps, wakhan)
         for language in ("en", "pl"):
-            svg_text = board_svg(plain_view(engine.view(state)), Words(language))
+            svg_text = board_svg(engine.view(state), Words(language))
             found.append((f"{players} players, {steps} steps, {language}", svg_text))
     return found
 

@@ -14,7 +14,6 @@ import random
 import xml.etree.ElementTree as ET
 from email.message import EmailMessage
 from pathlib import Path
-from typing import Any
 
 import pytest
 from gitgame import SECRET, bot_submission
@@ -24,7 +23,6 @@ from test_i18n import english_left
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.description import describe
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import BOARD_FILE, Adjudication
 from adjudicator.games.pipeline import create_game, position, submit
 from adjudicator.games.repo import GameRepo
@@ -60,22 +58,22 @@ POSITIONS = [(1, 0), (5, 60), (5, 150), (3, 250), (9, 400), (11, 600)]
 
 
 @pytest.fixture(scope="module")
-def views() -> list[dict[str, Any]]:
-    found = []
+def views() -> list[engine.View]:
+    found: list[engine.View] = []
     for seed, steps in POSITIONS:
         state = played(NAMES, seed, steps)
-        found += [plain_view(engine.view(state)), plain_view(engine.view(state, "bob"))]
+        found += [engine.view(state), engine.view(state, "bob")]
     return found
 
 
-def test_a_polish_board_has_no_english_label_left(views: list[dict[str, Any]]) -> None:
+def test_a_polish_board_has_no_english_label_left(views: list[engine.View]) -> None:
     for view in views:
         polish, english = text(board_svg(view, PL)), text(board_svg(view))
         assert polish != english
         assert english_left(polish, english) == [], polish
 
 
-def test_the_polish_boards_tested_show_every_kind_of_label(views: list[dict[str, Any]]) -> None:
+def test_the_polish_boards_tested_show_every_kind_of_label(views: list[engine.View]) -> None:
     """The strict test above sees every label: pieces of each kind, rulers, roads, hands,
     the setup, a turn and the end (else it could pass by not drawing them)."""
     english = " ".join(text(board_svg(view)) for view in views)
@@ -86,7 +84,7 @@ def test_the_polish_boards_tested_show_every_kind_of_label(views: list[dict[str,
 
 
 def test_the_polish_board_counts_in_three_forms() -> None:
-    view = plain_view(engine.view(played(NAMES, 5, 60)))
+    view = engine.view(played(NAMES, 5, 60))
     titles = {}
     for n in (1, 2, 5):
         changed = copy.deepcopy(view)
@@ -99,7 +97,7 @@ def test_the_polish_board_counts_in_three_forms() -> None:
     assert "Kabul: " in titles[5] and "armie: 5 brytyjskich" in titles[5]
 
 
-def test_the_polish_board_uses_the_rulebooks_words(views: list[dict[str, Any]]) -> None:
+def test_the_polish_board_uses_the_rulebooks_words(views: list[engine.View]) -> None:
     polish = " ".join(text(board_svg(view, PL)) for view in views)
     for word in ("Zakaspie", "Persja", "Pendżab", "Sprawdzenia dominacji", "Preferowany aspekt"):
         assert word in polish, word
@@ -135,7 +133,7 @@ def test_the_english_board_is_byte_identical_to_before(
 ) -> None:
     (players, seed, steps), viewer = where
     state = played(("alice", "bob", "carol", "dave", "erin")[:players], seed, steps)
-    view = plain_view(engine.view(state) if viewer is None else engine.view(state, viewer))
+    view = engine.view(state) if viewer is None else engine.view(state, viewer)
     assert (digest(board_svg(view)), digest(describe(view))) == ENGLISH_DIGESTS[where]
     assert board_svg(view, EN) == board_svg(view)
 
@@ -161,7 +159,7 @@ def game_of(home: Path, language: str) -> GameRepo:
 
 def test_a_polish_games_board_svg_is_in_polish_and_verifies(home: Path) -> None:
     repo = game_of(home, "pl")
-    view = plain_view(engine.view(position(snapshot(repo), home)))
+    view = engine.view(position(snapshot(repo), home))
     committed = repo.read(BOARD_FILE) or ""
     assert committed == board_svg(view, PL)
     assert english_left(text(committed), text(board_svg(view))) == []
@@ -170,7 +168,7 @@ def test_a_polish_games_board_svg_is_in_polish_and_verifies(home: Path) -> None:
 
 def test_an_english_games_board_svg_is_the_english_drawing(home: Path) -> None:
     repo = game_of(home, "en")
-    view = plain_view(engine.view(position(snapshot(repo), home)))
+    view = engine.view(position(snapshot(repo), home))
     assert repo.read(BOARD_FILE) == board_svg(view)
     assert verify(repo, home).ok
 
@@ -179,11 +177,11 @@ def test_a_polish_game_keeps_the_english_boards_it_committed_before() -> None:
     """A Polish game begun when every board was drawn in English still verifies; another
     language's drawing or another position does not."""
     view = engine.view(played(NAMES, 5, 60))
-    drawn = plain_view(view)
+    drawn = view
     assert _board_agrees(board_svg(drawn), view, "pl")
     assert _board_agrees(board_svg(drawn, PL), view, "pl")
     assert not _board_agrees(board_svg(drawn, PL), view, "en")
-    other = plain_view(engine.view(played(NAMES, 3, 250)))
+    other = engine.view(played(NAMES, 3, 250))
     assert not _board_agrees(board_svg(other), view, "pl")
 
 
@@ -192,7 +190,7 @@ def test_a_polish_game_keeps_the_english_boards_it_committed_before() -> None:
 
 def report_mails_of_a_move(
     home: Path, rasterize: pictures.Rasterize
-) -> tuple[dict[str, EmailMessage], dict[str, Any]]:
+) -> tuple[dict[str, EmailMessage], engine.PublicView]:
     """The report mails of a move of a game where ala reads Polish and bob and cyd English;
     the public view after it."""
     with mail_server() as server:
@@ -210,7 +208,7 @@ def report_mails_of_a_move(
         report_mails.notify(settings, repo, [result], rasterize=rasterize)
         mails = {str(m["X-Pamir-Player"]): m for m in server.messages}
     assert sorted(mails) == list(NAMES)
-    return mails, plain_view(engine.view(position(snapshot(repo), home)))
+    return mails, engine.view(position(snapshot(repo), home))
 
 
 def png_of(message: EmailMessage) -> bytes:

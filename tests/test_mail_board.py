@@ -25,7 +25,6 @@ from mailserver import html, mail_server, needs_cairo, new_game, plain, settings
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_label
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
@@ -157,10 +156,10 @@ def test_the_picture_is_a_readable_png_of_the_public_board(
     assert len(set(pixel_bytes(png))) > 16  # more than a background colour
     # One picture for all: the public view's board, and no player's own.
     assert set(pngs.values()) == {png}
-    public = pictures.recompress(pictures.cairo_png(board_svg(plain_view(engine.view(state))), 800))
+    public = pictures.recompress(pictures.cairo_png(board_svg(engine.view(state)), 800))
     assert png == public
     for name in NAMES:
-        drawn = board_svg(plain_view(engine.view(state, name)))
+        drawn = board_svg(engine.view(state, name))
         own = pictures.recompress(pictures.cairo_png(drawn, 800))
         assert own != png
 
@@ -258,7 +257,7 @@ def test_a_board_too_large_for_the_room_is_drawn_narrower_or_left_out(
     monkeypatch.setattr(pictures, "_warned", set())
     _, repo, result = game
     view = engine.view(position(snapshot(repo, result.commit), current_home()))
-    svg_text = board_svg(plain_view(view))
+    svg_text = board_svg(view)
     made: list[int] = []
 
     def counted(text: str, width: int) -> bytes:

@@ -23,8 +23,6 @@ gives the same bytes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from adjudicator.drawing import svg
 from adjudicator.drawing.description import describe, events_in_force, roads_of, viewer_hand
 from adjudicator.drawing.labels import ENGLISH
@@ -33,9 +31,10 @@ from adjudicator.drawing.panels import checks, item_lines, legend, suits, supply
 from adjudicator.drawing.pieces import draw_border, draw_region
 from adjudicator.home.translations import Words
 from engine.cards import BORDERS, REGION_IDS
+from engine.view_types import View
 
 
-def _heading(view: dict[str, Any], words: Words) -> str:
+def _heading(view: View, words: Words) -> str:
     if view.get("phase") == "over":
         winners = ", ".join(view.get("winners") or [])
         return words("The game is over; winner: %(winners)s", winners=winners)
@@ -46,7 +45,7 @@ def _heading(view: dict[str, Any], words: Words) -> str:
     )
 
 
-def board_svg(view: dict[str, Any], words: Words = ENGLISH) -> str:
+def board_svg(view: View, words: Words = ENGLISH) -> str:
     """The board of `view` (public or a player's) as a standalone SVG document, its labels
     in `words` (English by default)."""
     seats = Seats(view)

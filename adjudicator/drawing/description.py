@@ -4,15 +4,17 @@ the sentences of the regions and borders, which their `<title>`s say too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.drawing import svg
 from adjudicator.drawing.labels import BLOCKS, ENGLISH, card_in_words, counted, name
 from adjudicator.home.translations import Words
-from engine.cards import BORDERS, COALITIONS, REGION_IDS
+from engine.cards import BORDERS, COALITIONS, REGION_IDS, Coalition
+from engine.view_types import View
 
 
-def region_text(region_id: str, region: dict[str, Any], words: Words) -> str:
+def region_text(region_id: str, region: Mapping[str, Any], words: Words) -> str:
     ruler = region.get("ruler")
     parts = [words("ruled by %(player)s", player=ruler) if ruler else words("no ruler")]
     tribes = region.get("tribes") or {}
@@ -26,7 +28,7 @@ def region_text(region_id: str, region: dict[str, Any], words: Words) -> str:
     return f"{name(region_id, words)}: " + "; ".join(parts)
 
 
-def border_text(border_id: str, roads: dict[str, int], words: Words) -> str:
+def border_text(border_id: str, roads: Mapping[Coalition, int], words: Words) -> str:
     first, second = BORDERS[border_id].regions
     names = f"{name(first, words)}–{name(second, words)}"
     built = ", ".join(counted(BLOCKS, c, n, words) for c, n in roads.items() if n)
@@ -35,12 +37,12 @@ def border_text(border_id: str, roads: dict[str, int], words: Words) -> str:
     return words("border %(regions)s: no roads", regions=names)
 
 
-def roads_of(view: dict[str, Any], border_id: str) -> dict[str, int]:
-    found: dict[str, int] = (view.get("roads") or {}).get(border_id) or {}
+def roads_of(view: View, border_id: str) -> Mapping[Coalition, int]:
+    found: Mapping[Coalition, int] = (view.get("roads") or {}).get(border_id) or {}
     return found
 
 
-def events_in_force(view: dict[str, Any], words: Words) -> list[str]:
+def events_in_force(view: View, words: Words) -> list[str]:
     found = []
     for effect in view.get("effects") or []:
         owner = f" ({effect['player']})" if effect.get("player") else ""
@@ -48,16 +50,17 @@ def events_in_force(view: dict[str, Any], words: Words) -> list[str]:
     return found
 
 
-def viewer_hand(view: dict[str, Any], words: Words) -> list[str] | None:
+def viewer_hand(view: View, words: Words) -> list[str] | None:
     """The viewer's own hand, in a player's view; None in the public view."""
     viewer = view.get("viewer")
     for player in view["players"]:
-        if viewer is not None and player["name"] == viewer and player.get("hand") is not None:
-            return [card_in_words(int(card), words) for card in player["hand"]]
+        hand = player.get("hand")
+        if viewer is not None and player["name"] == viewer and hand is not None:
+            return [card_in_words(int(card), words) for card in hand]
     return None
 
 
-def describe(view: dict[str, Any], words: Words = ENGLISH) -> str:
+def describe(view: View, words: Words = ENGLISH) -> str:
     """The drawing in words: what the `<desc>` says to a screen reader."""
     regions = view.get("regions") or {}
     sentences = [region_text(r, regions[r], words) for r in REGION_IDS if r in regions]

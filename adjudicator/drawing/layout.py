@@ -7,9 +7,9 @@ the colours of coalitions, seats and regions, who sits where, and the named look
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from adjudicator.drawing import svg
+from engine.view_types import View
 
 WIDTH = 800
 MAP_TOP = 40
@@ -69,7 +69,7 @@ def shared_edge(first: Box, second: Box) -> tuple[float, float, float, float] | 
 class Seats:
     """Who sits where: a player's number (from 1) and colour, by name."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: View) -> None:
         self.names = [str(p["name"]) for p in view["players"]]
 
     def number(self, name: str) -> int:

@@ -5,6 +5,7 @@ events in force, the viewer's hand).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.drawing import svg
@@ -13,10 +14,11 @@ from adjudicator.drawing.labels import IN_SUPPLY, name
 from adjudicator.drawing.layout import LEGEND, MAP_BOTTOM, VP_CELLS, WIDTH, Seats, text
 from adjudicator.drawing.pieces import block, seat_marker
 from adjudicator.home.translations import Words
-from engine.cards import COALITIONS, SUITS
+from engine.cards import COALITIONS, SUITS, Coalition
+from engine.view_types import View
 
 
-def legend(view: dict[str, Any], seats: Seats, words: Words) -> str:
+def legend(view: View, seats: Seats, words: Words) -> str:
     players = [
         (str(p["name"]), name(p["loyalty"], words) if p.get("loyalty") else words("no loyalty yet"))
         for p in view["players"]
@@ -38,7 +40,7 @@ def _legend_of(players: list[tuple[str, str]], seats: Seats, words: Words) -> st
     return svg.group({"class": "legend"}, *lines, key)
 
 
-def suits(view: dict[str, Any], y: float, words: Words) -> str:
+def suits(view: View, y: float, words: Words) -> str:
     return _suits_of(view.get("favored"), y, words)
 
 
@@ -71,7 +73,7 @@ def _suits_of(favored: Any, y: float, words: Words) -> str:
     )
 
 
-def checks(view: dict[str, Any], y: float, words: Words) -> str:
+def checks(view: View, y: float, words: Words) -> str:
     resolved, left = int(view.get("checks_resolved") or 0), int(view.get("checks_left") or 0)
     return _checks_of(resolved, left, y, words)
 
@@ -105,7 +107,7 @@ def _checks_of(resolved: int, left: int, y: float, words: Words) -> str:
     )
 
 
-def vp_track(view: dict[str, Any], seats: Seats, y: float, words: Words) -> tuple[str, float]:
+def vp_track(view: View, seats: Seats, y: float, words: Words) -> tuple[str, float]:
     scores = [(str(p["name"]), int(p.get("vp") or 0)) for p in view["players"]]
     return _track(scores, seats, y, words)
 
@@ -161,12 +163,12 @@ def _track(
     return svg.group({"class": "vp-track"}, *parts), height + 36
 
 
-def supply(view: dict[str, Any], y: float, words: Words) -> str:
+def supply(view: View, y: float, words: Words) -> str:
     return _supply_of(view.get("block_supply") or {}, y, words)
 
 
 @kept
-def _supply_of(supply: dict[str, Any], y: float, words: Words) -> str:
+def _supply_of(supply: Mapping[Coalition, int], y: float, words: Words) -> str:
     parts = [text(10, y + 5, words("Blocks in supply"), "heading")]
     for index, coalition in enumerate(COALITIONS):
         x = 190 + index * 150

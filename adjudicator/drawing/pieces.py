@@ -6,6 +6,7 @@ number, and every region and border has a `<title>` of its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.drawing import svg
@@ -22,7 +23,7 @@ from adjudicator.drawing.layout import (
     text,
 )
 from adjudicator.home.translations import Words
-from engine.cards import BORDERS, COALITIONS
+from engine.cards import BORDERS, COALITIONS, Coalition
 
 # -- pieces ---------------------------------------------------------------------------------
 
@@ -82,7 +83,7 @@ def ruler_piece(x: float, y: float, seats: Seats, ruler: str | None, words: Word
 # -- regions and borders ------------------------------------------------------------------
 
 
-def _region_pieces(region: dict[str, Any], seats: Seats) -> list[tuple[str, str, int]]:
+def _region_pieces(region: Mapping[str, Any], seats: Seats) -> list[tuple[str, str, int]]:
     """("tribe", player, n) and ("army", coalition, n) for what stands in a region."""
     tribes = region.get("tribes") or {}
     armies = region.get("armies") or {}
@@ -97,7 +98,7 @@ def _region_pieces(region: dict[str, Any], seats: Seats) -> list[tuple[str, str,
 
 
 @kept
-def draw_region(region_id: str, region: dict[str, Any], seats: Seats, words: Words) -> str:
+def draw_region(region_id: str, region: Mapping[str, Any], seats: Seats, words: Words) -> str:
     box = REGION_BOXES[region_id]
     shapes = [
         svg.title(region_text(region_id, region, words)),
@@ -128,7 +129,7 @@ def draw_region(region_id: str, region: dict[str, Any], seats: Seats, words: Wor
 
 
 @kept
-def draw_border(border_id: str, roads: dict[str, int], words: Words) -> str:
+def draw_border(border_id: str, roads: Mapping[Coalition, int], words: Words) -> str:
     first, second = BORDERS[border_id].regions
     edge = shared_edge(REGION_BOXES[first], REGION_BOXES[second])
     assert edge is not None, border_id  # the geometry follows the map (tested)

@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 import engine
 from adjudicator.drawing.board import board_svg
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games import reports
 from adjudicator.games.clockstart import clock_started
 from adjudicator.games.deadlines import (
@@ -153,7 +152,7 @@ def board_document(state: engine.State, language: str = SOURCE) -> str:
     record's), which each report shows by a relative link (`../board.svg`). Written with
     `state.json` by every adjudicator commit, so the board at any commit is that commit's
     position."""
-    return board_svg(plain_view(engine.view(state)), Words(language))
+    return board_svg(engine.view(state), Words(language))
 
 
 def sha256_text(text: str) -> str:

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import engine
 from adjudicator.drawing.board import board_svg
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.contract import (
     Breach,
     ContractBreach,
@@ -566,6 +565,6 @@ def _lines_agree(
 def _board_agrees(board: str, view: PublicView, language: str) -> bool:
     """Whether a committed board.svg is the view drawn: in the game's language, or in
     English, as every board was drawn before the drawing spoke the game's language."""
-    if board == board_svg(plain_view(view), words_for(language)):
+    if board == board_svg(view, words_for(language)):
         return True
-    return language != SOURCE and board == board_svg(plain_view(view))
+    return language != SOURCE and board == board_svg(view)

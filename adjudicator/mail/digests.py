@@ -160,7 +160,7 @@ def digest_text(
     if section:
         parts.append(section.rstrip("\n"))
     parts.append(web_pages(settings, game_id, player, snap.adjudicated, words))
-    view = public_view(repo, snap.commit) if snap.commit else {}
+    view = public_view(repo, snap.commit) if snap.commit else None
     decides = player in waiting_for(view)
     over = is_over(view)
     plays_by = snap.game.player(player).plays_by

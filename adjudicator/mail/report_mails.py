@@ -29,6 +29,7 @@ from adjudicator.mail.compose.messages import mail_html, make_message_id, messag
 from adjudicator.mail.compose.reports import (
     Illustrations,
     is_over,
+    recorded_view,
     report_message,
     report_subject,
     state_document,
@@ -72,7 +73,7 @@ class _Reports:
         self.settings, self.result = settings, result
         self.game = game_at(repo, result.commit)  # one read of game.toml and state.json
         self.document = state_document(repo, result.commit)
-        view: dict[str, Any] = self.document.get("view") or {}
+        view = recorded_view(self.document)
         self.waiting, self.over = waiting_for(view), is_over(view)
         report = cut_notes(result.report, result.number, words_for(self.game.language))
         self.report_html = mail_html(report.rstrip("\n"))
@@ -253,7 +254,7 @@ def _mailed_at_once(
 ) -> bool:
     """Whether the player chose to get this report now (adjudicator.mail.delivery) rather
     than in their daily digest. A new game's first report always goes."""
-    view: dict[str, Any] = document.get("view") or {}
+    view = recorded_view(document)
     last: dict[str, Any] = document.get("last") or {}
     preference = notify_preference(settings, game_id, player)
     return result.number == 0 or mailed_at_once(

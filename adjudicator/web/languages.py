@@ -18,7 +18,6 @@ from markupsafe import Markup
 
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces, row_label
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.codes import explained_codes
 from adjudicator.games.reports import ID_WORDS, SECTIONS, UNTIL_NEXT_CHECK
 from adjudicator.games.wording import in_words
@@ -126,7 +125,7 @@ def _card_name(name: str) -> str:
 def _board(view: View) -> Markup:
     """The board drawn as inline SVG, its labels in the visitor's words (not sanitized:
     see `rendering.board_markup`)."""
-    return Markup(board_svg(plain_view(view), page_words()))
+    return Markup(board_svg(view, page_words()))
 
 
 def _market_faces(view: View) -> list[list[Markup]]:

@@ -19,7 +19,6 @@ from markupsafe import Markup
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import card_face as card_face
 from adjudicator.drawing.cards import court_faces, market_faces
-from adjudicator.drawing.plain import plain_view
 from adjudicator.games.safehtml import is_safe_url as is_safe_url
 from adjudicator.games.safehtml import markdown_html
 from adjudicator.games.wording import in_words
@@ -104,7 +103,7 @@ def board_markup(view: View) -> Markup:
     """The board drawn as inline SVG. Not sanitized as Markdown is: the drawing code
     writes every element itself and escapes every text from the view (names, cards), and
     it uses presentation attributes only, so the CSP's ban on inline style holds."""
-    return Markup(board_svg(plain_view(view)))
+    return Markup(board_svg(view))
 
 
 def market_markup(view: View) -> list[list[Markup]]:

@@ -11,7 +11,7 @@ import logging
 import re
 from email.message import EmailMessage
 from html import escape
-from typing import Any
+from typing import Any, cast
 
 import engine
 from adjudicator.drawing.board import board_svg
@@ -43,6 +43,7 @@ from adjudicator.mail.compose.messages import (
 from adjudicator.mail.cuts import cut_notes
 from adjudicator.mail.links import page_links
 from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize
+from engine.view_types import PublicView
 
 log = logging.getLogger(__name__)
 
@@ -82,10 +83,17 @@ def state_document(repo: GameRepo, commit: str) -> dict[str, Any]:
     return document
 
 
-def public_view(repo: GameRepo, commit: str) -> dict[str, Any]:
-    """The public view a commit records in its state.json ({} when it has none)."""
-    view: dict[str, Any] = state_document(repo, commit).get("view") or {}
-    return view
+def recorded_view(document: dict[str, Any]) -> PublicView | None:
+    """The public view a state.json document records (None when it records none: a
+    commit from before views were recorded)."""
+    view = document.get("view")
+    # The document is the engine's own output (engine.view), written with the commit.
+    return cast(PublicView, view) if view else None
+
+
+def public_view(repo: GameRepo, commit: str) -> PublicView | None:
+    """The public view a commit records in its state.json (None when it has none)."""
+    return recorded_view(state_document(repo, commit))
 
 
 SUBJECT_LENGTH = 110  # past this a subject is cut with an ellipsis (mail lists show less)
@@ -107,14 +115,16 @@ def report_subject(
     In the reader's `words` (by default English); `prompt` is the pending decision's prompt
     in them (by default the English of the view)."""
     words = words or Words()
-    view: dict[str, Any] = document.get("view") or {}
+    view = recorded_view(document)
     last: dict[str, Any] = document.get("last") or {}
     player = str(last.get("player"))
     if over:
         said = words("The game is over (move %(number)s)", number=number)
     elif decides:
         if prompt is None and words.language == SOURCE:
-            prompt = str((view.get("pending") or {}).get("prompt", words("your decision")))
+            pending = None if view is None else view.get("pending")
+            found = None if pending is None else pending.get("prompt")
+            prompt = str(found or words("your decision"))
         what = prompt.split(": ")[0] if prompt else words("your decision")
         said = words("Your turn (move %(number)s): %(what)s", number=number + 1, what=what)
     elif number == 0:
@@ -132,13 +142,13 @@ def report_subject(
     return subject if len(subject) <= SUBJECT_LENGTH else subject[: SUBJECT_LENGTH - 1] + "…"
 
 
-def waiting_for(view: dict[str, Any]) -> list[str]:
-    pending = view.get("pending")
-    return [str(p).lower() for p in (pending or {}).get("players", [])]
+def waiting_for(view: PublicView | None) -> list[str]:
+    pending = None if view is None else view.get("pending")
+    return [] if pending is None else [str(p).lower() for p in pending.get("players", [])]
 
 
-def is_over(view: dict[str, Any]) -> bool:
-    return bool(view.get("phase") == "over")
+def is_over(view: PublicView | None) -> bool:
+    return view is not None and view.get("phase") == "over"
 
 
 GAME_OVER = N_(
@@ -266,7 +276,7 @@ class Illustrations:
         settings: Settings,
         repo: GameRepo,
         result: Adjudication,
-        view: dict[str, Any],
+        view: PublicView | None,
         rasterize: Rasterize,
     ) -> None:
         self.settings, self.repo, self.commit = settings, repo, result.commit
@@ -278,7 +288,7 @@ class Illustrations:
     def pictures(self, words: Words) -> BoardPictures | None:
         """The board's picture in `words` (None: no players, no board): drawn the first
         time a reader of that language needs it, then the same for every reader of it."""
-        if not self.view.get("players"):
+        if self.view is None or not self.view.get("players"):
             return None
         found = self._pictures.get(words.language)
         if found is None:

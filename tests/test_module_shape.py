@@ -191,3 +191,27 @@ def test_only_home_tells_the_modes_apart() -> None:
         and "adjudicator/home" not in p.relative_to(ROOT).as_posix()
     }
     assert naming <= NAME_THE_DATABASE
+
+
+def test_every_module_is_named_on_the_architecture_page() -> None:
+    """docs/architecture.md lists each folder's modules on one line that starts with the
+    folder's name: a module added, moved or removed changes that line too."""
+    listed: dict[str, set[str]] = {}
+    for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines():
+        if found := re.match(r"- \*\*`([a-z_/]+)/`\*\*: ", line):
+            listed[found.group(1)] = set(re.findall(r"`([a-z_0-9]+\.py)`", line))
+    modules = {
+        (p.parent.relative_to(ROOT).as_posix(), p.name)
+        for p in SOURCES
+        if p.name not in ("__init__.py", "__main__.py")
+    }
+    missing = sorted(
+        f"{folder}/{name}" for folder, name in modules if name not in listed.get(folder, set())
+    )
+    gone = sorted(
+        f"{folder}/{name}"
+        for folder, names in listed.items()
+        for name in names
+        if (folder, name) not in modules
+    )
+    assert (missing, gone) == ([], [])

@@ -1,14 +1,17 @@
-"""Rule cases: the build action [Build, p. 13; Action Costs, p. 12]."""
+"""Rule cases: the build action [Build, p. 13; Action Costs, p. 12; Nation Building (card 112)]."""
 
 from __future__ import annotations
 
 from positions import Position, act, options, waiting_for
 
+import engine
 from engine.invariants import violations
 
 KANDAHARI_MARKETS = 49  # Kandahar, economic, rank 1: tax, build
 TOP = [75, 76, 77, 79, 80, 81]
 BOTTOM = [84, 85, 86, 87, 88, 89]
+NATION_BUILDING = 112  # Riots in Kabul / Nation Building
+NATION_BUILDING_BOTTOM = [84, 86, 87, 88, 89, 90]
 KABUL_BORDERS = ["herat-kabul", "kabul-kandahar", "kabul-punjab", "kabul-transcaspia"]
 
 
@@ -143,3 +146,55 @@ def test_build_not_without_ruling_a_region() -> None:
     """[Build, p. 13] "among any regions that you rule" — no region, no build."""
     state = build_example().tribes("Hope", "kabul", 1).build()
     assert "build 49" not in options(state, "Cati")
+
+
+# Nation Building (card 112, bottom half)
+
+
+def nation_building(rupees: int) -> engine.State:
+    """Cati (British) rules Kabul, holds Kandahari Markets, and Nation Building is free."""
+    return (
+        Position({"Cati": "british", "Hope": "russian"})
+        .market([NATION_BUILDING, *TOP[1:]], NATION_BUILDING_BOTTOM)
+        .favored("intelligence")
+        .court("Cati", KANDAHARI_MARKETS)
+        .tribes("Cati", "kabul", 1)
+        .rupees("Cati", rupees)
+        .build()
+    )
+
+
+def test_nation_building_place_twice_as_many_blocks_for_the_rupees() -> None:
+    """[Nation Building, card 112] "Place twice as many blocks when you take the build
+    action" (engine/data/events.json: "the purchaser places double the normal number of
+    blocks with each build action"); [Build, p. 13] "two rupees per unit placed".
+
+    Each block paid for places two: four rupees build four armies, not two.
+    """
+    state = act(nation_building(4), "Cati", "purchase 112", "build 49")
+    state = act(state, "Cati", *["army kabul"] * 4)
+    assert state.armies["kabul"]["british"] == 4
+    assert state.players[state.seat("Cati")].rupees == 0
+    assert waiting_for(state) == ("turn", ["Hope"])
+    assert sum(map(sum, state.market_rupees)) == 4
+    assert engine.invariants.violations(state) == []
+
+
+def test_nation_building_an_odd_block_costs_as_a_pair() -> None:
+    """[Nation Building, card 112] two blocks for each two rupees: three blocks cost four
+    rupees, as the third is paid for as a pair of which only one is placed.
+    """
+    state = act(nation_building(14), "Cati", "purchase 112", "build 49")
+    state = act(state, "Cati", *["army kabul"] * 3, "done")
+    assert state.armies["kabul"]["british"] == 3
+    assert state.players[state.seat("Cati")].rupees == 10
+    assert waiting_for(state) == ("turn", ["Hope"])
+
+
+def test_nation_building_three_rupees_build_two_blocks() -> None:
+    """[Nation Building, card 112] with three rupees only one pair is paid for."""
+    state = act(nation_building(3), "Cati", "purchase 112", "build 49")
+    state = act(state, "Cati", "army kabul", "road kabul-punjab")
+    assert state.roads["kabul-punjab"]["british"] == 1
+    assert state.players[state.seat("Cati")].rupees == 1
+    assert waiting_for(state) == ("turn", ["Hope"])

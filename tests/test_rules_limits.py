@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from positions import Position, act, options, waiting_for
 
+import engine
+
 WILLIAM_MOORCROFT = 39  # Kandahar, intelligence: spy
 ALLAH_QULI_BAHADUR = 91  # Transcaspia, political: tribe, army, spy
 BALA_HISSAR = 16  # Kabul, military: army
 CHARLES_STODDART = 4  # Kabul, intelligence: spy
 SHAH_SHUJAH = 5  # Kabul, political: tribe
 HARI_SINGH_NALWA = 35  # Punjab, military: army, army, favored political
+PRINCE_AKBAR_KHAN = 3  # Kabul, Afghan patriot; Insurrection
+DOMINANCE_CHECK = 101
+TOP = [75, 76, 77, 79, 80, 81]
+BOTTOM = [84, 86, 87, 88, 89, 90]
 
 
 def test_component_limits_example_a_tribe_is_taken_and_placed_as_a_spy() -> None:
@@ -181,3 +187,104 @@ def test_component_limits_a_gift_is_a_cylinder_in_play_that_may_be_taken() -> No
         state = act(state, "Cati", options(state, "Cati")[0])
     assert state.spies.get(WILLIAM_MOORCROFT) == [1, 0]
     assert state.players[0].gifts == [False, False, False]
+
+
+def test_component_limits_no_block_placed_this_turn_in_another_region() -> None:
+    """[Component Limits, p. 8] "If asked to place a unit and none remain in the supply, you
+    must take a piece of the required shape/color from anywhere in play, excluding any pieces
+    placed this turn." Hari Singh Nalwa places two British armies in Punjab with one British
+    block in the supply. The ten British armies in Kabul were placed this turn: they are not
+    in the target region, yet they cannot be taken; the older road on Herat-Kabul is the only
+    piece that may be.
+    """
+    state = (
+        Position({"Cati": "british", "Hope": "russian"})
+        .armies("kabul", "british", 10)
+        .placed_this_turn("army:kabul:british", 10)
+        .roads("herat-kabul", "british", 1)
+        .hand("Cati", HARI_SINGH_NALWA)
+        .build()
+    )
+    assert state.block_supply["british"] == 1
+    state = act(state, "Cati", "play hari singh left")
+    if waiting_for(state) == ("take", ["Cati"]):
+        assert options(state, "Cati") == ["take road herat-kabul"]
+        state = act(state, "Cati", "take road herat-kabul")
+    assert state.armies["kabul"]["british"] == 10
+    assert state.roads["herat-kabul"]["british"] == 0
+    assert state.armies["punjab"]["british"] == 2
+
+
+def test_component_limits_nothing_placed_when_only_blocks_of_this_turn_are_elsewhere() -> None:
+    """[Component Limits, p. 8] "excluding any pieces placed this turn": with the British
+    supply empty after Hari Singh Nalwa's first army, and every other British block (armies in
+    Kabul, a road on Herat-Kabul) placed this turn, the second army is not placed at all.
+    """
+    state = (
+        Position({"Cati": "british", "Hope": "russian"})
+        .armies("kabul", "british", 10)
+        .placed_this_turn("army:kabul:british", 10)
+        .roads("herat-kabul", "british", 1)
+        .placed_this_turn("road:herat-kabul:british", 1)
+        .hand("Cati", HARI_SINGH_NALWA)
+        .build()
+    )
+    state = act(state, "Cati", "play hari singh left")
+    assert waiting_for(state) == ("turn", ["Cati"])
+    assert state.armies["kabul"]["british"] == 10
+    assert state.roads["herat-kabul"]["british"] == 1
+    assert state.armies["punjab"]["british"] == 1
+    assert state.block_supply["british"] == 0
+
+
+def insurrection_with_empty_supply() -> Position:
+    """Cati (Afghan) holds Prince Akbar Khan; every Afghan block is in Herat or Persia.
+
+    As many British blocks stand in Punjab, so the check bought is unsuccessful and the
+    blocks stay on the map.
+    """
+    position = (
+        Position({"Cati": "afghan", "Hope": "british"})
+        .market([DOMINANCE_CHECK, *TOP[1:]], BOTTOM)
+        .court("Cati", PRINCE_AKBAR_KHAN)
+    )
+    blocks = position.state.block_supply["afghan"]
+    return (
+        position.armies("herat", "afghan", blocks // 2)
+        .armies("persia", "afghan", blocks - blocks // 2)
+        .armies("punjab", "british", blocks)
+    )
+
+
+def test_component_limits_insurrection_takes_afghan_armies_from_the_board() -> None:
+    """[Component Limits, p. 8] "If asked to place a unit and none remain in the supply, you
+    must take a piece of the required shape/color from anywhere in play, excluding any
+    pieces placed this turn." [Insurrection, Prince Akbar Khan] "Each time a Dominance Check
+    finishes resolving, two Afghan armies are placed in Kabul."
+
+    The supply holds no Afghan block: the owner of the card takes both from the board.
+    """
+    state = act(insurrection_with_empty_supply().build(), "Cati", "purchase 101")
+    assert waiting_for(state) == ("take", ["Cati"])
+    state = act(state, "Cati", "take army herat", "take army persia")
+    assert state.armies["kabul"]["afghan"] == 2
+    assert state.block_supply["afghan"] == 0
+    assert state.armies["herat"]["afghan"] == state.armies["persia"]["afghan"] == 5
+    assert waiting_for(state) == ("turn", ["Cati"])
+    assert engine.invariants.violations(state) == []
+
+
+def test_component_limits_insurrection_takes_only_what_the_supply_lacks() -> None:
+    """[Component Limits, p. 8] with one Afghan block left, one army comes from the supply
+    and the other from the board.
+    """
+    position = insurrection_with_empty_supply()
+    position.state.armies["persia"]["afghan"] -= 1
+    position.state.block_supply["afghan"] += 1
+    state = act(position.build(), "Cati", "purchase 101")
+    assert state.armies["kabul"]["afghan"] == 1
+    assert waiting_for(state) == ("take", ["Cati"])
+    state = act(state, "Cati", "take army persia")
+    assert state.armies["kabul"]["afghan"] == 2
+    assert state.armies["persia"]["afghan"] == 4
+    assert state.block_supply["afghan"] == 0

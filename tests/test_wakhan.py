@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Self
 
 import pytest
-from positions import Position, waiting_for
+from positions import Position, act, waiting_for
 
 import engine
 from engine import Action
@@ -185,6 +185,32 @@ def test_setup_wakhan_sits_to_the_right_of_the_last_player_to_choose_and_plays_f
     seat_after = (wseat(state) + 1) % 3
     assert waiting_for(state) == ("turn", [names[seat_after]])
     assert names[seat_after] == last
+
+
+def wakhan_game_where_first_to_choose_is(first: str) -> engine.State:
+    for seed in range(50):
+        state = engine.new_game(["alice", "bob"], seed, {"wakhan": True})
+        if state.log[0].startswith(f"{first} chooses loyalty first"):
+            return state
+    raise AssertionError(first)
+
+
+def test_setting_up_wakhan_sits_to_the_right_of_the_last_to_choose_loyalty() -> None:
+    """[Playing with Wakhan: Setting Up, p. 16] "Place Wakhan's pieces to the right of the
+    player who chooses their loyalty last. Wakhan will take the first turn of the game."
+    [Sequence of Play, p. 9] "play continues clockwise to the next player".
+
+    Clockwise, the player to Wakhan's left plays after her: the last to choose a loyalty
+    plays second and the first to choose plays third.
+    """
+    for first, last in (("alice", "bob"), ("bob", "alice")):
+        state = wakhan_game_where_first_to_choose_is(first)
+        assert waiting_for(state) == ("loyalty", [first])
+        state = choose_loyalties(state, "british", "russian")
+        assert state.turn == 2
+        assert waiting_for(state) == ("turn", [last])
+        state = act(state, last, "pass")
+        assert waiting_for(state) == ("turn", [first])
 
 
 # -- general rules -----------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from engine.rules.wakhan_deck import arrow_target, red_arrow
 from engine.rules.wakhan_priority import best_card
 
 EMPTY = [None] * 6
+IMPERIAL_SURVEYORS = 87  # Transcaspia, intelligence, rank 1: move, gift, build
+GHILZAI_NOMADS = 13  # Kabul, economic, rank 2: tax, move
 
 
 def test_card_priority_opponents_card_then_favored_suit_and_so_on() -> None:
@@ -429,3 +431,46 @@ def test_may_abilities_blackmail_at_the_start_of_her_turn() -> None:
     state = wakhan_turn(state)
     assert state.spies[49] == [0, 1]
     assert logged(state, "wakhan blackmails (kandahar)")
+
+
+def test_move_wakhan_takes_armies_from_any_region_she_would_not_stop_ruling() -> None:
+    """[Wakhan's Card-Based Actions: Move, p. 18] "When moving, Wakhan will only move her
+    armies to adjacent regions where other players have tribes ... She will seek to have
+    only as many armies as there are tribes in that region. Wakhan will not move Armies if
+    doing so would cause her to lose a ruler token."
+
+    Losing a ruler token is the only limit on where her armies come from: her one army in
+    Kabul, where alice has two tribes, goes to Herat, where alice has one and she has none.
+    """
+    state = (
+        WakhanPosition({"alice": "british"})
+        .court(WAKHAN, IMPERIAL_SURVEYORS)
+        .armies("kabul", "russian", 1)
+        .tribes("alice", "kabul", 2)
+        .tribes("alice", "herat", 1)
+        .build()
+    )
+    state, kind = wakhan_does(state, "move")
+    assert kind == "core"
+    assert state.armies["kabul"]["russian"] == 0
+    assert state.armies["herat"]["russian"] == 1
+
+
+def test_move_wakhan_counts_every_tribe_of_the_destination_hers_included() -> None:
+    """[Wakhan's Card-Based Actions: Move, p. 18] "She will seek to have only as many armies
+    as there are tribes in that region": in Punjab alice and Wakhan have a tribe each, so
+    one army there is not enough and a second comes from Kabul.
+    """
+    state = (
+        WakhanPosition({"alice": "british"})
+        .court(WAKHAN, GHILZAI_NOMADS)
+        .armies("kabul", "russian", 2)
+        .tribes("alice", "punjab", 1)
+        .tribes(WAKHAN, "punjab", 1)
+        .armies("punjab", "russian", 1)
+        .build()
+    )
+    state, kind = wakhan_does(state, "move")
+    assert kind == "core"
+    assert state.armies["punjab"]["russian"] == 2
+    assert state.armies["kabul"]["russian"] == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 from adjudicator.cli import parser
 from adjudicator.web import serve
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("engine", "git", "flask", "pydantic", "jinja2", "apscheduler", "markdown")
 
 PROBE = """

@@ -38,7 +38,7 @@ from adjudicator.mail.links import page_links
 from adjudicator.mail.renewal import renew
 from adjudicator.web import create_app
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPLACED_PAGE = "This link to your own page was replaced by a new one"
 
 

@@ -28,7 +28,7 @@ from adjudicator.home import logs
 from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail.tokens import page_token, token
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GAME = "herat"
 # `2026-11-28T09:15:02.120Z INFO adjudicator.web.requests: GET /path 200 3.1 ms`
 LINE = re.compile(

@@ -53,7 +53,7 @@ from engine.rules.flow import DECISIONS
 from engine.rules.wakhan_deck import ACTION_TERMS
 from engine.rules.words import CARD_NAME_TERMS, PHRASES, card_term
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 POLISH = "pl"
 PO, _ = catalogue_paths(POLISH)
 POT = LOCALE_DIR / "messages.pot"

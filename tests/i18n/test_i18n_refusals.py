@@ -500,7 +500,7 @@ def test_no_refusal_is_written_as_plain_english() -> None:
     a phrase, never an English string: each of its messages is then extracted into the
     catalogue, which tests/test_i18n.py requires translated, so every code's refusal has
     its words in Polish."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     plain = []
     for path in sorted([*(root / "engine").rglob("*.py"), *(root / "adjudicator").rglob("*.py")]):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):

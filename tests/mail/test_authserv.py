@@ -20,7 +20,7 @@ import pytest
 
 from adjudicator.mail.authserv import header_values, split_authserv_id
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "email.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "email.md"
 OURS = "mx.example.org"  # the authserv-id in docs/email.md's examples
 RESULTS = "; dkim=pass header.d=players.example"
 

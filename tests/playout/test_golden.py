@@ -1,14 +1,14 @@
 """Golden playthroughs: complete games replayed from their files and compared line by line.
 
-Each file in tests/golden/ holds one game: its seed and players, then for every step the
+Each file in tests/playout/golden/ holds one game: its seed and players, then for every step the
 move as `PLAYER: ACTION` followed by the engine's log lines for that step (indented), and
 at the end the final public view as JSON. The test replays the listed moves through
 `engine.parse_line` and `engine.apply` and diffs the text it gets against the file.
 
-    PAMIR_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_golden.py
+    PAMIR_UPDATE_GOLDEN=1 .venv/bin/pytest tests/playout/test_golden.py
 
 rewrites the files instead: each game is played afresh with random legal moves drawn from
-its seed. Read the diff (git diff tests/golden) before keeping a rewrite.
+its seed. Read the diff (git diff tests/playout/golden) before keeping a rewrite.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ GAMES = {
     "four_players.txt": (("alice", "bob", "carol", "dave"), 28),
 }
 HEADER = [
-    "# Pax Pamir: Second Edition, a complete game replayed by tests/test_golden.py.",
+    "# Pax Pamir: Second Edition, a complete game replayed by tests/playout/test_golden.py.",
     "# Each move is `PLAYER: ACTION`; the engine's log lines for it follow, indented.",
     "# PAMIR_UPDATE_GOLDEN=1 rewrites this file from its seed with random legal moves.",
 ]

@@ -25,7 +25,7 @@ import pytest
 from adjudicator.cli.parser import build_parser, handler
 from adjudicator.home.settings import SECRET_SETTINGS, load_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 UNITS = ROOT / "deploy" / "systemd"
 OPERATIONS = ROOT / "docs" / "operations.md"
 NAMES = ("pamir-web.service", "pamir-scheduler.service")

@@ -23,7 +23,7 @@ from positions import Position, act
 import engine
 from adjudicator.cli.commands import apply_moves
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 NOTATION = ROOT / "docs" / "notation.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)

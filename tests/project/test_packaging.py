@@ -16,7 +16,7 @@ import pytest
 
 from adjudicator import version
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = sorted(
     p.relative_to(ROOT / "templates").as_posix()
     for p in (ROOT / "templates").rglob("*")

@@ -59,7 +59,7 @@ def test_a_game_finds_its_service_home_from_any_folder(tmp_path: Path) -> None:
     done = subprocess.run(
         [*pamir, "legal", str(home / "games" / "g")],
         cwd=elsewhere,
-        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        env={**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
         capture_output=True,
         text=True,
     )

@@ -13,7 +13,7 @@ from test_web import outline, text_of
 
 from adjudicator.web import create_app
 
-NOTATION = Path(__file__).resolve().parent.parent / "docs" / "notation.md"
+NOTATION = Path(__file__).resolve().parents[2] / "docs" / "notation.md"
 
 
 @pytest.fixture(scope="module")

@@ -67,7 +67,7 @@ from adjudicator.web import create_app, gunicorn_config
 
 pytestmark = pytest.mark.usefixtures("home")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 PAMIR_FAMILIES = {
     "pamir_moves_adjudicated": "counter",

@@ -177,7 +177,7 @@ def test_an_odd_tree_is_a_game_error_that_says_why(settings: Settings, how: str)
         if how == "move-not-text":
             # Bytes that are not UTF-8 in a move file are a player's bad input, not a
             # broken game: the move is refused like any illegal one and the game goes on
-            # (tests/test_hostile_input.py); the game still reads.
+            # (tests/games/test_hostile_input.py); the game still reads.
             adjudicate_pending(repo, settings.home)
             assert waiting(repo) is not None
             return

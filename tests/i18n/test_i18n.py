@@ -13,8 +13,8 @@ a card name such as Safe House). What is rendered here is what the catalogue cov
 - every refusal code's explanation;
 - the report mail's own parts: subjects, how to reply, the web links, the game over;
 - the refusal mail, the answers to commands by mail and their notices, reminders and the
-  notice of a refused forgery (tests/test_i18n_mail.py, through a real SMTP server);
-- the web pages but for /help and the private page (tests/test_i18n_pages.py).
+  notice of a refused forgery (tests/i18n/test_i18n_mail.py, through a real SMTP server);
+- the web pages but for /help and the private page (tests/i18n/test_i18n_pages.py).
 
 - every log line of the engine (the story of a turn), events' effects and Wakhan's notes
   included: none is plain English any more.

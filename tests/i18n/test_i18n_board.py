@@ -1,6 +1,6 @@
 """The board drawing in the reader's language (docs/i18n.md): every label, title and the
 description a screen reader says, strictly in Polish for a Polish reader (the approach of
-tests/test_i18n.py: no English word of the English drawing left in the Polish one); the
+tests/i18n/test_i18n.py: no English word of the English drawing left in the Polish one); the
 English drawing byte for byte what it was; and where the board is drawn, the language it
 is drawn in: board.svg in the game's, each report mail's picture and its alternative text
 in its reader's (made once per language), the pages in the visitor's (test_i18n_pages.py).
@@ -106,7 +106,7 @@ def test_the_polish_board_uses_the_rulebooks_words(views: list[dict[str, Any]]) 
 
 
 # sha256 of board_svg and describe in English, as the drawing gave them before it spoke
-# other languages (players alice.., positions of tests/test_drawing_board.py; None: the
+# other languages (players alice.., positions of tests/drawing/test_drawing_board.py; None: the
 # public view, else bob's): English drawings, and every board.svg of an English game,
 # keep their bytes.
 ENGLISH_DIGESTS = {

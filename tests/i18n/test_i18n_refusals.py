@@ -4,7 +4,7 @@ The engine gives every refusal as a phrase beside its English (`MoveError.said()
 English is `str(error)` byte for byte); the service records the phrase with the English
 and says it in the reader's language: the refusal mail, the private page, a Polish
 game's report of a refused pushed move and the game's page. Nothing reads the English
-back. Strict as tests/test_i18n.py is: any English word of the English refusal still in
+back. Strict as tests/i18n/test_i18n.py is: any English word of the English refusal still in
 the Polish one fails, but for the notation (the legal actions, the verbs, the ids) and
 what the player typed, which are quoted as they are.
 """
@@ -498,7 +498,7 @@ REFUSALS = {
 def test_no_refusal_is_written_as_plain_english() -> None:
     """Every refusal of a move (the engine's, the pipeline's, a rollback's) is built with
     a phrase, never an English string: each of its messages is then extracted into the
-    catalogue, which tests/test_i18n.py requires translated, so every code's refusal has
+    catalogue, which tests/i18n/test_i18n.py requires translated, so every code's refusal has
     its words in Polish."""
     root = Path(__file__).resolve().parents[2]
     plain = []

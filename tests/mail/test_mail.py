@@ -84,7 +84,7 @@ def test_a_report_is_multipart_alternative_with_the_markdown_and_its_html(home: 
         player = item.rcpt_tos[0].partition("@")[0]
         assert message.get_content_type() == "multipart/alternative"
         parts = list(message.iter_parts())
-        # The HTML travels with the board's picture (tests/test_mail_board.py), which
+        # The HTML travels with the board's picture (tests/mail/test_mail_board.py), which
         # needs the cairo library.
         if HAS_CAIRO or UNDER_CI:
             assert [p.get_content_type() for p in parts] == ["text/plain", "multipart/related"]

@@ -104,7 +104,7 @@ def with_headers(raw: bytes, *headers: str) -> bytes:
 
 @dataclass
 class Table(MailTable):
-    """A game by mail (tests/test_mail_in.py), whose DNS is `zone`."""
+    """A game by mail (tests/mail/test_mail_in.py), whose DNS is `zone`."""
 
     zone: Zone
 

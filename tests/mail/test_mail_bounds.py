@@ -43,7 +43,7 @@ TOO_COMPLEX = "message too complex to read: "
 
 @pytest.fixture
 def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Table]:
-    """A game by mail, its first reports sent (as in tests/test_mail_in.py)."""
+    """A game by mail, its first reports sent (as in tests/mail/test_mail_in.py)."""
     with mail_table(tmp_path, monkeypatch) as made:
         yield made
 

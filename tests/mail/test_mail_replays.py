@@ -1,7 +1,7 @@
 """A captured, validly signed move cannot be played again (adjudicator/mail/replays.py).
 
 Each attack starts from a real message DKIM-signed with dkimpy for the players' domain
-(the key published in a test DNS zone, as in tests/test_mail_auth.py), whose move is a
+(the key published in a test DNS zone, as in tests/mail/test_mail_auth.py), whose move is a
 standing policy (`policy pay 2`): a policy may be given at any time, so a replayed one
 would be played again, not refused by the rules. Every attack is refused and changes
 nothing; the original is played once. The last test runs in both modes of the inbound
@@ -64,7 +64,7 @@ def a_reply(table: Table) -> bytes:
 
 
 def sign(raw: bytes, key: Key, *fields: bytes, length: bool = False) -> bytes:
-    """The message signed for PLAYERS over `fields` (default: as tests/test_mail_auth.py)."""
+    """The message signed for PLAYERS over `fields` (default: as tests/mail/test_mail_auth.py)."""
     if not fields and not length:
         return signed(raw, key)
     chosen = list(fields) or [b"from", b"to", b"subject", b"date", b"message-id"]
@@ -187,7 +187,7 @@ def test_a_signed_message_without_a_message_id_is_known_by_its_signature(
     home = isolate(tmp_path, monkeypatch)
     with scratch_database() if kept_in == "postgresql" else nullcontext() as url:
         extra = {"database_url": url, "secret_key": SECRET_KEY} if url else {}
-        if url:  # a node's own folder and key, as in tests/test_cluster.py
+        if url:  # a node's own folder and key, as in tests/home/test_cluster.py
             home = tmp_path / "shared-home"
             monkeypatch.setenv("PAMIR_SECRET_KEY", SECRET_KEY)
         for table in open_game(home, "dkim", **extra):

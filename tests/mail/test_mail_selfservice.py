@@ -1,6 +1,6 @@
 """Commands by mail: a player pauses the clock, resigns, sets their mail and lists their
 games by replying with one command line. Through a real SMTP server, real Git and the
-real inbound path (`handle_message`), as tests/test_mail_in.py plays moves.
+real inbound path (`handle_message`), as tests/mail/test_mail_in.py plays moves.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The board and the card faces on the web pages, and the card pages, over real HTTP and in
-headless Chromium (as tests/test_browser.py runs it)."""
+headless Chromium (as tests/web/test_browser.py runs it)."""
 
 from __future__ import annotations
 

@@ -63,12 +63,6 @@ def count(number: int, word: str, more: bool = False) -> str:
     return f"{number} {'more ' if more else ''}{word if number == 1 else plural(word)}"
 
 
-def or_stop(taken: int) -> str:
-    """', or stop (`done`)' once a step of a repeated action was taken: before the first
-    step `done` is not legal, so a prompt must not offer it."""
-    return ", or stop (`done`)" if taken else ""
-
-
 def card(number: Arg) -> str:
     """'Money Lenders (14)': a card by its name, with its number to find it by."""
     return f"{card_name(int(number))} ({int(number)})"
@@ -206,7 +200,8 @@ def who(state: State, seat: int) -> str:
 
 
 def stop_term(taken: int) -> Value:
-    """`or_stop` in a translatable form."""
+    """', or stop (`done`)' once a step of a repeated action was taken: before the first
+    step `done` is not legal, so a prompt must not offer it."""
     return P(", or stop (`done`)") if taken else name_term("")
 
 

@@ -92,17 +92,6 @@ def site(where: Arg) -> str:
     return f"on {card(where)}" if isinstance(where, int) else f"in {region(where)}"
 
 
-def piece_at(piece: str, where: Arg) -> str:
-    """'the army in Herat', 'the spy on Mohan Lal (1)': a piece where it stands."""
-    if piece == "road":
-        return f"the road on the {border(where)} border"
-    if piece == "spy":
-        return f"the spy on {card(where)}"
-    if piece == "gift":
-        return f"the gift on the {where}-rupee space"
-    return f"the {piece} in {region(where)}"
-
-
 def listing(words: list[str], last: str = "and") -> str:
     """'alice', 'alice and bob', 'alice, bob and carol'."""
     if len(words) <= 1:
@@ -256,7 +245,7 @@ def site_phrase(where: Arg) -> Phrase:
 
 
 def place_phrase(piece: str, where: Arg) -> Phrase:
-    """Where a piece stands, as `piece_at` says it after 'the PIECE'."""
+    """Where a piece stands, said after 'the PIECE': 'in Herat', 'on Mohan Lal (1)'."""
     if piece == "road":
         return P("on the %(border)s border", border=border_term(where))
     if piece == "spy":

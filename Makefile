@@ -109,7 +109,7 @@ cairo:
 	  echo "no libcairo2: the picture tests skip, or fail under CI (apt-get install libcairo2)"; \
 	fi
 
-# The PostgreSQL-mode tests (tests/test_cluster.py) use the machine's server on
+# The PostgreSQL-mode tests (tests/home/test_cluster.py) use the machine's server on
 # 127.0.0.1:5432 and make a database of their own. A stopped Debian cluster is started
 # here; without a server those tests skip, but under CI they fail.
 postgres:

@@ -20,7 +20,7 @@ from engine.actions import Action, Arg, Verb, is_verb
 from engine.actions import format_action as format_action  # the canonical text, on Action
 from engine.aliases import canonical_verb, canonical_word
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_IDS, SUITS
-from engine.errors import AmbiguousActionError, MoveError, NotationError
+from engine.errors import AmbiguousActionError, NotationError
 from engine.explain import explain_illegal
 from engine.game import legal_seat_actions, options_for
 from engine.phrases import P, Phrase
@@ -427,8 +427,3 @@ def parse_line(line: str, state: State) -> tuple[int, Action] | None:
                 )
         seat = deciders[0] if deciders else 0
     return seat, parse_action(text, state, seat)
-
-
-def number_lines(error: MoveError, line: int) -> MoveError:
-    error.line = line
-    return error

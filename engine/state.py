@@ -19,8 +19,7 @@ from engine.frames import Frame as Frame  # re-exported: rules modules import it
 from engine.phrases import P, Phrase, Term
 
 BLOCKS_PER_COALITION = 12
-CYLINDERS_PER_PLAYER = 11  # one of them is the victory point marker
-CYLINDERS_ON_BOARD = 10
+CYLINDERS_ON_BOARD = 10  # a player's eleventh cylinder is their victory point marker
 STARTING_RUPEES = 4
 TOTAL_RUPEES = 36
 MARKET_ROWS = 2

@@ -7,7 +7,6 @@ format is documented in docs/game-repository.md.
 from __future__ import annotations
 
 import tomllib
-from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 import tomli_w
@@ -145,7 +144,3 @@ def dump_game_file(game: GameFile) -> str:
         if player["plays_by"] == "both":
             del player["plays_by"]
     return tomli_w.dumps(data)
-
-
-def now_utc() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

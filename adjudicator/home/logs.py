@@ -18,10 +18,8 @@ import os
 import re
 import sys
 import time
-from typing import Any, Literal, TextIO
+from typing import Any, TextIO
 
-LogFormat = Literal["text", "json"]
-LogLevel = Literal["debug", "info", "warning", "error"]
 LEVELS = ("debug", "info", "warning", "error")
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 # ISO 8601 in UTC, to the millisecond: lines from several processes and nodes sort alike.

@@ -150,11 +150,6 @@ def page_standing(settings: Settings, game_id: str, player: str, candidate: str)
     return _standing(candidate, made)
 
 
-def is_page_token(settings: Settings, game_id: str, player: str, candidate: str) -> bool:
-    """Whether `candidate` is `player`'s page token now (compared in constant time)."""
-    return hmac.compare_digest(candidate.encode(), page_token(settings, game_id, player).encode())
-
-
 def form_token(settings: Settings, page: str, head: str) -> str:
     """The token of a private page's form shown at commit `head`: it proves the form came
     from that page (a site that cannot read the page cannot make one) and dates it."""

@@ -18,9 +18,6 @@ from engine.rules.flow import Decision, decision, push
 from engine.rules.words import article
 from engine.state import GIFT_COSTS, State
 
-BLOCK_KINDS = ("army", "road")
-CYLINDER_KINDS = ("tribe", "spy")
-
 
 def block_sources(state: State, coalition: Coalition, target: tuple[str, str]) -> list[Action]:
     """Blocks of `coalition` in play that may be taken, as `take` actions."""

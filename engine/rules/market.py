@@ -84,7 +84,3 @@ def count_dominance_checks_left(state: State) -> int:
     """Dominance Check cards still to come: in the deck or in the market."""
     in_deck = sum(1 for c in state.deck if c in DOMINANCE_CHECKS)
     return in_deck + len(dominance_checks_in_market(state))
-
-
-def market_cards(state: State) -> list[int]:
-    return [c for row in state.market for c in row if c is not None]

@@ -54,7 +54,3 @@ def ruler(state: State, region: RegionId) -> int | None:
     if any(armies[coalition] >= most for coalition in unheld_coalitions(state)):
         return None
     return best
-
-
-def is_ruler(state: State, seat: int, region: RegionId) -> bool:
-    return ruler(state, region) == seat

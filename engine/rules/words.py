@@ -63,12 +63,6 @@ def count(number: int, word: str, more: bool = False) -> str:
     return f"{number} {'more ' if more else ''}{word if number == 1 else plural(word)}"
 
 
-def or_stop(taken: int) -> str:
-    """', or stop (`done`)' once a step of a repeated action was taken: before the first
-    step `done` is not legal, so a prompt must not offer it."""
-    return ", or stop (`done`)" if taken else ""
-
-
 def card(number: Arg) -> str:
     """'Money Lenders (14)': a card by its name, with its number to find it by."""
     return f"{card_name(int(number))} ({int(number)})"
@@ -96,17 +90,6 @@ def coalition(name: Arg) -> str:
 def site(where: Arg) -> str:
     """A battle's site: 'in Kandahar', or 'on Giljee Nobles (43)' for a battle of spies."""
     return f"on {card(where)}" if isinstance(where, int) else f"in {region(where)}"
-
-
-def piece_at(piece: str, where: Arg) -> str:
-    """'the army in Herat', 'the spy on Mohan Lal (1)': a piece where it stands."""
-    if piece == "road":
-        return f"the road on the {border(where)} border"
-    if piece == "spy":
-        return f"the spy on {card(where)}"
-    if piece == "gift":
-        return f"the gift on the {where}-rupee space"
-    return f"the {piece} in {region(where)}"
 
 
 def listing(words: list[str], last: str = "and") -> str:
@@ -206,7 +189,8 @@ def who(state: State, seat: int) -> str:
 
 
 def stop_term(taken: int) -> Value:
-    """`or_stop` in a translatable form."""
+    """', or stop (`done`)' once a step of a repeated action was taken: before the first
+    step `done` is not legal, so a prompt must not offer it."""
     return P(", or stop (`done`)") if taken else name_term("")
 
 
@@ -261,7 +245,7 @@ def site_phrase(where: Arg) -> Phrase:
 
 
 def place_phrase(piece: str, where: Arg) -> Phrase:
-    """Where a piece stands, as `piece_at` says it after 'the PIECE'."""
+    """Where a piece stands, said after 'the PIECE': 'in Herat', 'on Mohan Lal (1)'."""
     if piece == "road":
         return P("on the %(border)s border", border=border_term(where))
     if piece == "spy":

@@ -88,10 +88,10 @@ class _Services:
             return found
 
 
-class Embedded:
-    """One machine: the files of PAMIR_HOME."""
+class _Mode:
+    """What both modes do alike: keep what `service` built, for these settings."""
 
-    several_nodes = False
+    several_nodes: bool
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -100,7 +100,14 @@ class Embedded:
     def service(
         self, kind: Kind[T], embedded: Callable[[Settings], T], clustered: Callable[[Settings], T]
     ) -> T:
-        return self._services.get(kind, lambda: embedded(self.settings))
+        make = clustered if self.several_nodes else embedded
+        return self._services.get(kind, lambda: make(self.settings))
+
+
+class Embedded(_Mode):
+    """One machine: the files of PAMIR_HOME."""
+
+    several_nodes = False
 
     def check(self) -> None:
         pass
@@ -115,19 +122,10 @@ class Embedded:
         return None
 
 
-class Clustered:
+class Clustered(_Mode):
     """Several nodes sharing a PostgreSQL database (docs/cluster.md)."""
 
     several_nodes = True
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._services = _Services()
-
-    def service(
-        self, kind: Kind[T], embedded: Callable[[Settings], T], clustered: Callable[[Settings], T]
-    ) -> T:
-        return self._services.get(kind, lambda: clustered(self.settings))
 
     def check(self) -> None:
         database.require_schema(self.settings)

@@ -1,17 +1,7 @@
-"""The messages to the service's operator: a game needs its host, a player's mail cannot
-be delivered (docs/configuration.md, docs/email.md); `adjudicator.mail.operator` and the
-outbox queue them.
-
-The marks are made wherever a game fails to read (`adjudicator.games.needs_host`); this
-turns each new one into a message to `operator_email`, written to the outbox like every
-other message and delivered by the outbox job, so it is retried while the mail server is
-down. Each game and reason is mailed once, however often the game is found broken. A
-message the mail server refused for good (the outbox marks it failed)
-is mailed once too, when it is moved.
-
-Each is in the host's language: that of the player whose address is `operator_email`, if
-the host plays in the game; else the game's language (docs/i18n.md); English when the
-game's game.toml cannot be read.
+"""The messages to the service's operator, in the host's language: a game needs its host
+(`adjudicator.mail.operator` queues it), a player's mail cannot be delivered (the outbox
+queues it when it marks the message failed). docs/configuration.md and docs/email.md say
+when each is sent; adjudicator/mail/operator.py, in whose language.
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ when each is sent; adjudicator/mail/operator.py, in whose language.
 
 from __future__ import annotations
 
-import logging
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any
@@ -18,8 +17,6 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, words_for
 from adjudicator.mail.compose.messages import message_domain
-
-log = logging.getLogger(__name__)
 
 
 def host_words(settings: Settings, game_id: str) -> Words:

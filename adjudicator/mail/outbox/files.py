@@ -6,7 +6,6 @@ mode's `Outbox`.
 
 from __future__ import annotations
 
-import logging
 import os
 import secrets
 from collections.abc import Iterator, Sequence
@@ -48,8 +47,6 @@ from adjudicator.mail.outbox.folders import (
     retry_info,
     state_folder,
 )
-
-log = logging.getLogger(__name__)
 
 
 def backlog(settings: Settings) -> Backlog:

@@ -7,7 +7,6 @@ server accepted each report (`mail/accepted/GAME.json` in the store).
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import secrets
@@ -28,9 +27,6 @@ from adjudicator.mail.outbox.common import (
     header_block,
 )
 from adjudicator.mail.records import ACCEPTED, FAILURE, RETRY
-
-log = logging.getLogger(__name__)
-
 
 RETRY_SUFFIX = ".retry.json"
 

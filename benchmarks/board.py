@@ -34,8 +34,9 @@ import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.cards import court_faces, market_faces
 from adjudicator.drawing.kept import forget_drawn_parts
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

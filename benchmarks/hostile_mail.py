@@ -195,7 +195,7 @@ def run_case(
 def make_home(folder: Path) -> tuple[Path, bytes]:
     """A PAMIR_HOME with one game (alice, bob) and the head of alice's messages to it."""
     sys.path.insert(0, str(HERE))
-    from adjudicator.games.pipeline import create_game
+    from adjudicator.games.newgame import create_game
     from adjudicator.home.settings import load_settings
     from adjudicator.mail import tokens
 

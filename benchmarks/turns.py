@@ -48,8 +48,9 @@ from typing import Any
 from aiosmtpd.controller import Controller
 
 import engine
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game, position
+from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
@@ -106,7 +107,8 @@ def reply(original: EmailMessage, body: str) -> bytes:
     message = EmailMessage()
     message["From"] = str(original["To"])
     message["To"] = str(original["Reply-To"])
-    message["Subject"] = "Re: " + str(original["Subject"])
+    subject = str(original["Subject"])
+    message["Subject"] = subject if subject.startswith("Re: ") else "Re: " + subject
     message["Date"] = formatdate()
     message["Message-ID"] = make_msgid(domain="players.example")
     message["In-Reply-To"] = str(original["Message-ID"])
@@ -123,29 +125,35 @@ class Figures:
     interrupted: int = 0
     refusals: Counter[str] = field(default_factory=Counter)
     mails: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # what each reply answered
     games: int = 0
     seconds: float = 0.0
 
 
-def offered(text: str) -> bool:
-    """Whether a mail offers a standing policy for a bribe (and so a bot may write one)."""
-    return any(f"`{words}" in text for words in POLICY_OFFERED)
+def offers(text: str) -> set[str]:
+    """The standing policies a mail offers (`pay`, `demand`): a bot writes those it saw."""
+    return {kind for kind in ("pay", "demand") if f"`policy {kind}" in text}
 
 
 def plan(
-    state: engine.State, seat: int, rng: random.Random, policies: bool
+    state: engine.State, seat: int, rng: random.Random, offered: set[str]
 ) -> tuple[list[str], list[str]]:
     """(policy lines, action lines): the bot's whole turn from `state`. Another player's
-    decision on the way is guessed as its default answer; with `policies`, a bribe the bot
-    may be asked to pay is answered in advance by `policy pay N`."""
+    decision on the way is guessed as its default answer. With `pay` offered, a bribe the
+    bot may be asked to pay is answered in advance by `policy pay N`; with `demand`
+    offered, the bot sets how much it demands of each other player."""
     start_turn = state.turn
     lines: list[str] = []
     extra: list[str] = []
     s = state
-    if policies:
-        rupees = s.players[seat].rupees
-        extra.append(f"policy pay {rupees}")
-        s = engine.apply(s, seat, engine.read_action(extra[-1])[0])
+    if "pay" in offered:
+        extra.append(f"policy pay {s.players[seat].rupees}")
+    if "demand" in offered:
+        for other in range(s.num_players):
+            if other != seat and other not in s.players[seat].policy_demand:
+                extra.append(f"policy demand {s.name(other)} {rng.randint(0, 2)}")
+    for line in extra:
+        s = engine.apply(s, seat, engine.read_action(line)[0])
     while s.phase != "over" and len(lines) < 40:
         decision = engine.pending(s)
         if decision is None:
@@ -168,13 +176,6 @@ def plan(
     return extra, lines
 
 
-def decider(state: engine.State) -> int | None:
-    decision = engine.pending(state)
-    if decision is None or not decision.seats:
-        return None
-    return decision.seats[0]
-
-
 def play_game(
     settings: Settings, mailbox: Mailbox, game_id: str, players: int, seed: int, fig: Figures
 ) -> None:
@@ -189,25 +190,25 @@ def play_game(
     report_mails.notify(settings, repo, [first])  # as `pamir new` mails the first report
     rng = random.Random(seed)
     kept: dict[int, list[str]] = {}  # a bot's lines not yet played (after an interruption)
-    policies: set[int] = set()  # the bots whose mails offered a standing policy
+    offered: dict[int, set[str]] = {}  # the standing policies each bot's mails offered
     stuck = 0
     while True:
         state = position(snapshot(repo), settings.home)
-        seat = decider(state)
-        if state.phase == "over" or seat is None:
+        decision = engine.pending(state)
+        if state.phase == "over" or decision is None or not decision.seats:
             break
+        seat, kind = decision.seats[0], decision.kind
         name = state.name(seat)
         mail = mailbox.last(emails[name], game_id)
         if mail is None:
             got = {k: len(v) for k, v in mailbox.by_recipient.items()}
             raise SystemExit(f"{game_id}: {name} must decide but has no mail to answer ({got})")
-        if offered(plain(mail)):
-            policies.add(seat)
+        offered.setdefault(seat, set()).update(offers(plain(mail)))
         lines = kept.pop(seat, None)
         extra: list[str] = []
-        if lines is None or engine.pending(state).kind in ("bribe", "pay"):  # type: ignore[union-attr]
-            extra, lines = plan(state, seat, rng, seat in policies)
-            if engine.pending(state).kind in ("bribe", "pay") and seat in policies:  # type: ignore[union-attr]
+        if lines is None or kind in ("bribe", "pay"):
+            extra, lines = plan(state, seat, rng, set() if kind == "bribe" else offered[seat])
+            if kind in ("bribe", "pay") and "demand" in offered[seat]:
                 # The ruler answers, and as the mail suggests, says so for next time.
                 wanted = lines[0] if lines else ""
                 payer = state.stack[-1].get("payer")
@@ -215,9 +216,10 @@ def play_game(
                     extra = [f"policy demand {state.name(payer)} {wanted.split()[1]}"]
                 else:
                     extra = []
-        text = "\n".join([*extra, *lines]) + "\n"
+        text = "\n".join([*lines, *extra] if kind == "bribe" else [*extra, *lines]) + "\n"
         result = handle_message(settings, reply(mail, text))
         fig.submissions += 1
+        fig.kinds[kind] += 1
         if result.status != "accepted":
             code = result.reason.split(":")[1].strip() if result.reason.count(":") >= 2 else ""
             fig.refusals[code or result.reason[:40]] += 1
@@ -233,7 +235,10 @@ def play_game(
                     fig.refusals["after-interruption"] += 1
             stuck = stuck + 1 if result.status != "accepted" else 0
             if stuck > 20:
-                raise SystemExit(f"{game_id}: refused again and again: {result.reason}")
+                raise SystemExit(
+                    f"{game_id}: refused again and again: {result.reason}; "
+                    f"{name} answered {mail['Subject']} to {mail['To']}: {text!r}"
+                )
     final = position(snapshot(repo), settings.home)
     fig.turns += final.turn + players - 1
     fig.players_turns += (final.turn + players - 1) * players
@@ -300,6 +305,7 @@ def main() -> None:
         "interrupted_refusals": fig.interrupted,
         "refusals": sum(fig.refusals.values()),
         "refusal_codes": dict(fig.refusals),
+        "replies_by_decision": dict(fig.kinds),
         "mails": fig.mails,
         "mails_per_player_per_turn": round(fig.mails / fig.players_turns, 3),
         "seconds": round(fig.seconds, 1),

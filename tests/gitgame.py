@@ -24,7 +24,8 @@ from typing import Any
 import pytest
 
 import engine
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import replay, snapshot
 from adjudicator.home.paths import home_from

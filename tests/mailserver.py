@@ -26,8 +26,8 @@ from aiosmtpd.smtp import SMTP as SMTPServer
 from aiosmtpd.smtp import AuthResult, Envelope, LoginPassword, Session
 from gitgame import SECRET
 
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.mail import pictures, tokens

@@ -248,8 +248,8 @@ def _languages(specs: list[str], players: list[tuple[str, str]]) -> dict[str, st
 
 def cmd_new(args: argparse.Namespace) -> None:
     from adjudicator.games.gamefile import GameFileError
+    from adjudicator.games.newgame import create_game
     from adjudicator.games.outputs import Adjudication
-    from adjudicator.games.pipeline import create_game
     from adjudicator.games.repo import RepoError
     from adjudicator.games.snapshot import snapshot
 

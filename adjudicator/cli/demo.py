@@ -11,7 +11,8 @@ import hashlib
 from pathlib import Path
 
 import engine
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings

@@ -17,7 +17,7 @@ The service:
     pamir deadlines GAME_DIR [--timezone TZ] [--turn-hours H] ...   the host's changes
     pamir email GAME_DIR --as P ADDRESS
     pamir plays-by GAME_DIR PLAYER email|git|both   what each player's messages explain
-    pamir notify GAME_DIR PLAYER [every|turns|digest] [--timezone TZ]   how much mail
+    pamir notify GAME_DIR PLAYER [per-turn|every|turns|digest] [--timezone TZ]   how much mail
     pamir signing-key GAME_DIR PLAYER PUBKEY_FILE | --remove
     pamir require-signatures GAME_DIR on|off
     pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
@@ -321,15 +321,17 @@ def register_host(commands: Subcommands) -> None:
     plays_by.set_defaults(func=handler("host:cmd_plays_by"))
 
     notify = commands.add_parser(
-        "notify", help="how much mail a player gets: every, turns or digest (no commit)"
+        "notify",
+        help="how much mail a player gets: per-turn, every, turns or digest (no commit)",
     )
     notify.add_argument("game_dir")
     notify.add_argument("player", help="the player")
     notify.add_argument(
         "choice",
         nargs="?",
-        choices=("every", "turns", "digest"),
-        help="every report at once; or a daily digest of those the player need not act on",
+        choices=("per-turn", "every", "turns", "digest"),
+        help="one mail a turn (the default); every report at once; or a daily digest of "
+        "those the player need not act on",
     )
     notify.add_argument(
         "--timezone", help="the IANA time zone of the player's digest (default: the game's)"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from adjudicator.forge.records import record
 from adjudicator.forge.transport import ORIGIN, RemoteError, fetch, push, run_git
-from adjudicator.games import hosting, pipeline
+from adjudicator.games import hosting, newgame
 from adjudicator.games.gamefile import AdjudicatorEntry
 from adjudicator.games.repo import BRANCH, GameRepo
 from adjudicator.games.snapshot import GameError, game_seed, snapshot
@@ -36,7 +36,7 @@ def create_remote_game(
     """Create a game in PAMIR_HOME/games/<id> and push it to an empty forge repository at
     `url`, which becomes the clone's `origin` (the signing options as `create_game`'s)."""
     path = settings.games_dir / game_id
-    repo = pipeline.create_game(
+    repo = newgame.create_game(
         path,
         players,
         home=settings.home,

@@ -78,6 +78,12 @@ class Outcome:
     log: list[str] = field(default_factory=list)
     # `log` in a translatable form, line for line (engine.State.said).
     said: list[Phrase] = field(default_factory=list)
+    # The lines the submission stopped at because another player must decide first
+    # (`continuation`), the lines before them (`played`, what the move itself holds), and
+    # who decides meanwhile (`waits_for`). Empty when every line was played.
+    continuation: list[str] = field(default_factory=list)
+    played: list[str] = field(default_factory=list)
+    waits_for: list[str] = field(default_factory=list)
 
     def happened(self) -> Sequence[Phrase | str]:
         """What happened, as phrases where the engine gave them (else its English)."""
@@ -197,7 +203,9 @@ def apply_submission(
         raise NotationError("unknown-player", reason) from None
     outcome = Outcome(state)
     raised: tuple[int, str] | None = None  # the line that left its author a follow-up
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    deciding = _decides(state, seat)
+    for number, line in enumerate(lines, start=1):
         try:
             before = len(outcome.actions)
             if may_resign and line.strip().lower() == RESIGN:
@@ -209,6 +217,9 @@ def apply_submission(
             outcome.state = _apply_line(outcome, seat, line)
         except MoveError as error:
             error.line = number
+            if deciding and _handed_over(outcome, seat, error):
+                _keep_the_rest(outcome, lines, number)
+                return outcome
             own_alternatives(error, state.name(seat))
             if raised is not None and error.code == "wrong-decision":
                 # A reply is read line by line: say which line asked the question first.
@@ -249,6 +260,12 @@ NOTES: list[tuple[re.Pattern[str], Phrase]] = [
         re.compile(r"(?P<who>\S+) resigned, and the host chose that the game then ends"),
         P("%(who)s resigned, and the host chose that the game then ends"),
     ),
+    (
+        re.compile(
+            r"the rest of move (?P<number>\d+) by (?P<who>\S+), kept until (?P<waited>.+) decided"
+        ),
+        P("the rest of move %(number)s by %(who)s, kept until %(waited)s decided"),
+    ),
 ]
 
 
@@ -257,7 +274,7 @@ def note_phrase(text: str) -> Phrase:
     as it is. Its English is `text` itself."""
     for pattern, phrase in NOTES:
         if (found := pattern.fullmatch(text)) is not None:
-            return P(phrase.message, who=found.group("who"))
+            return P(phrase.message, **found.groupdict())
     return as_said(text)
 
 
@@ -292,6 +309,53 @@ def _follow_up(state: engine.State, seat: int) -> bool:
     return (
         decision is not None and decision.kind not in ("turn", "loyalty") and seat in decision.seats
     )
+
+
+def _decides(state: engine.State, seat: int) -> bool:
+    decision = engine.pending(state)
+    return decision is not None and seat in decision.seats
+
+
+def _handed_over(outcome: Outcome, seat: int, error: MoveError) -> bool:
+    """Whether a line was refused only because the author's own lines before it handed a
+    decision to another player (a ruler who may demand a bribe, a discard asked of
+    everyone): the author decided when the submission began, played an action since, and
+    is not among those who must decide now [docs/decisions.md#continuations]."""
+    if error.code != "not-your-decision" or not any(
+        not action.startswith("policy ") for action in outcome.actions
+    ):
+        return False
+    decision = engine.pending(outcome.state)
+    # Still the author's turn, and not a new one's first decision: a line meant for after
+    # the end of the author's turn is refused, as it always was.
+    return (
+        decision is not None
+        and decision.kind not in ("turn", "loyalty")
+        and outcome.state.active == seat
+        and seat not in decision.seats
+        and bool(decision.seats)
+    )
+
+
+def _keep_the_rest(outcome: Outcome, lines: list[str], number: int) -> None:
+    """Stop at line `number`: the lines from it on are the author's continuation, played
+    once the other player has decided. Each is read now (a line that is no action at all
+    is refused at once, with its number, rather than after the other's answer)."""
+    rest = [line for line in lines[number - 1 :] if split_line(line)[1]]
+    for offset, line in enumerate(lines[number - 1 :]):
+        _, text = split_line(line)
+        if not text or line.strip().lower().startswith(NOTE):
+            continue
+        try:
+            engine.read_action(text)
+        except MoveError as error:
+            error.line = number + offset
+            raise
+    decision = engine.pending(outcome.state)
+    assert decision is not None
+    outcome.continuation = rest
+    outcome.played = lines[: number - 1]
+    outcome.waits_for = [outcome.state.name(s) for s in decision.seats]
 
 
 def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:

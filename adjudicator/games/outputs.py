@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -28,6 +28,7 @@ from adjudicator.games.deadlines import (
     parse_deadlines_file,
     zone,
 )
+from adjudicator.games.hints import policy_hint
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_folder
 from adjudicator.home.store import store_for
@@ -267,9 +268,15 @@ def _pauses(snap: Snapshot) -> tuple[Pause, ...]:
         return ()  # a bad file stops the scheduler too, which logs why (docs/scheduler.md)
 
 
-def write_private_sections(home: Path, snap: Snapshot, number: int, state: engine.State) -> None:
+def write_private_sections(
+    home: Path,
+    snap: Snapshot,
+    number: int,
+    state: engine.State,
+    notes: Mapping[str, Phrase] | None = None,
+) -> None:
     """Each player's own section, kept in the service's data folder `home` (never in the
-    repository)."""
+    repository); `notes` are said to one player each (by name, lower case)."""
     records = store_for(home)
     upcoming = max(number + 1, snap.next_number)  # pushed files may have taken numbers
     for entry in snap.game.players:
@@ -277,9 +284,21 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
         view = engine.view(state, name)
         asked = engine.follow_ups(state, name) if view["options"] else []
         section = reports.private_section(
-            view, upcoming, entry.plays_by, asked, language=entry.language
+            view,
+            upcoming,
+            entry.plays_by,
+            asked,
+            language=entry.language,
+            notes=_notes(state, name, (notes or {}).get(name.lower())),
         )
         records.write(private_section_name(snap.game.id, number, name), section.encode("utf-8"))
+
+
+def _notes(state: engine.State, player: str, note: Phrase | None) -> list[Phrase]:
+    """What a player's own section says besides their view: `note`, and the standing
+    policy that would spare them a round trip now (games/hints.py)."""
+    hint = policy_hint(state, state.seat(player))
+    return [found for found in (note, hint) if found is not None]
 
 
 INBOUND_TRAILER = "Pamir-Inbound"

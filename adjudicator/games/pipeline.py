@@ -16,19 +16,16 @@ leaves the game waiting for a player who left it.
 from __future__ import annotations
 
 import logging
-import re
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 
 import tomli_w
 
 import engine
-from adjudicator.games import positions
+from adjudicator.games import continuations, positions
 from adjudicator.games.codes import refusal_phrase
-from adjudicator.games.gamefile import GAME_FILE, GAME_ID, GameFile, dump_game_file
+from adjudicator.games.continuations import is_continuation, kept_phrase
 from adjudicator.games.moves import (
     ON_RESIGNED,
     RESIGN,
@@ -47,7 +44,6 @@ from adjudicator.games.moves import (
 from adjudicator.games.objects import Person
 from adjudicator.games.outputs import (
     BOARD_FILE,
-    NEW_GAME_TITLE,
     Adjudication,
     Refusal,
     Said,
@@ -63,13 +59,7 @@ from adjudicator.games.outputs import (
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.rollback import handle_request
 from adjudicator.games.seeds import (
-    commitment,
-    has_secret,
     load_secret,
-    new_secret,
-    secret_name,
-    seed_from,
-    store_secret,
 )
 from adjudicator.games.snapshot import (
     REPORTS_DIR,
@@ -79,19 +69,13 @@ from adjudicator.games.snapshot import (
     Rollbacks,
     Snapshot,
     game_seed,
-    initial_state,
     replay,
     snapshot,
 )
 from adjudicator.games.waiting import standin_lines
 from adjudicator.home import metrics
-from adjudicator.home.files import new_folder
-from adjudicator.home.keys import adjudicator_key, public_key_line
-from adjudicator.home.paths import games_dir, positions_dir, private_folder
-from adjudicator.home.store import store_for
 from engine.aliases import english_text
 from engine.phrases import P, Phrase
-from engine.rules.setup import check_player_names
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +113,10 @@ def _write_for_readers(
 ) -> None:
     """What each player reads besides the commit: their private section (in their
     language) and the report in the languages other than the game's."""
-    write_private_sections(home, snap, move.number, outcome.state)
+    notes = {}
+    if outcome.continuation:
+        notes[move.player.lower()] = kept_phrase(outcome.continuation, outcome.waits_for)
+    write_private_sections(home, snap, move.number, outcome.state, notes)
     title = move_title(move.number, move.player)
     happened = outcome.happened()
     write_translated_reports(home, snap, move.number, title, outcome.state, happened, when)
@@ -171,18 +158,31 @@ def submit(
     """
     with metrics.adjudicating():
         done = _submit(repo, author, text, home, expected, on_behalf, inbound)
-    if on_behalf != ON_RESIGNED:  # the stand-in's own moves are played in a loop already
+    # The stand-in's moves and continuations are played in a loop already.
+    if on_behalf != ON_RESIGNED and not is_continuation(on_behalf):
         done.followed = _standin_follows(repo, home)
     return done
 
 
 def _standin_follows(repo: GameRepo, home: Path) -> list[Adjudication]:
-    """The stand-in's moves for the resigned seats that must decide now, each committed."""
-    try:
-        return play_resigned(repo, home)
-    except Exception:  # the move before stands: the scheduler plays the seat instead
-        log.exception("game %s: the stand-in could not play a resigned seat", repo.path.name)
-        return []
+    """The moves that follow at once, each committed: the stand-in's for the resigned seats
+    that must decide now, and the continuations of players whose decision it is again,
+    until neither has anything to play."""
+    done: list[Adjudication] = []
+    while len(done) < MAX_STANDIN_MOVES:
+        try:
+            played = play_resigned(repo, home)
+        except Exception:  # the move before stands: the scheduler plays the seat instead
+            log.exception("game %s: the stand-in could not play a resigned seat", repo.path.name)
+            played = []
+        try:
+            played += play_continuations(repo, home)
+        except Exception:  # the move before stands; the continuation waits for the next
+            log.exception("game %s: a continuation could not be played", repo.path.name)
+        if not played:
+            break
+        done += played
+    return done
 
 
 def _submit(
@@ -239,7 +239,10 @@ def _submit(
         raise Refusal.of(error) from None
     when = now()
     files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
-    files[move.path] = text.encode()
+    # A continuation's lines are not in the record until they are played: only the lines
+    # played are this move's (a replay of them stops where this adjudication stopped).
+    recorded = "".join(f"{line}\n" for line in outcome.played) if outcome.continuation else text
+    files[move.path] = recorded.encode()
     if on_behalf is None:
         message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
         by = Person(entry.name, entry.email)
@@ -255,6 +258,7 @@ def _submit(
     )
     _write_for_readers(home, snap, move, outcome, when)
     _remember(repo, home, commit, outcome.state)
+    _keep_continuation(home, snap.game.id, move, outcome)
     if on_behalf is not None:  # the other ways in (mail, page) log their own moves
         log.info("game %s: move %d played for %s (%s)", snap.game.id, number, entry.name, on_behalf)
     return Adjudication(number, commit, report)
@@ -303,6 +307,7 @@ def _adjudicate_one(repo: GameRepo, home: Path, snap: Snapshot, move: MoveName) 
     )
     _write_for_readers(home, snap, move, outcome, when)
     _remember(repo, home, commit, outcome.state)
+    _keep_continuation(home, snap.game.id, move, outcome)
     log.info("game %s: pushed move %d by %s adjudicated", snap.game.id, move.number, move.player)
     return Adjudication(move.number, commit, report)
 
@@ -356,173 +361,70 @@ def record_refusal(
     return Adjudication(move.number, commit, report, refused=True)
 
 
-def _check_folder(path: Path, identifier: str, home: Path) -> None:
-    """Refuse a game in the service's games folder whose folder is not named after its
-    id: the service finds a game by its id alone (`registry.game_path`), so nothing would
-    ever find it. Anywhere else a folder may have any name."""
-    if path.parent.resolve() != games_dir(home).resolve():
+def _keep_continuation(home: Path, game_id: str, move: MoveName, outcome: Outcome) -> None:
+    """Keep the mover's continuation, if the move left one; any earlier one of theirs is
+    replaced (or dropped): a player's move is their latest word."""
+    if not outcome.continuation:
+        continuations.drop(home, game_id, move.player)
         return
-    if path.name in (identifier, f"{identifier}.git"):
-        return
-    named = identifier if re.match(GAME_ID, identifier) else "ID"
-    raise ValueError(
-        f"{path.name}: the service finds a game in PAMIR_HOME/games by its id, so its folder "
-        f"must be games/{named} or games/{named}.git (a game id is 1 to 64 lower-case "
-        "letters, digits, _ and -, starting with a letter or a digit)"
+    kept = continuations.Kept(
+        after=move.number,
+        turn=outcome.state.turn,
+        lines=outcome.continuation,
+        waits_for=outcome.waits_for,
     )
+    continuations.keep(home, game_id, move.player, kept)
 
 
-def create_game(
-    path: Path,
-    players: list[tuple[str, str]],
-    *,
-    home: Path,
-    secret: str | None = None,
-    bare: bool = False,
-    game_id: str | None = None,
-    policies: dict[str, list[str]] | None = None,
-    turn_hours: int = 48,
-    timezone: str = "UTC",
-    wakhan: bool = False,
-    signing_keys: dict[str, str] | None = None,
-    require_signatures: bool | None = None,
-    languages: dict[str, str] | None = None,
-    language: str = "en",
-) -> GameRepo:
-    """Create a game repository with its first adjudicator commit; keep the secret in the
-    service's data folder `home`.
-
-    `signing_keys` are players' SSH public key lines, by name. `require_signatures`
-    (default: whether every player has a key) makes their pushed moves need a signature.
-    The service's own key (made in `home` on first use) is recorded and signs every
-    commit the service makes in the game (docs/signing.md). `languages` are the players'
-    languages by name (default `en`), `language` the language of the committed reports.
-
-    All or nothing: should any step fail, neither the repository nor the game's secret
-    and private sections in `home` are left behind (an empty folder at `path` stays).
-    """
-    check_player_names([name for name, _ in players], wakhan=wakhan)
-    identifier = game_id or path.name.removesuffix(".git").lower().replace(".", "-")
-    _check_folder(path, identifier, home)
-    if secret is not None and not secret.strip():
-        raise ValueError("the given secret is empty")
-    secret = secret or new_secret()
-    keys = _keys_by_player(players, signing_keys or {})
-    if require_signatures is None:
-        require_signatures = all(name in keys for name, _ in players)
-    entries = [
-        {
-            "name": n,
-            "email": e,
-            "language": (languages or {}).get(n, "en"),
-            "policies": (policies or {}).get(n, []),
-            "signing_key": keys.get(n),
-        }
-        for n, e in players
-    ]
-    signing_key = adjudicator_key(home)
-    game = GameFile.model_validate(
-        {
-            "id": identifier,
-            "engine_version": ENGINE_VERSION,
-            "created": now().strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "seed_commitment": commitment(secret),
-            "players": entries,
-            "deadlines": {"timezone": timezone, "turn_hours": turn_hours},
-            "wakhan": wakhan,
-            "require_signatures": require_signatures,
-            "language": language,
-            "adjudicator": {"signing_key": public_key_line(signing_key)},
-        }
-    )
-    state = initial_state(game, seed_from(secret))
-    if has_secret(home, identifier):
-        raise FileExistsError(f"this service already has a game {identifier!r}; choose --id")
-    if not secret.isascii() or not secret:
-        raise ValueError("the secret must be non-empty ASCII text")
-    # The home's files are undone last, so that they also go if the final rename fails.
-    with _undone_on_failure(home, identifier), new_folder(path) as folder:
-        repo = GameRepo.init(folder, bare=bare)
-        repo.configure_signing(signing_key)
-        _first_commit(repo, home, game, secret, state)
-    return GameRepo(path)
+def play_continuations(repo: GameRepo, home: Path) -> list[Adjudication]:
+    """Play the continuation of each player whose decision it is again, in the turn it was
+    kept in, as a move of the adjudicator's for them (docs/decisions.md#continuations).
+    One that is no longer legal is dropped, and its player's own section of the last move
+    says why; one whose turn is over is dropped the same way."""
+    done: list[Adjudication] = []
+    while len(done) < MAX_STANDIN_MOVES:
+        snap = snapshot(repo)
+        kept = continuations.kept(home, snap.game.id)
+        if not kept or snap.pending() or repo.read(REVEAL_FILE, snap.commit) is not None:
+            break
+        state = position(snap, home)
+        ready = _ready_continuation(state, kept)
+        if ready is None:
+            break
+        player, found = ready
+        continuations.drop(home, snap.game.id, player)
+        if state.phase == "over" or state.turn != found.turn:
+            reason: Phrase | str = P("the turn it belonged to is over")
+        else:
+            who = state.name(state.seat(player))
+            note = f"# note: the rest of move {found.after} by {who}, kept until "
+            note += f"{' and '.join(found.waits_for)} decided\n"
+            text = note + "".join(f"{line}\n" for line in found.lines)
+            try:
+                done.append(
+                    submit(
+                        repo, who, text, home=home, on_behalf=continuations.on_behalf(found.after)
+                    )
+                )
+                continue
+            except Refusal as refusal:
+                reason = refusal.phrase
+        notes = {player: continuations.dropped_phrase(found.after, found.lines, reason)}
+        write_private_sections(home, snap, snap.adjudicated, state, notes)
+        log.info("game %s: the continuation of %s was dropped: %s", snap.game.id, player, reason)
+    return done
 
 
-def _keys_by_player(players: list[tuple[str, str]], keys: dict[str, str]) -> dict[str, str]:
-    """The signing keys given for players, by the players' own spelling of their names."""
-    names = {name.lower(): name for name, _ in players}
-    found: dict[str, str] = {}
-    for name, line in keys.items():
-        if name.lower() not in names:
-            raise ValueError(f"a signing key for {name!r}, who is not a player of this game")
-        found[names[name.lower()]] = line
-    return found
-
-
-def _first_commit(
-    repo: GameRepo, home: Path, game: GameFile, secret: str, state: engine.State
-) -> None:
-    """Keep the secret, commit the new game, write the private sections."""
-    try:
-        if repo.bare:  # history is never rewritten: refuse forced pushes and deletions
-            repo.repo.git.config("receive.denyNonFastForwards", "true")
-            repo.repo.git.config("receive.denyDeletes", "true")
-        store_secret(home, game.id, secret)
-        said = state.said if len(state.said) == len(state.log) else state.log
-        state_text = state_document(game.id, 0, None, state, said)
-        when = now()
-        snap = Snapshot(repo, None, game, [], Rollbacks(), 0)
-        title = NEW_GAME_TITLE
-        report = report_for(snap, 0, title, state, said, when)
-        files: dict[str, bytes | None] = {
-            GAME_FILE: dump_game_file(game).encode(),
-            STATE_FILE: state_text.encode(),
-            BOARD_FILE: board_document(state, game.language).encode(),
-            f"{REPORTS_DIR}/0000.md": report.encode(),
-            "README.md": readme(game).encode(),
-        }
-        message = f"New game {game.id}" + trailers(0, state_text)
-        commit = repo.commit(files, message, parent=None, when=when)
-        write_private_sections(home, snap, 0, state)
-        write_translated_reports(home, snap, 0, title, state, said, when)
-        _remember(repo, home, commit, state)
-    finally:
-        repo.repo.close()  # its git processes must not outlive the folder's move or removal
-
-
-@contextmanager
-def _undone_on_failure(home: Path, game_id: str) -> Iterator[None]:
-    """Remove the game's secret, private sections and cached positions if the block fails,
-    unless they were there before it."""
-    records = store_for(home)
-    private = private_folder(game_id)
-    cached = positions_dir(home, game_id)
-    had_secret, had_cached = has_secret(home, game_id), cached.exists()
-    had_private = bool(records.names(private)) or bool(records.names(f"{private}/reports"))
-    try:
-        yield
-    except BaseException:
-        if not had_secret:
-            with suppress(OSError):  # the failure may be that it cannot be there at all
-                records.delete(secret_name(game_id))
-        if not had_private:
-            records.delete_folder(private)
-        if not had_cached:
-            shutil.rmtree(cached, ignore_errors=True)
-        raise
-
-
-def readme(game: GameFile) -> str:
-    players = ", ".join(game.names)
-    return (
-        f"# Pax Pamir game {game.id}\n\n"
-        f"Players: {players}. Adjudicated by pamir (engine {game.engine_version}).\n\n"
-        "To play, add `moves/NNNN-YOURNAME.txt` (NNNN: the next number) holding your actions,\n"
-        "one a line, in the notation of pamir's docs/notation.md; commit and push it.\n"
-        "`state.json` is the position after the last move; `reports/` has every turn's report.\n"
-        "The deck order is secret until the game ends: then `reveal.toml` holds the secret\n"
-        "whose SHA-256 is `seed_commitment` in game.toml, and `pamir verify` replays the game.\n"
-    )
+def _ready_continuation(
+    state: engine.State, kept: dict[str, continuations.Kept]
+) -> tuple[str, continuations.Kept] | None:
+    """A continuation to play (or drop) now: its player decides again, or its turn is over."""
+    decision = engine.pending(state)
+    deciding = {state.name(s).lower() for s in decision.seats} if decision is not None else set()
+    for player, found in sorted(kept.items()):
+        if player in deciding or state.phase == "over" or state.turn != found.turn:
+            return player, found
+    return None
 
 
 # -- the stand-in for resigned seats (games/resign.py) -----------------------------------

@@ -13,7 +13,7 @@ from typing import TypeVar
 import jinja2
 
 from adjudicator.drawing.labels import NAMES
-from adjudicator.home.translations import N_, SOURCE, Words
+from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
 from engine.phrases import Phrase
@@ -145,10 +145,12 @@ def private_section(
     plays_by: str = "both",
     follow_ups: Sequence[FollowUp] = (),
     language: str = SOURCE,
+    notes: Sequence[Phrase] = (),
 ) -> str:
     """One player's own section, in `language`: rendered from their view (`view["viewer"]`),
     with the follow-ups their legal actions raise (`engine.follow_ups`). How to push a move
-    is said only to a player who plays by Git (`plays_by` of game.toml)."""
+    is said only to a player who plays by Git (`plays_by` of game.toml). `notes` are for
+    this player alone (their continuation kept, or dropped: games/continuations.py)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
     text = (
         environment(language)
@@ -161,6 +163,9 @@ def private_section(
             follow_ups=follow_ups,
         )
     )
+    if notes:
+        words = words_for(language)
+        text += "\n\n" + "\n\n".join(words.phrase(note) for note in notes) + "\n"
     return _tidy(text)
 
 

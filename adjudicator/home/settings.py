@@ -84,6 +84,8 @@ class Settings(BaseModel):
     outbox_lease_seconds: int = Field(default=120, ge=1)
     # The hour (0-23, on each player's own clock) of the daily digest of reports held back.
     digest_hour: int = Field(default=8, ge=0, le=23)
+    # How much mail a player gets who chose nothing (`settings notify`, docs/email.md).
+    notify: Literal["per-turn", "every", "turns", "digest"] = "per-turn"
     # PostgreSQL mode (docs/cluster.md): several nodes coordinate through this database.
     # Unset: everything is kept under PAMIR_HOME, for one machine.
     # It may hold the database's password (postgresql://USER:PASSWORD@...): left out of the

@@ -2,7 +2,11 @@
 
 A player chooses (`settings notify`, `pamir notify`; adjudicator.mail.preferences):
 
-- `every`: every report, at once (the default);
+- `per-turn` (the default): one report a completed turn. A report that neither asks the
+  player to decide nor ends a turn waits, and goes with the next one that does, in one
+  mail: a turn of several moves (a bribe asked and answered on the way, a follow-up sent
+  apart) is one mail to each player who only watched it;
+- `every`: every report, at once;
 - `turns`: at once, the reports a player must see to act or that answer what they did;
   every other report waits for the daily digest;
 - `digest`: at once, only the reports a player must see to act; everything else,
@@ -15,8 +19,12 @@ answer, an agreement, or a rollback done, which changes the position), and the g
 end. Answers to a player's own messages (confirmations, refusals, commands, press) and
 reminders never go through this choice: they always go.
 
-A report held back is recorded in `PAMIR_HOME/mail/digests/GAME.json` ({player: {"held":
-[[number, commit, time], ...], ...}}), which adjudicator.mail.digests empties once a day.
+A report held for the end of its turn is recorded in `PAMIR_HOME/mail/turns/GAME.json`
+({player: [[number, commit], ...]}) until the mail that ends the turn takes it along.
+
+A report held back for a digest is recorded in `PAMIR_HOME/mail/digests/GAME.json`
+({player: {"held": [[number, commit, time], ...], ...}}), which adjudicator.mail.digests
+empties once a day.
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ from adjudicator.home.translations import N_
 
 # What each choice means, in the words of the answer to it.
 MEANING = {
+    "per-turn": N_(
+        "You get one mail a turn: the reports of a turn come together when it ends, and at "
+        "once whatever asks you to decide."
+    ),
     "every": N_("Every report is mailed to you at once."),
     "turns": N_(
         "You get at once the reports that ask you to decide, those of your own moves, "
@@ -75,15 +87,26 @@ DIGESTS: RecordKind[dict[str, Kept]] = RecordKind("a digest record", dict[str, K
 
 
 def mailed_at_once(
-    preference: str, *, decides: bool, over: bool, rollback: bool, own: bool, refused: bool
+    preference: str,
+    *,
+    decides: bool,
+    over: bool,
+    rollback: bool,
+    own: bool,
+    refused: bool,
+    ends_turn: bool = True,
 ) -> bool:
-    """Whether a report goes to this player now (True) or into their digest (False).
+    """Whether a report goes to this player now (True) or waits (False): for the end of
+    the turn (`per-turn`), else for their digest.
 
     `decides`: the report asks them to decide; `over`: the game ended; `rollback`: the
     report is a rollback's; `own`: it reports their own move; `refused`: that move was
-    refused."""
+    refused; `ends_turn`: the move ended a turn (another player's turn, or the game's
+    setup, began)."""
     if preference == "every" or decides or over or rollback or (own and refused):
         return True
+    if preference == "per-turn":
+        return ends_turn
     return preference == "turns" and own
 
 
@@ -124,3 +147,48 @@ def hold(settings: Settings, game_id: str, player: str, number: int, commit: str
         held: list[list[Any]] = entry.setdefault("held", [])
         if all(item[1] != commit for item in held):
             held.append([number, commit, at])
+
+
+TURNS_FOLDER = "mail/turns"
+HELD_FOR_TURN: RecordKind[dict[str, list[tuple[int, str]]]] = RecordKind(
+    "a record of reports held for the end of their turn", dict[str, list[tuple[int, str]]]
+)
+
+
+@contextmanager
+def _turn_record(settings: Settings, game_id: str) -> Iterator[dict[str, list[tuple[int, str]]]]:
+    folder = settings.home / TURNS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    name, records = f"{TURNS_FOLDER}/{game_id}.json", store.of(settings)
+    with locks.exclusive(settings, f"turns:{game_id}", folder / f"{game_id}.lock"):
+        record = HELD_FOR_TURN.read(records, name) or {}
+        yield record
+        HELD_FOR_TURN.write(records, name, record)
+
+
+def hold_for_turn(settings: Settings, game_id: str, player: str, number: int, commit: str) -> None:
+    """Keep move `number`'s report (of `commit`) for the player's mail that ends the turn;
+    holding it again changes nothing."""
+    with _turn_record(settings, game_id) as record:
+        held = record.setdefault(player.lower(), [])
+        if all(found != commit for _, found in held):
+            held.append((number, commit))
+
+
+def held_for_turn(
+    settings: Settings, game_id: str, player: str, before: int
+) -> list[tuple[int, str]]:
+    """The reports held for the player's next mail, of moves before `before`, in order."""
+    name = f"{TURNS_FOLDER}/{game_id}.json"
+    record = HELD_FOR_TURN.read(store.of(settings), name) or {}
+    return sorted(item for item in record.get(player.lower(), []) if item[0] < before)
+
+
+def release_turn(settings: Settings, game_id: str, player: str, upto: int) -> None:
+    """Forget the reports held for the player up to move `upto`: a mail took them along."""
+    with _turn_record(settings, game_id) as record:
+        kept = [item for item in record.get(player.lower(), []) if item[0] > upto]
+        if kept:
+            record[player.lower()] = kept
+        else:
+            record.pop(player.lower(), None)

@@ -61,6 +61,8 @@ from adjudicator.home.settings import Settings
 from adjudicator.home.translations import phrase_data
 from adjudicator.mail import inbound_records, notices, report_mails
 from adjudicator.mail.compose.messages import message_key
+from adjudicator.mail.outbox import queued
+from adjudicator.mail.preferences import notify_preference
 from adjudicator.mail.records import LEDGER, Ledger
 from engine.phrases import Phrase
 
@@ -193,8 +195,13 @@ def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:
         written: list[Path] = []
         if commits:
             fault("before-queue")
+        confirming: list[tuple[str, Adjudication]] = []
         for commit in commits:
-            written.extend(queue_commit(settings, repo, game_id, commit))
+            written.extend(queue_commit(settings, repo, game_id, commit, confirming))
+        # Confirmations last: a later report that took a move's report along answers its
+        # author (`_report_answers`), and it is queued only now.
+        for inbound, result in confirming:
+            written.extend(confirm(settings, repo, game_id, inbound, result))
         if commits:
             fault("after-queue")
         _advance(settings, game_id, head)
@@ -224,8 +231,16 @@ def reconcile_all(settings: Settings) -> int:
 # -- the mails of one commit ---------------------------------------------------------------
 
 
-def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) -> list[Path]:
-    """Queue the mails of one commit (none unless it is an adjudicator commit)."""
+def queue_commit(
+    settings: Settings,
+    repo: GameRepo,
+    game_id: str,
+    commit: str,
+    confirming: list[tuple[str, Adjudication]],
+) -> list[Path]:
+    """Queue the mails of one commit (none unless it is an adjudicator commit); the
+    confirmation of an emailed move it adjudicated is added to `confirming`, for the
+    caller to queue once every commit's mails are."""
     trailers = _trailers(str(repo.repo.commit(commit).message))
     if "Pamir-Move" not in trailers:
         return []
@@ -254,7 +269,7 @@ def queue_commit(settings: Settings, repo: GameRepo, game_id: str, commit: str) 
         )
     inbound = trailers.get(INBOUND_TRAILER)
     if inbound is not None:
-        written.extend(confirm(settings, repo, game_id, inbound.strip(), result))
+        confirming.append((inbound.strip(), result))
     return written
 
 
@@ -317,11 +332,17 @@ def confirm(
     settings: Settings, repo: GameRepo, game_id: str, key: str, result: Adjudication
 ) -> list[Path]:
     """Queue the confirmation of an emailed move (once per message) and record it as
-    accepted."""
+    accepted. A player who gets one mail a turn (`per-turn`, the default) gets none when
+    the report of their move went to them at once: that report is the answer."""
     record = inbound_record(settings, game_id, key)
     if not record or "player" not in record:
         return []  # not a message this service answers (or an old record without details)
     name = message_key(game_id, result.number, record["player"], "confirmation", key)
+    if _report_answers(settings, repo, game_id, record["player"], result):
+        if record.get("status") != "accepted":
+            record.update(status="accepted", number=result.number, commit=result.commit)
+            write_inbound(settings, game_id, key, record)
+        return []
     path = notices.notify_confirmation(
         settings,
         repo,
@@ -337,6 +358,28 @@ def confirm(
         record.update(status="accepted", number=result.number, commit=result.commit)
         write_inbound(settings, game_id, key, record)
     return [path]
+
+
+def _report_answers(
+    settings: Settings, repo: GameRepo, game_id: str, player: str, result: Adjudication
+) -> bool:
+    """Whether the report of the player's own move was queued for them, and they chose
+    one mail a turn: a confirmation beside it would say the same twice."""
+    if notify_preference(settings, game_id, player) != "per-turn":
+        return False
+    # Their report of this move, or of a later one, which took it along (delivery.py).
+    later = list(repo.repo.iter_commits(f"{result.commit}..{REF}", max_count=MOST_LATER))
+    for commit in [*later, repo.repo.commit(result.commit)]:
+        number = _trailers(str(commit.message)).get("Pamir-Move")
+        if number is None or not number.strip().isdigit():
+            continue
+        key = message_key(game_id, int(number), player.lower(), "report", commit.hexsha)
+        if queued(settings, key) is not None:
+            return True
+    return False
+
+
+MOST_LATER = 20  # commits after a move looked at for a report that took it along
 
 
 def refuse(

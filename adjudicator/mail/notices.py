@@ -11,7 +11,9 @@ from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 
+from adjudicator.games import continuations
 from adjudicator.games.codes import explained_codes
+from adjudicator.games.continuations import kept_phrase
 from adjudicator.games.outputs import (
     Adjudication,
 )
@@ -255,6 +257,9 @@ def notify_confirmation(
         + _numbered(submitted_text)
         + "\n```\n"
     )
+    waiting = continuations.kept(settings.home, game.id).get(entry.name.lower())
+    if waiting is not None and waiting.after == number:
+        text += "\n" + words.phrase(kept_phrase(waiting.lines, waiting.waits_for)) + "\n"
     return _answer(
         settings, repo, entry.name, text, result.number, in_reply_to, subject, deliver_now, key
     )

@@ -17,9 +17,8 @@ from adjudicator.home import store
 from adjudicator.home.records import RECORD_CONFIG, RecordKind
 from adjudicator.home.settings import Settings
 
-Preference = Literal["every", "turns", "digest"]
+Preference = Literal["per-turn", "every", "turns", "digest"]
 PREFERENCES: tuple[str, ...] = get_args(Preference)
-DEFAULT: Preference = "every"
 # `all` was the first name of `every`: files written then, and players used to it, say it.
 ALIASES = {"all": "every"}
 
@@ -62,17 +61,20 @@ def _write(settings: Settings, game_id: str, player: str, key: str, value: str) 
 
 
 def preference_named(value: str) -> str | None:
-    """The preference `value` names (`every`, `turns`, `digest`, or `all` for `every`)."""
+    """The preference `value` names (`per-turn`, `every`, `turns`, `digest`, or `all` for
+    `every`)."""
     value = ALIASES.get(value.lower(), value.lower())
     return value if value in PREFERENCES else None
 
 
 def notify_preference(settings: Settings, game_id: str, player: str) -> str:
-    """The player's delivery preference in the game: `every` (every report, the default),
-    `turns` (at once only what they must see, the rest in a daily digest) or `digest`
-    (even less at once: see `adjudicator.mail.digests.mailed_at_once`)."""
+    """The player's delivery preference in the game: `per-turn` (one report a completed
+    turn, the default), `every` (every report), `turns` (at once only what they must see,
+    the rest in a daily digest) or `digest` (even less at once): see
+    `adjudicator.mail.delivery.mailed_at_once`."""
     found = _read(settings, game_id).get(player.lower(), NO_CHOICES).notify
-    return preference_named(found or DEFAULT) or DEFAULT
+    default = settings.notify  # the host's choice for players who made none (`PAMIR_NOTIFY`)
+    return preference_named(found or default) or default
 
 
 def set_notify_preference(settings: Settings, game_id: str, player: str, value: str) -> None:

@@ -22,7 +22,7 @@ from adjudicator.games.outputs import (
     Adjudication,
 )
 from adjudicator.games.repo import GameRepo
-from adjudicator.games.snapshot import game_at
+from adjudicator.games.snapshot import REPORTS_DIR, game_at
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import SOURCE, words_for
 from adjudicator.mail.compose.messages import mail_html, make_message_id, message_key
@@ -30,17 +30,25 @@ from adjudicator.mail.compose.reports import (
     Illustrations,
     is_over,
     recorded_view,
+    report_in,
     report_message,
     report_subject,
     state_document,
     waiting_for,
 )
 from adjudicator.mail.cuts import cut_notes
-from adjudicator.mail.delivery import hold, mailed_at_once
+from adjudicator.mail.delivery import (
+    held_for_turn,
+    hold,
+    hold_for_turn,
+    mailed_at_once,
+    release_turn,
+)
 from adjudicator.mail.outbox import deliver, queue_many, queued
 from adjudicator.mail.pictures import Rasterize, cairo_png
 from adjudicator.mail.preferences import notify_preference
 from adjudicator.mail.threads import locked_threads, read_threads
+from engine.view_types import PublicView
 
 
 @dataclass(frozen=True)
@@ -56,6 +64,7 @@ class _ReportMail:
     subject: str
     decides: bool
     over: bool
+    earlier: tuple[tuple[int, str], ...]  # the reports held for this mail (`per-turn`)
     shared_report: bool  # the report's HTML is the game language's, rendered once
     thread_root: str
     in_reply_to: str | None
@@ -75,6 +84,13 @@ class _Reports:
         self.document = state_document(repo, result.commit)
         view = recorded_view(self.document)
         self.waiting, self.over = waiting_for(view), is_over(view)
+        self.ends_turn = _ends_turn(repo, result, view)
+        # A later move is adjudicated already (a continuation, the stand-in played at
+        # once): its mail asks whoever decides then, and takes this report along.
+        head = repo.head()
+        later = state_document(repo, head) if head and head != result.commit else {}
+        self.superseded = int(later.get("move", result.number)) > result.number
+        self.repo = repo
         report = cut_notes(result.report, result.number, words_for(self.game.language))
         self.report_html = mail_html(report.rstrip("\n"))
         self.illustrations = Illustrations(settings, repo, result, view, rasterize)
@@ -83,8 +99,10 @@ class _Reports:
         return message_key(self.game.id, self.result.number, player, "report", self.result.commit)
 
     def plan(self, entry: PlayerEntry, thread: dict[str, str]) -> _ReportMail:
-        """The mail of `entry`, the next in the player's `thread`."""
+        """The mail of `entry`, the next in the player's `thread`, with the reports held
+        for it."""
         player, result = entry.name.lower(), self.result
+        earlier = held_for_turn(self.settings, self.game.id, player, result.number)
         words = words_for(entry.language)
         name = self.key(player)
         own = make_message_id(self.settings, self.game.id, result.number, player, name)
@@ -108,6 +126,7 @@ class _Reports:
             subject,
             decides,
             self.over,
+            tuple(earlier),
             entry.language == self.game.language,
             thread.get("root", own),
             thread.get("last"),
@@ -124,6 +143,7 @@ class _Reports:
             subject=mail.subject,
             decides=mail.decides,
             over=mail.over,
+            earlier=[self._earlier(number, commit, mail.player) for number, commit in mail.earlier],
             report_html=self.report_html if mail.shared_report else None,
             illustrations=self.illustrations,
             thread_root=mail.thread_root,
@@ -132,6 +152,23 @@ class _Reports:
             message_id=mail.message_id,
             to=mail.to,
         )
+
+    def _earlier(self, number: int, commit: str, player: str) -> str:
+        """An earlier report of the turn, as the player reads it (their language)."""
+        report = self.repo.read(f"{REPORTS_DIR}/{number:04d}.md", commit) or ""
+        language = self.game.player(player).language
+        text = report_in(self.settings, self.game, Adjudication(number, commit, report), language)
+        return cut_notes(text, number, words_for(language)).rstrip("\n")
+
+
+def _ends_turn(repo: GameRepo, result: Adjudication, view: PublicView | None) -> bool:
+    """Whether the adjudication ended a turn: the turn it leaves the game in is not the
+    one before it (or the game is over, or it is the game's first report)."""
+    parents = repo.parents(result.commit)
+    if result.number == 0 or not parents or view is None or is_over(view):
+        return True
+    before = recorded_view(state_document(repo, parents[0]))
+    return before is None or before.get("turn") != view.get("turn")
 
 
 def notify(
@@ -155,6 +192,7 @@ def notify(
         with locked_threads(settings, reports.game.id) as threads:
             batch: list[tuple[EmailMessage | bytes, str]] = []
             slots: list[int] = []  # where each of the batch goes among the files returned
+            released: list[str] = []  # the players whose held reports went in the batch
             for entry in reports.game.players:
                 key = entry.name.lower()
                 name = reports.key(key)
@@ -162,17 +200,21 @@ def notify(
                 if done is not None:
                     written.append(done)
                     continue
-                if not _mailed_now(settings, repo, reports.game.id, result, key, reports.document):
+                if not _mailed_now(settings, repo, reports, key):
                     continue
                 mail = reports.plan(entry, threads.get(key, {}))
                 message = _PREPARED.take(mail, settings, rasterize) or reports.message(mail)
                 slots.append(len(written) + len(batch))
                 batch.append((message, name))
+                if mail.earlier:
+                    released.append(key)
                 threads[key] = {"root": mail.thread_root, "last": mail.message_id}
             # Queued together, before the threads are saved (a crash before leaves them as
             # they were, so the messages are made again the same).
             for slot, path in zip(slots, queue_many(settings, batch), strict=True):
                 written.insert(slot, path)
+            for key in released:  # taken along: a crash before this sends them again
+                release_turn(settings, reports.game.id, key, result.number)
     if deliver_now and written:
         deliver(settings)
     return written
@@ -203,7 +245,7 @@ def prepare(
             key = entry.name.lower()
             if queued(settings, reports.key(key)) is not None:
                 continue
-            if not _mailed_at_once(settings, reports.game.id, result, key, reports.document):
+            if not _mailed_at_once(settings, reports, key):
                 continue
             mail = reports.plan(entry, threads.get(key, {}))
             message = reports.message(mail)
@@ -245,40 +287,37 @@ class _Prepared:
 _PREPARED = _Prepared()
 
 
-def _mailed_at_once(
-    settings: Settings,
-    game_id: str,
-    result: Adjudication,
-    player: str,
-    document: dict[str, Any],
-) -> bool:
+def _mailed_at_once(settings: Settings, reports: _Reports, player: str) -> bool:
     """Whether the player chose to get this report now (adjudicator.mail.delivery) rather
-    than in their daily digest. A new game's first report always goes."""
+    than with the end of the turn or in their daily digest. A new game's first report
+    always goes."""
+    document, result = reports.document, reports.result
     view = recorded_view(document)
     last: dict[str, Any] = document.get("last") or {}
-    preference = notify_preference(settings, game_id, player)
+    preference = notify_preference(settings, reports.game.id, player)
+    decides = player in waiting_for(view)
+    if preference == "per-turn" and reports.superseded:
+        decides = False  # they decide by the later report, which this one goes with
     return result.number == 0 or mailed_at_once(
         preference,
-        decides=player in waiting_for(view),
+        decides=decides,
         over=is_over(view),
         rollback="rollback" in last,
         own=str(last.get("player", "")).lower() == player,
         refused=bool(last.get("refused")),
+        ends_turn=reports.ends_turn,
     )
 
 
-def _mailed_now(
-    settings: Settings,
-    repo: GameRepo,
-    game_id: str,
-    result: Adjudication,
-    player: str,
-    document: dict[str, Any],
-) -> bool:
+def _mailed_now(settings: Settings, repo: GameRepo, reports: _Reports, player: str) -> bool:
     """Whether the player gets this report now (`_mailed_at_once`); when not, it is held
-    for their daily digest."""
-    if _mailed_at_once(settings, game_id, result, player, document):
+    for the mail that ends the turn (`per-turn`) or for their daily digest."""
+    if _mailed_at_once(settings, reports, player):
         return True
+    game_id, result = reports.game.id, reports.result
+    if notify_preference(settings, game_id, player) == "per-turn":
+        hold_for_turn(settings, game_id, player, result.number, result.commit)
+        return False
     made = repo.repo.commit(result.commit).committed_datetime.isoformat()
     hold(settings, game_id, player, result.number, result.commit, made)
     return False

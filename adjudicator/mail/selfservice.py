@@ -5,7 +5,7 @@ move (docs/email.md#commands-by-mail):
 
     pause 72h holiday        pause the game's clock, as `pamir pause` does
     resign                   the stand-in takes the seat for the rest of the game
-    settings notify turns    which reports to mail: every, turns or digest
+    settings notify turns    which reports to mail: per-turn, every, turns or digest
     settings timezone Asia/Kabul   the clock the daily digest keeps
     settings language pl     the language of the player's mail: en or pl
     my games                 the service's games this address plays in

@@ -11,7 +11,8 @@ from datetime import timedelta
 
 from gitgame import SECRET, TWO, pamir, pamir_ok
 
-from adjudicator.games.pipeline import create_game, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

@@ -45,7 +45,8 @@ from mailserver import free_port, mail_server, settings_for
 
 from adjudicator.forge import newgames
 from adjudicator.games import needs_host
-from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import adjudicate_pending, submit
 from adjudicator.games.registry import list_games, survey
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot

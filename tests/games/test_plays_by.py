@@ -16,7 +16,8 @@ from gitgame import SECRET, TWO
 import engine
 from adjudicator.cli import main
 from adjudicator.games.gamefile import GAME_FILE
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

@@ -13,7 +13,8 @@ import pytest
 
 import engine
 from adjudicator.games import positions
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import secret_path
 from adjudicator.games.snapshot import GameError, replay, snapshot

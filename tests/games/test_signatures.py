@@ -30,7 +30,8 @@ from gitgame import (
     show,
 )
 
-from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import adjudicate_pending, submit
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.hooks import receive

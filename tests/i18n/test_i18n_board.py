@@ -23,8 +23,9 @@ from test_i18n import english_left
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.drawing.description import describe
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import BOARD_FILE, Adjudication
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import _board_agrees, verify

@@ -20,8 +20,8 @@ from adjudicator.forge.notices import held_notice, put_back_notice, restore_noti
 from adjudicator.games.contract import Breach, ContractBreach, check_commit
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
 from adjudicator.games.needs_host import Mark
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication, translated_report_path
-from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.waiting import waiting

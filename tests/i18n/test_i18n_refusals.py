@@ -29,8 +29,9 @@ from test_private_page import form_fields, post, private_path
 
 import engine
 from adjudicator.games.history import history
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Refusal, refused_phrase
-from adjudicator.games.pipeline import adjudicate_pending, create_game, submit
+from adjudicator.games.pipeline import adjudicate_pending, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings

@@ -15,8 +15,9 @@ from test_i18n import english_left
 
 from adjudicator.games import pipeline
 from adjudicator.games.gamefile import parse_game_file
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import report_for
-from adjudicator.games.pipeline import create_game, submit
+from adjudicator.games.pipeline import submit
 from adjudicator.games.verify import verify
 from engine.state import as_said
 

@@ -39,8 +39,8 @@ from mailserver import (
 )
 
 from adjudicator.forge import newgames
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game
 from adjudicator.games.registry import open_game
 from adjudicator.games.verify import verify
 from adjudicator.home.faults import FAULT_EXIT, POINTS

@@ -24,8 +24,8 @@ from gitgame import SECRET
 from mailserver import MailServer, free_port, mail_server, settings_for
 
 from adjudicator.cli.mail import cmd_outbox
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox, report_mails

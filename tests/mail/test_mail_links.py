@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 from gitgame import SECRET, TWO
 
 import engine
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import report_mails

@@ -16,8 +16,9 @@ from gitgame import SECRET, TWO, decider, full_state, git, head, player_email, p
 
 import engine
 from adjudicator.forge import newgames, remote
+from adjudicator.games.newgame import create_game
 from adjudicator.games.outputs import Adjudication
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

@@ -13,7 +13,8 @@ from pathlib import Path
 from gitgame import SECRET, TWO
 
 import engine
-from adjudicator.games.pipeline import create_game, position, submit
+from adjudicator.games.newgame import create_game
+from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

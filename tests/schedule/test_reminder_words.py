@@ -8,7 +8,7 @@ from datetime import timedelta
 from gitgame import SECRET, TWO
 
 from adjudicator.games.host import change_deadlines
-from adjudicator.games.pipeline import create_game
+from adjudicator.games.newgame import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.home.settings import Settings
 from adjudicator.schedule.clock import waiting

@@ -36,9 +36,10 @@ from adjudicator.cli.refusal import Refused
 from adjudicator.forge import newgames
 from adjudicator.games.deadlines import DEADLINES_FILE, PauseRefused, local_text, zone
 from adjudicator.games.gamefile import GAME_FILE, dump_game_file
+from adjudicator.games.newgame import create_game
 from adjudicator.games.objects import Person
 from adjudicator.games.outputs import Adjudication, Refusal
-from adjudicator.games.pipeline import adjudicate_pending, create_game, position, submit
+from adjudicator.games.pipeline import adjudicate_pending, position, submit
 from adjudicator.games.repo import ADJUDICATOR, GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify

@@ -20,7 +20,7 @@ from gitgame import PAMIR, SECRET, TWO
 from mailserver import DOMAIN, MAIL_FROM, mail_server, settings_for
 
 from adjudicator.games import pipeline
-from adjudicator.games.pipeline import create_game
+from adjudicator.games.newgame import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify

@@ -19,7 +19,7 @@ import pytest
 from gitgame import PAMIR, SECRET, TWO, git
 
 from adjudicator.games import needs_host
-from adjudicator.games.pipeline import create_game
+from adjudicator.games.newgame import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from gitgame import PAMIR, SECRET, TWO, run
 
-from adjudicator.games.pipeline import create_game
+from adjudicator.games.newgame import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings

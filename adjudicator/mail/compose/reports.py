@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Sequence
 from email.message import EmailMessage
 from html import escape
 from typing import Any, cast
@@ -357,12 +358,18 @@ def report_message(
     over: bool = False,
     report_html: str | None,
     illustrations: Illustrations,
+    earlier: Sequence[str] = (),
     **headers: Any,
 ) -> EmailMessage:
     """A player's report mail: the text as today, the HTML with the board's picture (if it
     fits in `MAIL_BUDGET`, at the widest width that does) and the player's hand as faces.
-    `headers` go to `compose` (thread_root, in_reply_to, number, message_id, to)."""
+    `earlier`: the reports of the turn's earlier moves held for this mail (Markdown, in
+    the player's language), shown first. `headers` go to `compose` (thread_root,
+    in_reply_to, number, message_id, to)."""
     report, *own_parts = player_message(settings, game, result, player, decides, over)
+    if earlier:
+        report = "\n\n".join([*earlier, report])
+        report_html = None  # no longer the report every reader shares
     words = words_for(game.player(player).language)
     # Markdown blocks render alone: the shared report's HTML is reused as is.
     own_html = [mail_html(p) for p in own_parts]

@@ -1,0 +1,79 @@
+"""Standing policies offered where they would save a round trip (docs/decisions.md).
+
+A bribe is two players' decisions in the middle of one player's turn: the ruler says how
+much they demand, then the payer pays or refuses [Play, p. 11; Hostage Actions, p. 12].
+By mail each can cost a day. A standing policy (`policy demand PLAYER N`, `policy pay N`)
+answers it in advance; the player's own section offers the one that fits, when it fits:
+to a ruler asked to demand, and to a player whose legal actions may meet a ruler's demand.
+"""
+
+from __future__ import annotations
+
+import engine
+from engine.cards import REGION_IDS, RegionId
+from engine.phrases import P, Phrase
+from engine.rules.ruling import ruler
+from engine.rules.words import comma_phrase, region_term
+
+BRIBES = ("bribe", "pay")
+
+
+def policy_hint(state: engine.State, seat: int) -> Phrase | None:
+    """The standing policy to offer the player in `seat` now, or None."""
+    decision = engine.pending(state)
+    if decision is None or seat not in decision.seats:
+        return None
+    player = state.players[seat]
+    frame = state.stack[-1]
+    if frame["kind"] == "bribe" and frame["player"] == seat:
+        if frame["payer"] in player.policy_demand:
+            return None
+        payer = state.name(frame["payer"])
+        return P(
+            "To answer %(payer)s's next bribe without being asked, set a standing policy in "
+            "a reply: `policy demand %(payer)s N` demands at most N rupees from them "
+            "(`policy clear` undoes it).",
+            payer=payer,
+        )
+    if decision.kind == "turn" and (ruled := _ruled(state, seat)):
+        others = [
+            state.name(s)
+            for s in range(state.num_players)
+            if s != seat and not state.is_wakhan(s) and s not in player.policy_demand
+        ]
+        if others:
+            return P(
+                "You rule %(regions)s: a player who plays a card there owes you a bribe, and "
+                "their turn waits for your answer. To answer in advance, add to your reply "
+                "`policy demand PLAYER N` for each of %(players)s (at most N rupees from "
+                "them; `policy clear` undoes it).",
+                regions=comma_phrase([region_term(r) for r in ruled]),
+                players=", ".join(others),
+            )
+    if player.policy_pay is not None:
+        return None
+    if decision.kind == "pay" or _may_meet_a_bribe(state, seat):
+        return P(
+            "Some of your actions let a ruler demand a bribe, and your turn then waits for "
+            "their answer. Start your reply with `policy pay N` to pay any demand of at most N "
+            "rupees without being asked (and refuse a greater one); the rest of your reply is "
+            "played as soon as the ruler has answered.",
+        )
+    return None
+
+
+def _may_meet_a_bribe(state: engine.State, seat: int) -> bool:
+    """Whether one of the seat's legal actions now hands a bribe to another player."""
+    for action in engine.legal_actions(state):
+        if state.seat(action[0]) != seat:
+            continue
+        after = engine.apply(state, seat, action[1])
+        decision = engine.pending(after)
+        if decision is not None and decision.kind in BRIBES and seat not in decision.seats:
+            return True
+    return False
+
+
+def _ruled(state: engine.State, seat: int) -> list[RegionId]:
+    """The regions the seat rules."""
+    return [r for r in REGION_IDS if ruler(state, r) == seat]

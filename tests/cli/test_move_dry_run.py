@@ -6,10 +6,13 @@ Real Git repositories, the installed `pamir` console script, a fresh PAMIR_HOME 
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import pytest
 from gitgame import create, decider, full_state, head, pamir, status
+
+from adjudicator.home.paths import positions_dir
 
 pytestmark = pytest.mark.usefixtures("home")
 
@@ -107,3 +110,17 @@ def test_an_unknown_player_is_refused(tmp_path: Path, game: Path) -> None:
     assert out == ""
     assert code == 2
     assert "no player is called 'zoe'" in err
+
+
+def test_a_position_replayed_for_the_preview_is_not_cached(
+    tmp_path: Path, game: Path, home: Path
+) -> None:
+    """`pamir move` caches a position it had to replay; its preview caches nothing."""
+    player, _ = decider(full_state(game))
+    cached = positions_dir(home, "game")
+    shutil.rmtree(cached)
+    files = listing(home)
+    code, _, err = dry_run(game, player, move_file(tmp_path, "loyalty russian\n"))
+    assert (code, err) == (0, ""), err
+    assert not cached.exists()
+    assert listing(home) == files

@@ -185,45 +185,6 @@ def _standin_follows(repo: GameRepo, home: Path) -> list[Adjudication]:
         return []
 
 
-def _submit(
-    repo: GameRepo,
-    author: str,
-    text: str,
-    home: Path,
-    expected: int | None,
-    on_behalf: str | None,
-    inbound: str | None,
-) -> Adjudication:
-    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
-    move, text = check_submission(snap, author, text, home, expected, on_behalf)
-    entry, number = snap.game.player(move.player), move.number
-    if rollback_request(text) is not None:
-        return handle_request(repo, snap, move, text, home=home, inbound=inbound)
-    may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
-    outcome = play_submission(position(snap, home), move, text, may_resign)
-    when = now()
-    files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
-    files[move.path] = text.encode()
-    if on_behalf is None:
-        message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
-        by = Person(entry.name, entry.email)
-    else:
-        message = f"Move {number} for {entry.name} ({on_behalf}): {'; '.join(outcome.actions)}"
-        by = ADJUDICATOR
-    commit = repo.commit(
-        files,
-        message + trailers(number, state_text, inbound=inbound),
-        parent=snap.commit,
-        author=by,
-        when=when,
-    )
-    _write_for_readers(home, snap, move, outcome, when)
-    _remember(repo, home, commit, outcome.state)
-    if on_behalf is not None:  # the other ways in (mail, page) log their own moves
-        log.info("game %s: move %d played for %s (%s)", snap.game.id, number, entry.name, on_behalf)
-    return Adjudication(number, commit, report)
-
-
 def check_submission(
     snap: Snapshot,
     author: str,
@@ -279,6 +240,45 @@ def play_submission(
         return apply_submission(state, move.player, text, may_resign=may_resign)
     except engine.MoveError as error:
         raise Refusal.of(error) from None
+
+
+def _submit(
+    repo: GameRepo,
+    author: str,
+    text: str,
+    home: Path,
+    expected: int | None,
+    on_behalf: str | None,
+    inbound: str | None,
+) -> Adjudication:
+    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
+    move, text = check_submission(snap, author, text, home, expected, on_behalf)
+    entry, number = snap.game.player(move.player), move.number
+    if rollback_request(text) is not None:
+        return handle_request(repo, snap, move, text, home=home, inbound=inbound)
+    may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
+    outcome = play_submission(position(snap, home), move, text, may_resign)
+    when = now()
+    files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
+    files[move.path] = text.encode()
+    if on_behalf is None:
+        message = f"Move {number} by {entry.name}: {'; '.join(outcome.actions)}"
+        by = Person(entry.name, entry.email)
+    else:
+        message = f"Move {number} for {entry.name} ({on_behalf}): {'; '.join(outcome.actions)}"
+        by = ADJUDICATOR
+    commit = repo.commit(
+        files,
+        message + trailers(number, state_text, inbound=inbound),
+        parent=snap.commit,
+        author=by,
+        when=when,
+    )
+    _write_for_readers(home, snap, move, outcome, when)
+    _remember(repo, home, commit, outcome.state)
+    if on_behalf is not None:  # the other ways in (mail, page) log their own moves
+        log.info("game %s: move %d played for %s (%s)", snap.game.id, number, entry.name, on_behalf)
+    return Adjudication(number, commit, report)
 
 
 def adjudicate_pending(repo: GameRepo, home: Path) -> list[Adjudication]:

@@ -135,7 +135,11 @@ def preview_text(found: Preview, words: Words) -> str:
     lines += [f"- {words.said(said)}" for said in found.happened]
     if found.continuation:
         lines += ["", _continuation(found, words)]
-    lines += ["", words("After the move:"), *_position_lines(found, words)]
+    lines += [
+        "",
+        words("After the move:"),
+        *(f"- {line}" for line in _position_lines(found, words)),
+    ]
     return "\n".join(lines) + "\n"
 
 

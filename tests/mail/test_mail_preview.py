@@ -256,3 +256,19 @@ def test_a_forged_preview_gets_what_a_forged_move_gets(
         assert forged.reason.startswith("not authenticated")
         assert table.repo.head() == head
         assert not any("Preview of move" in plain(m) for m in table.server.messages)
+
+
+def test_a_rollback_request_is_previewed_not_proposed(table: Table) -> None:
+    home = table.settings.home
+    player, options = decider(table.repo, home)
+    submit(table.repo, player, options[0] + "\n", home=home)
+    head, sent = table.repo.head(), len(table.server.messages)
+    report = table.first_report(player)
+
+    result = handle_message(table.settings, reply_to(report, "preview\nrollback 0 misclick\n"))
+
+    assert result.status == "accepted", result.reason
+    assert table.repo.head() == head
+    assert snapshot(table.repo).rollbacks.proposal is None
+    (answer,) = answers_since(table, sent)
+    assert "This rollback request would do this:" in plain(answer)

@@ -311,6 +311,8 @@ def cmd_move(args: argparse.Namespace) -> None:
     from adjudicator.games.repo import StaleHead
     from adjudicator.games.snapshot import GameError
 
+    if args.dry_run:
+        return _dry_run(repo, home, args.player, text, args.expect)
     try:
         done = submit(repo, args.player, text, home=home, expected=args.expect)
     except Refusal as refusal:
@@ -320,6 +322,25 @@ def cmd_move(args: argparse.Namespace) -> None:
     _mail(repo, and_followers([done]), home)  # and the stand-in's moves for resigned seats
     print(f"move {done.number} adjudicated in commit {done.commit[:10]}")
     print(done.report, end="")
+
+
+def _dry_run(repo: GameRepo, home: Path, player: str, text: str, expected: int | None) -> None:
+    """`pamir move --dry-run`: the move's outcome and the position after, printed; nothing
+    is committed, written or mailed. No lock is taken, as `pamir move` takes none: the
+    preview reads one commit's objects, which no other process changes."""
+    from adjudicator.games.preview import Refused as Refusing
+    from adjudicator.games.preview import preview, preview_text
+    from adjudicator.games.repo import StaleHead
+    from adjudicator.games.snapshot import GameError
+    from adjudicator.home.translations import Words
+
+    try:
+        found = preview(repo, home, player, text, expected=expected)
+    except (GameError, StaleHead) as error:
+        raise Refused(str(error)) from None
+    if isinstance(found, Refusing):
+        raise Refused(str(found.refusal))
+    print(preview_text(found, Words()), end="")
 
 
 def cmd_game_legal(args: argparse.Namespace) -> None:

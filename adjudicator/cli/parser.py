@@ -4,7 +4,7 @@ Game repositories:
     pamir new GAME_DIR --player NAME:EMAIL ... [--signing-key NAME=PUBKEY_FILE ...]
               [--language NAME=LANG ...] [--game-language LANG]
               [--no-require-signatures] [--seed-file F] [--bare]
-    pamir move GAME_DIR --as PLAYER FILE [--expect N]
+    pamir move GAME_DIR --as PLAYER FILE [--expect N] [--dry-run]
     pamir legal GAME_DIR [--as PLAYER]
     pamir log GAME_DIR
     pamir verify GAME_DIR [--signers]
@@ -168,6 +168,12 @@ def register_games(commands: Subcommands) -> None:
     move.add_argument("--as", dest="player", required=True, help="the submitting player")
     move.add_argument("file", help="the move file (one action a line), or -")
     move.add_argument("--expect", type=int, help="the move number this submission expects")
+    move.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what the move would do and the position after; commit nothing "
+        "(exit 2 when it would be refused)",
+    )
     move.set_defaults(func=handler("commands:cmd_move"))
 
     game_legal = commands.add_parser("legal", help="the legal actions now, as PLAYER: ACTION")

@@ -185,16 +185,16 @@ def _standin_follows(repo: GameRepo, home: Path) -> list[Adjudication]:
     return done
 
 
-def _submit(
-    repo: GameRepo,
+def check_submission(
+    snap: Snapshot,
     author: str,
     text: str,
     home: Path,
-    expected: int | None,
-    on_behalf: str | None,
-    inbound: str | None,
-) -> Adjudication:
-    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
+    expected: int | None = None,
+    on_behalf: str | None = None,
+) -> tuple[MoveName, str]:
+    """The checks of a submission before it is played, in order, for a move and its preview
+    (games/preview.py) alike: its name and its canonical text, or a Refusal. Reads only."""
     if snap.pending():
         raise Refusal(
             "pending", P("pushed moves are waiting for the adjudicator; try again shortly")
@@ -227,16 +227,37 @@ def _submit(
     if snap.repo.read(REVEAL_FILE, snap.commit) is not None:
         raise Refusal("game-over", P("the game is over and its secret revealed"))
     text = english_text(text)  # the record is in the notation's canonical words
-    if rollback_request(text) is not None:
-        return handle_request(repo, snap, move, text, home=home, inbound=inbound)
-    state = position(snap, home)
+    return move, text
+
+
+def play_submission(
+    state: engine.State, move: MoveName, text: str, may_resign: bool = False
+) -> Outcome:
+    """A checked submission played on the position `state`, or a Refusal."""
     if state.phase == "over":
         raise Refusal("game-over", P("the game is over; no move can be submitted"))
     try:
-        may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
-        outcome = apply_submission(state, entry.name, text, may_resign=may_resign)
+        return apply_submission(state, move.player, text, may_resign=may_resign)
     except engine.MoveError as error:
         raise Refusal.of(error) from None
+
+
+def _submit(
+    repo: GameRepo,
+    author: str,
+    text: str,
+    home: Path,
+    expected: int | None,
+    on_behalf: str | None,
+    inbound: str | None,
+) -> Adjudication:
+    snap = snapshot(repo)  # read from Git objects: the working tree plays no part
+    move, text = check_submission(snap, author, text, home, expected, on_behalf)
+    entry, number = snap.game.player(move.player), move.number
+    if rollback_request(text) is not None:
+        return handle_request(repo, snap, move, text, home=home, inbound=inbound)
+    may_resign = on_behalf == ON_RESIGNED and resigns_to_end(snap.game, entry.name)
+    outcome = play_submission(position(snap, home), move, text, may_resign)
     when = now()
     files, state_text, report = _adjudicated_files(home, snap, move, outcome, when)
     # A continuation's lines are not in the record until they are played: only the lines

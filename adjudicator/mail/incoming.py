@@ -27,7 +27,10 @@
 A reply that is one command line (`pause 72h holiday`, `resign`, `settings notify turns`,
 `my games`) is carried out by `selfservice` instead of step 4, and press (`press:` or
 `press to NAME:` and the lines below) is relayed by `press`, the lines above it, if any,
-going on as the move. Both come after the checks of steps 1 and 2.
+going on as the move. Both come after the checks of steps 1 and 2. So does a preview (the
+word `preview` or `podgląd` in the subject, or `preview` as the first line: `replytext`):
+the move is judged but not played (games/preview.py), nothing is recorded, and the
+author alone is answered with what it would do (`outcomes.answer_preview`).
 
 A message delivered again gets the outcome recorded for it, and no second answer. What
 the checks of steps 1 and 2 turn away is counted for /metrics by its reason's code, and
@@ -40,6 +43,7 @@ sender checked, is in `outcomes`.
 from __future__ import annotations
 
 import logging
+import re
 from email import policy
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -67,12 +71,13 @@ from adjudicator.mail.compose.messages import one_line
 from adjudicator.mail.outcomes import (
     InboundResult,
     adjudicate,
+    answer_preview,
     handled_before,
     push_to_forge,
     refuse_stale,
     refuse_unauthenticated,
 )
-from adjudicator.mail.replytext import body_text, reply_lines
+from adjudicator.mail.replytext import body_text, preview_asked, reply_lines
 from adjudicator.mail.signatures import DnsLookup, Signature
 
 log = logging.getLogger(__name__)
@@ -248,8 +253,19 @@ def _handle(
         return _ignore(
             "no-text", "no text/plain or text/html part", game=game_id, player=entry.name
         )
-    lines = reply_lines(text)
+    # The game's subjects name the game, whose id may hold the word (`[preview-cup] ...`).
+    asking = re.sub(re.escape(game_id), "", subject or "", flags=re.IGNORECASE)
+    previewing, lines = preview_asked(asking, reply_lines(text))
     key = ledger.inbound_key(message_id, raw, signature)
+    if previewing and press_to is None:  # a preview of the move: nothing played, nothing recorded
+        move_text = "\n".join(lines) + "\n" if lines else ""
+        with game_lock(settings, game_id):  # its answer joins the player's thread
+            previewed = answer_preview(
+                settings, repo, entry.name, move_text, key, (message_id, subject)
+            )
+        if deliver_now:
+            outbox.deliver(settings)
+        return previewed
     asked = selfservice.Asked(entry.name, sender, key, message_id, subject)
     command = selfservice.parse(lines) if press_to is None else None
     lines, block = press.split(lines) if press_to is None else press.addressed(lines, press_to)

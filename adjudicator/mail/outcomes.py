@@ -17,11 +17,14 @@ from adjudicator.forge import remote, transport
 from adjudicator.forge.notices import Update
 from adjudicator.games.outputs import Adjudication, Refusal
 from adjudicator.games.pipeline import submit
+from adjudicator.games.preview import Refused, preview, preview_text
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import backend, metrics
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import words_for
 from adjudicator.mail import ledger, notices, outbox
+from adjudicator.mail.compose.messages import message_key
 from engine.phrases import P
 
 log = logging.getLogger(__name__)
@@ -200,3 +203,34 @@ def adjudicate(
     log.info("move by %s in %s (mail %s) refused: %s", player, game_id, key, reason)
     paths += ledger.refuse(settings, repo, game_id, key, reason, phrase)
     return InboundResult("refused", reason, game_id, player, messages=paths)
+
+
+def answer_preview(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    text: str,
+    key: str,
+    reply: tuple[str | None, str | None],
+) -> InboundResult:
+    """Answer a reply that asks for a preview (`replytext.preview_asked`): what its move
+    would do and the position after, in the author's language, to the author alone (it
+    shows their hand). Nothing is committed or recorded: the reply address stays good and
+    a later move with the same lines is played. Queued under the message's `key`, so the
+    same message delivered twice is answered once. `reply`: its Message-ID and Subject."""
+    game = snapshot(repo).game
+    entry = game.player(player)
+    words = words_for(entry.language)
+    found = preview(repo, settings.home, entry.name, text)
+    body = f"# {game.id}: " + words("preview of your move") + "\n\n" + preview_text(found, words)
+    name = message_key(game.id, 0, entry.name, "preview", key)
+    message_id, subject = reply
+    path = notices.notify_answer(
+        settings, repo, entry.name, body, key=name, in_reply_to=message_id, subject=subject
+    )
+    refused = isinstance(found, Refused)
+    reason = str(found.refusal) if isinstance(found, Refused) else "previewed"
+    log.info("preview for %s in %s (mail %s): %s", entry.name, game.id, key, reason)
+    return InboundResult(
+        "refused" if refused else "accepted", reason, game.id, entry.name, messages=[path]
+    )

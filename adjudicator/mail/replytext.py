@@ -192,3 +192,17 @@ def reply_lines(text: str) -> list[str]:
     while kept and not kept[0]:
         kept.pop(0)
     return kept
+
+
+# The word that asks for a preview, in the languages players write (docs/email.md).
+PREVIEW = re.compile(r"(?<!\w)(preview|podgl[aą]d)(?!\w)", re.IGNORECASE)
+
+
+def preview_asked(subject: str, lines: list[str]) -> tuple[bool, list[str]]:
+    """Whether a reply asks for a preview of its move instead of playing it, and the
+    move's lines: asked by the word `preview` (or `podgląd`) in the subject, or as the
+    first non-empty line, which is then not part of the move."""
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    if first is not None and PREVIEW.fullmatch(lines[first].strip().rstrip(":.")):
+        return True, lines[first + 1 :]
+    return PREVIEW.search(subject) is not None, lines

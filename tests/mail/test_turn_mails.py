@@ -79,9 +79,10 @@ def test_a_turn_across_a_bribe_is_one_mail_to_the_player_who_watched_it(
 
         assert answered.status == "accepted", answered.reason
         done = count(server)
-        subjects = {n: [str(m["Subject"]) for m in server.to(email_of(n))[after[n] :]] for n in THREE}
-        history = [str(c.message).splitlines()[0] for c in repo.repo.iter_commits(max_count=5)]
-        assert done == {name: after[name] + 1 for name in THREE}, (subjects, history, text)
+        subjects = {
+            n: [str(m["Subject"]) for m in server.to(email_of(n))[after[n] :]] for n in THREE
+        }
+        assert done == {name: after[name] + 1 for name in THREE}, subjects  # one mail each
         turn = plain(last_to(server, third))
         # The third player's one mail holds the turn's three reports, in order.
         numbers = [answer.number or 0, (answer.number or 0) + 1, (answer.number or 0) + 2]

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.games import reports
+from adjudicator.games.choices import choices
 from adjudicator.games.clockstart import clock_started
 from adjudicator.games.deadlines import (
     DEADLINES_FILE,
@@ -276,8 +277,9 @@ def write_private_sections(home: Path, snap: Snapshot, number: int, state: engin
         name = entry.name
         view = engine.view(state, name)
         asked = engine.follow_ups(state, name) if view["options"] else []
+        described = choices(state, state.seat(name)) if view["options"] else []
         section = reports.private_section(
-            view, upcoming, entry.plays_by, asked, language=entry.language
+            view, upcoming, entry.plays_by, asked, language=entry.language, choices=described
         )
         records.write(private_section_name(snap.game.id, number, name), section.encode("utf-8"))
 

@@ -13,6 +13,7 @@ from typing import TypeVar
 import jinja2
 
 from adjudicator.drawing.labels import NAMES
+from adjudicator.games.choices import Choice, grouped
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
@@ -145,11 +146,18 @@ def private_section(
     plays_by: str = "both",
     follow_ups: Sequence[FollowUp] = (),
     language: str = SOURCE,
+    choices: Sequence[Choice] = (),
 ) -> str:
     """One player's own section, in `language`: rendered from their view (`view["viewer"]`),
     with the follow-ups their legal actions raise (`engine.follow_ups`). How to push a move
-    is said only to a player who plays by Git (`plays_by` of game.toml)."""
+    is said only to a player who plays by Git (`plays_by` of game.toml). The legal actions
+    are listed by group, each in words, when `choices` describes them
+    (adjudicator/games/choices.py); else in the notation alone."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
+    words = Words(language)
+    groups = [
+        (verb, [_listed(choice, words) for choice in members]) for verb, members in grouped(choices)
+    ]
     text = (
         environment(language)
         .get_template("private.md.j2")
@@ -159,9 +167,19 @@ def private_section(
             next_number=next_number,
             by_git=plays_by != "email",
             follow_ups=follow_ups,
+            groups=groups,
         )
     )
     return _tidy(text)
+
+
+def _listed(choice: Choice, words: Words) -> dict[str, object]:
+    """A choice as the private section lists it, in the reader's words."""
+    return {
+        "line": choice.line,
+        "label": words.phrase(choice.label),
+        "warnings": [words.phrase(warning) for warning in choice.warnings],
+    }
 
 
 def _tidy(text: str) -> str:

@@ -8,6 +8,7 @@ from positions import Position
 from walks import Walk
 
 import engine
+from adjudicator.games import reports
 from adjudicator.games.choices import Choice, choices, grouped
 from adjudicator.home.translations import Words
 from engine.game import options_for
@@ -183,3 +184,31 @@ def test_pass_comes_before_longer_groups(verbs: list[str]) -> None:
     state = Position({"Cati": "british", "Hope": "russian"}).build()
     groups = grouped(choices(state, state.seat("Cati")))
     assert [verb for verb, _ in groups][: len(verbs)] == verbs
+
+
+def test_the_private_section_lists_the_choices_grouped_with_their_warnings() -> None:
+    """The section a player reads (adjudicator/games/reports.py `private_section`), in
+    English and Polish: each line its notation, what it is and any warning under it."""
+    state = (
+        Position({"Cati": "british", "Hope": "russian"})
+        .hand("Cati", SIKH_MERCHANTS)
+        .court("Hope", PAOLO_AVITABILE)
+        .tribes("Hope", "punjab", 2)
+        .rupees("Cati", 4)
+        .build()
+    )
+    seat = state.seat("Cati")
+    view = engine.view(state, "Cati")
+    found = choices(state, seat)
+    english = reports.private_section(view, 3, "email", (), choices=found)
+    assert "- `pass` — pass, ending the turn\n" in english
+    assert (
+        "- `play 30 left` — Sikh Merchants in Lahore (Punjab) to the left end of the court\n"
+        "  - ⚠ Hope rules Punjab and may demand a bribe of up to 2 rupees\n"
+    ) in english
+    assert english.index("`pass`") < english.index("**play**") < english.index("**purchase**")
+    polish = reports.private_section(view, 3, "email", (), language="pl", choices=found)
+    assert (
+        "- `play 30 left` — Kupcy sikhijscy w Lahore (Pendżab) na lewy koniec dworu\n"
+        "  - ⚠ Hope rządzi regionem Pendżab i może zażądać łapówki w wysokości najwyżej: 2 rupie\n"
+    ) in polish

@@ -6,6 +6,7 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import TypeVar
@@ -50,6 +51,16 @@ SECTIONS = (
     N_("Tax, p. 13"),
 )
 UNTIL_NEXT_CHECK = N_("the next Dominance Check has resolved")
+# The board's picture in the committed report (templates/report.md.j2): a relative link to
+# the repository's board.svg, which means something only beside the repository's files.
+BOARD_IMAGE = re.compile(r"^!\[[^\]\n]*\]\(\.\./board\.svg\)\n?", re.MULTILINE)
+
+
+def without_board_image(report: str, instead: str = "") -> str:
+    """The report with its picture of the board (`![...](../board.svg)`) replaced by the
+    line `instead` (or by nothing): a page that draws the board itself, or a mail, which
+    carries it as a picture of its own, shows no link to a file beside it."""
+    return BOARD_IMAGE.sub(lambda _: f"{instead}\n" if instead else "", report)
 
 
 def _effect(effect: EffectRecord, words: Words) -> EffectRecord:

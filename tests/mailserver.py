@@ -5,6 +5,7 @@ for a test PAMIR_HOME, a game to mail about, a self-signed certificate, and repl
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import ssl
@@ -172,6 +173,15 @@ def html(message: EmailMessage) -> str:
     part = message.get_body(preferencelist=("html",))
     assert part is not None
     return str(part.get_content())
+
+
+STYLE_ATTRIBUTE = re.compile(r' style="[^"]*"')
+
+
+def unstyled(markup: str) -> str:
+    """A mail's HTML without the inline styles every element carries
+    (adjudicator/mail/compose/styles.py), for tests of what it says and how it is built."""
+    return STYLE_ATTRIBUTE.sub("", markup)
 
 
 def reply_to(

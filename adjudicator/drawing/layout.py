@@ -100,3 +100,22 @@ def text(x: float, y: float, content: str, look: str = "", **more: svg.Attr) -> 
     values = dict(LOOKS[look])
     values.update({key.replace("_", "-"): value for key, value in more.items()})
     return svg.text(x, y, content, values)
+
+
+FONT_SIZE = 14  # the board's text, as its root sets it (board.py)
+# The width of a character, as a share of the font size, at the most: bold sans-serif
+# capitals and wide letters come near it; most text is narrower. An estimate that errs
+# wide, so that what it lets through is never cut by the box drawn beside it.
+CHAR_WIDTH = {False: 0.62, True: 0.68}
+
+
+def text_width(content: str, font_size: float = FONT_SIZE, *, bold: bool = False) -> float:
+    """About how wide `content` is drawn, in the board's units (at most: see CHAR_WIDTH)."""
+    return len(content) * font_size * CHAR_WIDTH[bold]
+
+
+def fitting_size(content: str, room: float, font_size: float = FONT_SIZE, *, bold: bool) -> float:
+    """The font size at which `content` fits in `room`: `font_size`, or less for a long
+    label (a language's words are longer than English's: "Preferowany aspekt")."""
+    wide = text_width(content, font_size, bold=bold)
+    return font_size if wide <= room else round(font_size * room / wide, 1)

@@ -11,7 +11,16 @@ from typing import Any
 from adjudicator.drawing import svg
 from adjudicator.drawing.kept import kept
 from adjudicator.drawing.labels import IN_SUPPLY, name
-from adjudicator.drawing.layout import LEGEND, MAP_BOTTOM, VP_CELLS, WIDTH, Seats, text
+from adjudicator.drawing.layout import (
+    FONT_SIZE,
+    LEGEND,
+    MAP_BOTTOM,
+    VP_CELLS,
+    WIDTH,
+    Seats,
+    fitting_size,
+    text,
+)
 from adjudicator.drawing.pieces import block, seat_marker
 from adjudicator.home.translations import Words
 from engine.cards import COALITIONS, SUITS, Coalition
@@ -40,15 +49,30 @@ def _legend_of(players: list[tuple[str, str]], seats: Seats, words: Words) -> st
     return svg.group({"class": "legend"}, *lines, key)
 
 
+# Where the panels' boxes stand: a heading before them must end before the first.
+SUIT_BOX_X, SUIT_BOX_WIDTH = 150, 140
+CHECKS_X = 190  # the first Dominance Check's circle (radius 9)
+LABEL_GAP = 6  # the least room between a label and the box beside it
+BOX_MARGIN = 2  # the least room between a label in a box and its edge, on each side
+
+
+def sized(size: float) -> dict[str, float]:
+    """A font size to set, when it is not the board's own (a drawing that fits is drawn
+    as it always was)."""
+    return {} if size == FONT_SIZE else {"font_size": size}
+
+
 def suits(view: View, y: float, words: Words) -> str:
     return _suits_of(view.get("favored"), y, words)
 
 
 @kept
 def _suits_of(favored: Any, y: float, words: Words) -> str:
-    parts = [text(10, y + 5, words("Favored suit"), "heading")]
+    heading = words("Favored suit")
+    size = fitting_size(heading, SUIT_BOX_X - 10 - LABEL_GAP, bold=True)
+    parts = [text(10, y + 5, heading, "heading", **sized(size))]
     for index, suit in enumerate(SUITS):
-        x = 150 + index * 150
+        x = SUIT_BOX_X + index * 150
         chosen = suit == favored
         parts.append(
             svg.element(
@@ -56,7 +80,7 @@ def _suits_of(favored: Any, y: float, words: Words) -> str:
                 {
                     "x": x,
                     "y": y - 13,
-                    "width": 140,
+                    "width": SUIT_BOX_WIDTH,
                     "height": 26,
                     "rx": 4,
                     "stroke": "#2b2118",
@@ -65,7 +89,8 @@ def _suits_of(favored: Any, y: float, words: Words) -> str:
             )
         )
         label = f"★ {name(suit, words)}" if chosen else name(suit, words)
-        parts.append(text(x + 70, y + 5, label, "on-dark" if chosen else ""))
+        fitted = fitting_size(label, SUIT_BOX_WIDTH - 2 * BOX_MARGIN, bold=chosen)
+        parts.append(text(x + 70, y + 5, label, "on-dark" if chosen else "", **sized(fitted)))
     return svg.group(
         {"class": "favored", "data-suit": str(favored)},
         svg.title(words("favored suit: %(suit)s", suit=name(favored, words))),
@@ -80,14 +105,16 @@ def checks(view: View, y: float, words: Words) -> str:
 
 @kept
 def _checks_of(resolved: int, left: int, y: float, words: Words) -> str:
-    parts = [text(10, y + 5, words("Dominance Checks"), "heading")]
+    heading = words("Dominance Checks")
+    size = fitting_size(heading, CHECKS_X - 9 - 10 - LABEL_GAP, bold=True)
+    parts = [text(10, y + 5, heading, "heading", **sized(size))]
     for index in range(resolved + left):
         done = index < resolved
         parts.append(
             svg.element(
                 "circle",
                 {
-                    "cx": 190 + index * 26,
+                    "cx": CHECKS_X + index * 26,
                     "cy": y,
                     "r": 9,
                     "fill": "#2b2118" if done else "#ffffff",
@@ -97,7 +124,7 @@ def _checks_of(resolved: int, left: int, y: float, words: Words) -> str:
             )
         )
         if done:
-            parts.append(text(190 + index * 26, y + 4.5, "✓", "on-dark", font_size=12))
+            parts.append(text(CHECKS_X + index * 26, y + 4.5, "✓", "on-dark", font_size=12))
     said = words("%(resolved)s resolved, %(left)s to come", resolved=resolved, left=left)
     parts.append(text(200 + (resolved + left) * 26, y + 5, said, "start"))
     return svg.group(

@@ -16,6 +16,9 @@ so, in the rendered tree (before the sanitizer):
   a known name does not pass for it;
 - a relative link (a page of the service itself) stays as it is.
 
+In mail, an address written out in the text (`https://...`, or an email address) becomes
+such a link too (`link_addresses`), and so goes through the same rules.
+
 docs/email.md states the rule for players.
 """
 
@@ -26,6 +29,67 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit, urlunsplit
 
 CONTROL = re.compile(r"[\x00-\x20\x7f]+")  # what browsers ignore inside an address
+# An address written out in text: a URL up to a space or a bracket, less the punctuation
+# that ends a sentence after it; or an email address.
+WRITTEN = re.compile(
+    r"(?P<url>https?://[^\s<>()\[\]\"'`]*[^\s<>()\[\]\"'`.,;:!?])"
+    r"|(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
+)
+NOT_LINKED = {"a", "code", "pre"}  # an address in code is notation; a link is one already
+
+
+def link_addresses(root: ET.Element) -> None:
+    """Make each address written out in the text under `root` a link (email addresses
+    `mailto:`), to be shown by the rules above; none inside a link or code."""
+    if root.tag in NOT_LINKED:
+        return
+    children = list(root)
+    for child in children:
+        link_addresses(child)  # first: the links made below are not walked again
+    _link_text(root, children)
+
+
+def _link_text(element: ET.Element, children: list[ET.Element]) -> None:
+    """Links for the addresses in `element`'s own text and in the tails of its children."""
+    made = _split(element.text or "")
+    element.text = made[0] if isinstance(made[0], str) else ""
+    at = 0
+    for piece in made[1:]:
+        if isinstance(piece, ET.Element):
+            element.insert(at, piece)
+            at += 1
+    for child in children:
+        at = list(element).index(child) + 1
+        made = _split(child.tail or "")
+        child.tail = made[0] if isinstance(made[0], str) else ""
+        for piece in made[1:]:
+            if isinstance(piece, ET.Element):
+                element.insert(at, piece)
+                at += 1
+
+
+def _split(text: str) -> list[str | ET.Element]:
+    """`text` as its first plain run, then a link element for each address, each carrying
+    the plain text after it as its tail."""
+    pieces: list[str | ET.Element] = []
+    last = 0
+    current: ET.Element | None = None
+    for match in WRITTEN.finditer(text):
+        before = text[last : match.start()]
+        if current is None:
+            pieces.append(before)
+        else:
+            current.tail = before
+        address = match.group(0)
+        href = address if match.group("url") else f"mailto:{address}"
+        current = ET.Element("a", {"href": href})
+        current.text = address
+        pieces.append(current)
+        last = match.end()
+    if current is None:
+        return [text]
+    current.tail = text[last:]
+    return pieces
 
 
 def show_addresses(root: ET.Element) -> None:

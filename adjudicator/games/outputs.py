@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import engine
 from adjudicator.drawing.board import board_svg
 from adjudicator.games import reports
+from adjudicator.games.choices import choices
 from adjudicator.games.clockstart import clock_started
 from adjudicator.games.deadlines import (
     DEADLINES_FILE,
@@ -283,6 +284,7 @@ def write_private_sections(
         name = entry.name
         view = engine.view(state, name)
         asked = engine.follow_ups(state, name) if view["options"] else []
+        described = choices(state, state.seat(name)) if view["options"] else []
         section = reports.private_section(
             view,
             upcoming,
@@ -290,6 +292,7 @@ def write_private_sections(
             asked,
             language=entry.language,
             notes=_notes(state, name, (notes or {}).get(name.lower())),
+            choices=described,
         )
         records.write(private_section_name(snap.game.id, number, name), section.encode("utf-8"))
 

@@ -6,6 +6,7 @@ hand and their legal actions) is rendered for them alone and never committed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import TypeVar
@@ -13,7 +14,8 @@ from typing import TypeVar
 import jinja2
 
 from adjudicator.drawing.labels import NAMES
-from adjudicator.home.translations import N_, SOURCE, Words, words_for
+from adjudicator.games.choices import Choice, grouped
+from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
 from engine.phrases import Phrase
@@ -49,6 +51,16 @@ SECTIONS = (
     N_("Tax, p. 13"),
 )
 UNTIL_NEXT_CHECK = N_("the next Dominance Check has resolved")
+# The board's picture in the committed report (templates/report.md.j2): a relative link to
+# the repository's board.svg, which means something only beside the repository's files.
+BOARD_IMAGE = re.compile(r"^!\[[^\]\n]*\]\(\.\./board\.svg\)\n?", re.MULTILINE)
+
+
+def without_board_image(report: str, instead: str = "") -> str:
+    """The report with its picture of the board (`![...](../board.svg)`) replaced by the
+    line `instead` (or by nothing): a page that draws the board itself, or a mail, which
+    carries it as a picture of its own, shows no link to a file beside it."""
+    return BOARD_IMAGE.sub(lambda _: f"{instead}\n" if instead else "", report)
 
 
 def _effect(effect: EffectRecord, words: Words) -> EffectRecord:
@@ -146,12 +158,19 @@ def private_section(
     follow_ups: Sequence[FollowUp] = (),
     language: str = SOURCE,
     notes: Sequence[Phrase] = (),
+    choices: Sequence[Choice] = (),
 ) -> str:
     """One player's own section, in `language`: rendered from their view (`view["viewer"]`),
     with the follow-ups their legal actions raise (`engine.follow_ups`). How to push a move
-    is said only to a player who plays by Git (`plays_by` of game.toml). `notes` are for
-    this player alone (their continuation kept, or dropped: games/continuations.py)."""
+    is said only to a player who plays by Git (`plays_by` of game.toml). The legal actions
+    are listed by group, each in words, when `choices` describes them
+    (adjudicator/games/choices.py); else in the notation alone. `notes` are for this
+    player alone (their continuation kept, or dropped: games/continuations.py)."""
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
+    words = Words(language)
+    groups = [
+        (verb, [_listed(choice, words) for choice in members]) for verb, members in grouped(choices)
+    ]
     text = (
         environment(language)
         .get_template("private.md.j2")
@@ -161,12 +180,21 @@ def private_section(
             next_number=next_number,
             by_git=plays_by != "email",
             follow_ups=follow_ups,
+            groups=groups,
         )
     )
     if notes:
-        words = words_for(language)
         text += "\n\n" + "\n\n".join(words.phrase(note) for note in notes) + "\n"
     return _tidy(text)
+
+
+def _listed(choice: Choice, words: Words) -> dict[str, object]:
+    """A choice as the private section lists it, in the reader's words."""
+    return {
+        "line": choice.line,
+        "label": words.phrase(choice.label),
+        "warnings": [words.phrase(warning) for warning in choice.warnings],
+    }
 
 
 def _tidy(text: str) -> str:

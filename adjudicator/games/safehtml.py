@@ -27,7 +27,7 @@ import nh3
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
-from adjudicator.games.links import show_addresses
+from adjudicator.games.links import link_addresses, show_addresses
 
 SAFE_SCHEMES = ("", "http", "https", "mailto")
 CONTROL = re.compile(r"[\x00-\x20\x7f]+")
@@ -72,26 +72,33 @@ def sanitize(html: str) -> str:
     )
 
 
-def markdown_html(text: str, shift: int = 0, *, label_tables: bool = True) -> str:
+def markdown_html(
+    text: str, shift: int = 0, *, label_tables: bool = True, autolink: bool = False
+) -> str:
     """Markdown as sanitized HTML, its headings `shift` levels lower; `label_tables` adds
-    header scopes and captions (the pages' screen-reader aids; mail keeps plain tables)."""
-    return sanitize(_converter(shift, label_tables).convert(text))
+    header scopes and captions (the pages' screen-reader aids; mail keeps plain tables);
+    `autolink` makes the addresses written out in the text links (mail, where the text
+    names pages and reply addresses), by the same rules as every link."""
+    return sanitize(_converter(shift, label_tables, autolink).convert(text))
 
 
 _converters = threading.local()  # a Markdown instance holds the state of one conversion
 
 
-def _converter(shift: int, label_tables: bool) -> markdown.Markdown:
+def _converter(shift: int, label_tables: bool, autolink: bool = False) -> markdown.Markdown:
     """This thread's converter for these options, reset for a new text. Making one (its
     processors, its extensions) cost more than a short conversion: a report mail renders
     a few blocks, and a game's page every report of the game."""
-    made: dict[tuple[int, bool], markdown.Markdown] | None = getattr(_converters, "made", None)
+    made: dict[tuple[int, bool, bool], markdown.Markdown] | None = getattr(
+        _converters, "made", None
+    )
     if made is None:
         made = _converters.made = {}
-    converter = made.get((shift, label_tables))
+    key = (shift, label_tables, autolink)
+    converter = made.get(key)
     if converter is None:
-        tidy = _TidyExtension(shift, label_tables)
-        converter = made[(shift, label_tables)] = markdown.Markdown(extensions=[*EXTENSIONS, tidy])
+        tidy = _TidyExtension(shift, label_tables, autolink)
+        converter = made[key] = markdown.Markdown(extensions=[*EXTENSIONS, tidy])
     else:
         converter.reset()  # what the last text left (stashed HTML, references) goes
     return converter
@@ -101,10 +108,13 @@ class _Tidy(Treeprocessor):
     """Shift headings under the page's own, defuse links and images, show where links
     go, label tables."""
 
-    def __init__(self, md: markdown.Markdown, shift: int, label_tables: bool) -> None:
+    def __init__(
+        self, md: markdown.Markdown, shift: int, label_tables: bool, autolink: bool
+    ) -> None:
         super().__init__(md)
         self.shift = shift
         self.label_tables = label_tables
+        self.autolink = autolink
 
     def run(self, root: ET.Element) -> None:
         for element in root.iter():
@@ -116,6 +126,8 @@ class _Tidy(Treeprocessor):
                 alt = element.get("alt", "")
                 element.attrib.clear()
                 element.tag, element.text = "span", alt
+        if self.autolink:
+            link_addresses(root)
         show_addresses(root)  # after unsafe targets lost their href above
         if self.label_tables:
             self._label_tables(root)
@@ -138,13 +150,14 @@ class _Tidy(Treeprocessor):
 
 
 class _TidyExtension(Extension):
-    def __init__(self, shift: int, label_tables: bool) -> None:
+    def __init__(self, shift: int, label_tables: bool, autolink: bool) -> None:
         super().__init__()
         self.shift = shift
         self.label_tables = label_tables
+        self.autolink = autolink
 
     def extendMarkdown(self, md: markdown.Markdown) -> None:
         md.preprocessors.deregister("html_block")
         md.inlinePatterns.deregister("html")
-        tidy = _Tidy(md, self.shift, self.label_tables)
+        tidy = _Tidy(md, self.shift, self.label_tables, self.autolink)
         md.treeprocessors.register(tidy, "pamir-tidy", 0)

@@ -35,6 +35,7 @@ from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import Entry, history
 from adjudicator.games.registry import folder_id, game_path, mark_needs_host, survey
 from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.reports import without_board_image
 from adjudicator.games.snapshot import (
     REPORTS_DIR,
     STATE_FILE,
@@ -219,7 +220,7 @@ def history_page(repo: GameRepo, snap: Snapshot, page: int) -> HistoryPage:
     if page == 1 and turns:
         newest = turns[0]
         newest.report = repo.read(f"{REPORTS_DIR}/{newest.number:04d}.md", snap.commit) or ""
-        newest.html = report_html(newest.report, 2)
+        newest.html = report_html(without_board_image(newest.report), 2)
     return HistoryPage(page, count, turns)
 
 
@@ -325,7 +326,8 @@ def turn(game_id: str, number: int) -> str | tuple[str, int]:
             numbers = sorted(
                 int(n[:4]) for n in repo.names(REPORTS_DIR, snap.commit) if n[:4].isdigit()
             )
-            html = None if text is None else report_html(text, 1)
+            # The page draws the board above the report: no caption for a file beside it.
+            html = None if text is None else report_html(without_board_image(text), 1)
             view = None if text is None else _view_of_report(repo, number)
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return needs_host_page(broken_game(repo, error))

@@ -61,6 +61,8 @@ POT = LOCALE_DIR / "messages.pot"
 SAME_IN_POLISH = {"Kabul", "Herat", "Kandahar", "Region", "%(first)s–%(second)s", "%(action)s"}
 SAME_IN_POLISH |= {"%(kind)s", "%(line)s", "%(card)s: %(effect)s", "%(first)s, %(rest)s"}
 SAME_IN_POLISH |= {"%(first)s-%(second)s", "%(name)s (%(number)s)"}
+# A legal action's label and its cost, a card and its region (adjudicator/games/choices.py).
+SAME_IN_POLISH |= {"%(action)s, %(cost)s", "%(card)s (%(region)s)"}
 # A refusal's rulebook section after its reason (engine/errors.py).
 SAME_IN_POLISH |= {"%(reason)s [%(section)s]"}
 NAMES = ("ala", "bob", "cyd")

@@ -37,6 +37,7 @@ from mailserver import (
     self_signed_cert,
     server_context,
     settings_for,
+    unstyled,
 )
 
 import engine
@@ -44,10 +45,12 @@ from adjudicator.cli import parser as cli_parser
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
+from adjudicator.games.reports import without_board_image
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
+from adjudicator.home.translations import Words
 from adjudicator.mail import outbox, report_mails, smtp, tokens
-from adjudicator.mail.compose.messages import compose
+from adjudicator.mail.compose.messages import board_line, compose
 from adjudicator.mail.outbox.common import retry_delay
 from adjudicator.mail.outbox.folders import retry_info
 from engine.cards import card_name
@@ -101,12 +104,15 @@ def test_a_report_is_multipart_alternative_with_the_markdown_and_its_html(home: 
         assert tokens.read_address(settings, str(message["Reply-To"])) == ("g1", player)
         assert str(message["Auto-Submitted"]) == "auto-generated"
         text = plain(message)
-        # The text part is the Markdown itself: the report, then the private section.
-        assert text.startswith(created.report)
+        # The text part is the Markdown itself: the report, then the private section; the
+        # report's picture of board.svg is a line saying where the board is.
+        board = board_line(Words(), f"{settings.base_url.rstrip('/')}/games/g1/turns/0")
+        assert text.startswith(without_board_image(created.report, board))
+        assert "![" not in text
         private = (home / "private" / "g1" / f"0000-{player}.md").read_text(encoding="utf-8")
         assert private.rstrip("\n") in text
         assert "## Playing by email" in text
-        page = html(message)
+        page = unstyled(html(message))
         assert "<table>" in page and "<h1>g1: a new game</h1>" in page
         assert "| Region | Ruler |" not in page  # the table is rendered, not left as text
         assert "<th>Region</th>" in page

@@ -41,7 +41,7 @@ from adjudicator.mail.authentication import is_aligned
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.outcomes import InboundResult
 
-OPTION = re.compile(r"^- `([^`]+)`$", re.MULTILINE)
+OPTION = re.compile(r"^- `([^`]+)`(?: — .*)?$", re.MULTILINE)
 PLAYERS = "players.example"  # the domain of every player's address (mailserver.email_of)
 AUTHSERV = "mx.pamir.example"
 SELECTOR = "mail2026"

@@ -19,6 +19,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import report_mails, tokens
+from adjudicator.mail.compose.messages import compose
 from adjudicator.mail.compose.reports import report_subject
 from adjudicator.schedule.clock import waiting
 from adjudicator.schedule.reminders import compose_reminder
@@ -104,3 +105,43 @@ def test_list_unsubscribe_is_written_as_its_url_on_one_line(settings: Settings) 
         address = tokens.reply_address(settings, "unsub", name)
         assert line.startswith(f"List-Unsubscribe: <mailto:{address}?subject=settings%20notify")
         assert line.endswith(">") and "=?" not in line
+
+
+def test_a_polish_subject_keeps_its_spaces_between_encoded_words(settings: Settings) -> None:
+    """The email package folded `akcję (pozostało` as `=?utf-8?q?akcj=C4=99?=` and
+    `=?utf-8?q?=28pozosta=C5=82o?=` on the next line: the space between two encoded words is
+    no part of the text (RFC 2047 6.2), and every reader showed "akcję(pozostało". Each
+    subject, written out as the outbox keeps it and parsed back, is the text it was."""
+    for game, who in [("g1", "Zbigniew"), ("kabul", "alice"), ("x" * 12, "ala")]:
+        for number in range(1, 200, 3):
+            subject = (
+                f"[{game}] Twoja kolej (ruch {number}): {who} wykonuje akcję "
+                "(pozostało 2 z 2) albo pasuje"
+            )
+            message = compose(
+                settings, game, "ala", subject, "tekst\n", thread_root="<r@x>",
+                in_reply_to=None, to="ala@example.org",
+            )  # fmt: skip
+            raw = message.as_bytes()
+            head = raw.split(b"\n\n", 1)[0].decode("ascii")  # encoded words only
+            assert all(len(line) <= 78 for line in head.split("\n") if "?=" in line)
+            parsed = email.message_from_bytes(raw, policy=email.policy.default)
+            assert str(parsed["Subject"]) == subject
+
+
+def test_the_subjects_of_polish_reports_read_back_as_written(settings: Settings) -> None:
+    """Through the outbox's files: each Polish report's Subject, parsed back with the email
+    package, is the subject `report_subject` made, spaces and all."""
+    players = [(n, f"{n}@example.org") for n in ("Zbigniew", "Ala")]
+    repo = create_game(
+        settings.games_dir / "g1",
+        players,
+        home=settings.home,
+        secret=SECRET,
+        languages={"Zbigniew": "pl", "Ala": "pl"},
+    )
+    for _ in range(3):
+        for message in moved(settings, repo):
+            subject = str(message["Subject"])
+            assert "  " not in subject and "ę(" not in subject, subject
+            assert not any(word.startswith("=?") for word in subject.split()), subject

@@ -10,12 +10,12 @@ import hashlib
 import re
 import secrets
 from email import policy
+from email.header import Header
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
 from email.message import EmailMessage
 from email.policy import Policy
 from email.utils import formataddr, formatdate, parseaddr
 from functools import lru_cache
-from html import escape
 from typing import Any
 
 from adjudicator.games.registry import open_game
@@ -24,14 +24,22 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_, Words
 from adjudicator.mail import tokens
+from adjudicator.mail.compose import styles
 from adjudicator.mail.pictures import Picture
 
-# Where the report's Markdown puts the board (templates/report.md.j2); in mail, the picture.
-BOARD_ALT = N_("The board after this move, drawn in board.svg")
+# Where the report's Markdown puts the board (templates/report.md.j2), a mail says where
+# the board is instead: the picture (in the HTML, when it fits) takes this line's place.
+BOARD_IN_MAIL = N_("The board after this move: on this move's page, %(url)s")
 
 
-def board_paragraph(words: Words) -> str:
-    return f"<p><span>{escape(words(BOARD_ALT))}</span></p>"
+def board_line(words: Words, url: str) -> str:
+    """The line of a mail's report that stands where the board is (its Markdown)."""
+    return words(BOARD_IN_MAIL, url=url)
+
+
+def board_paragraph(words: Words, url: str) -> str:
+    """That line as the mail's HTML renders it, where the picture goes."""
+    return mail_html(board_line(words, url)).strip()
 
 
 def subject_for(game_id: str) -> str:
@@ -72,31 +80,21 @@ def message_key(game_id: str, number: int, player: str, kind: str, ref: str) -> 
 
 
 def render_html(markdown_text: str) -> str:
-    """The HTML alternative: the Markdown rendered, with tables, in a minimal page.
+    """The HTML alternative: the Markdown rendered, with tables, in a styled page; the
+    addresses the text writes out are links (https and mailto only, shown as they are).
 
     It renders through the same sanitizing renderer as the web pages: reports quote what
     players wrote (a note, a rollback's reason, a refused line), which must become neither
     markup nor a script link, and images become their alt text, so that no remote image
     tells anyone when a player opened the mail.
     """
-    return html_page(markdown_html(markdown_text, label_tables=False))
-
-
-# Mail clients honour little CSS, and only in the head: a frame per card face and a margin
-# are all the faces need; unstyled they are still paragraphs that read well.
-MAIL_STYLE = (
-    "table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}"
-    ".card{border:1px solid #999;border-radius:6px;padding:2px 10px;margin:6px 0;"
-    "max-width:36em}.card p{margin:4px 0}.card-name{font-weight:bold}"
-)
+    return html_page(markdown_html(markdown_text, label_tables=False, autolink=True))
 
 
 def html_page(body: str) -> str:
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
-        f"<style>{MAIL_STYLE}</style></head>\n"
-        f"<body>\n{body}\n</body></html>\n"
-    )
+    """A whole mail's HTML around `body`: styled for phones and dark mode
+    (adjudicator/mail/compose/styles.py)."""
+    return styles.page(body)
 
 
 def player_email(settings: Settings, game_id: str, player: str) -> tuple[str, str]:
@@ -205,7 +203,7 @@ def mail_html(markdown_text: str) -> str:
     """A block of Markdown as the mail's HTML, rendered once per distinct text: the report
     is the same for all who read its language, and a player's instructions repeat from
     move to move."""
-    return markdown_html(markdown_text, label_tables=False)
+    return markdown_html(markdown_text, label_tables=False, autolink=True)
 
 
 class _OneLineHeader(UnstructuredHeader, BaseHeader):
@@ -225,10 +223,33 @@ class _OneLineHeader(UnstructuredHeader, BaseHeader):
 MAX_HEADER_LINE = 998  # RFC 5322 2.1.1: characters a line may have, its CRLF not counted
 
 
+class _EncodedWordsHeader(UnstructuredHeader, BaseHeader):
+    """A Subject that is not ASCII, written as encoded words that hold its spaces too.
+
+    The email package's own folding may end an encoded word just before a space and start
+    the next with the word after it (`=?utf-8?q?akcj=C4=99?= =?utf-8?q?=28pozosta...`):
+    the space between two encoded words is no part of the text (RFC 2047 6.2), so every
+    mail program, Python's own included, reads "akcję(pozostało". Here the whole value is
+    encoded in words split only between characters, each space inside a word."""
+
+    def fold(self, *, policy: Policy) -> str:
+        text = str(self)
+        if text.isascii():
+            return super().fold(policy=policy)
+        encoded = Header(text, "utf-8", header_name=self.name).encode(
+            linesep=policy.linesep, maxlinelen=FOLDED_LINE
+        )
+        return f"{self.name}: {encoded}{policy.linesep}"
+
+
+FOLDED_LINE = 78  # RFC 5322 2.1.1: the length a header line should keep to
+
+
 _HEADERS = HeaderRegistry()
 
 
 _HEADERS.map_to_type("list-unsubscribe", _OneLineHeader)
+_HEADERS.map_to_type("subject", _EncodedWordsHeader)
 
 
 MAIL_POLICY = policy.default.clone(header_factory=_HEADERS)  # of every message the service makes

@@ -26,6 +26,7 @@ from adjudicator.games.outputs import (
 )
 from adjudicator.games.pipeline import position
 from adjudicator.games.repo import GameRepo
+from adjudicator.games.reports import without_board_image
 from adjudicator.games.snapshot import STATE_FILE, snapshot
 from adjudicator.games.wording import in_words
 from adjudicator.home import store
@@ -35,6 +36,7 @@ from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
 from adjudicator.mail.compose.messages import (
     attach_picture,
+    board_line,
     board_paragraph,
     compose,
     html_page,
@@ -246,6 +248,8 @@ def player_message(
     entry = game.player(player)
     words = words_for(entry.language)
     report = report_in(settings, game, result, entry.language)
+    where = board_line(words, board_page(settings, game.id, player, result.number))
+    report = without_board_image(report, where)  # the mail carries no link to board.svg
     parts = [cut_notes(report, result.number, words).rstrip("\n")]
     section = private_section(settings, game.id, result.number, player)
     if section:
@@ -338,13 +342,31 @@ class Illustrations:
         return self._state
 
 
-def _with_picture(html: str, picture: Picture, words: Words) -> str:
-    """The report's HTML with the picture where the report mentions the board (or first)."""
+def board_page(settings: Settings, game_id: str, player: str, number: int) -> str:
+    """The page that shows the board after move `number`: that move's."""
+    links = page_links(settings, game_id, player, number)
+    return links.turn or links.game
+
+
+def _with_board(html: str, words: Words, url: str, picture: Picture | None) -> str:
+    """The report's HTML with, where the committed report shows board.svg, the picture (or,
+    without one, the line that says where the board is); a picture with no such place
+    goes first."""
+    image = BOARD_IMAGE_HTML.search(html)
+    line = board_paragraph(words, url)
+    if picture is None:
+        return html if image is None else html[: image.start()] + line + html[image.end() :]
     img = f"<p>{picture.img()}</p>"
-    paragraph = board_paragraph(words)
-    if paragraph in html:
-        return html.replace(paragraph, img, 1)
+    if image is not None:
+        return html[: image.start()] + img + html[image.end() :]
+    if line in html:
+        return html.replace(line, img, 1)
     return img + "\n" + html
+
+
+# The board's image as the shared report's HTML has it: Markdown's image made its alt text
+# (adjudicator/games/safehtml.py), alone in its paragraph, before any style is put on it.
+BOARD_IMAGE_HTML = re.compile(r"<p><span>[^<]*board\.svg[^<]*</span></p>")
 
 
 def report_message(
@@ -377,6 +399,8 @@ def report_message(
     text = "\n\n".join([report, *own_parts]) + "\n"
     if report_html is None:
         report_html = mail_html(report)
+    url = board_page(settings, game.id, player, result.number)
+    shared, report_html = report_html, _with_board(report_html, words, url, None)
 
     def html(shown: str) -> str:
         return html_page("\n".join(part for part in [shown, *own_html] if part))
@@ -392,7 +416,7 @@ def report_message(
         # it: composing it again (headers parsed, text encoded) cost as much as the first.
         html_part = made.get_body(preferencelist=("html",))
         assert isinstance(html_part, EmailMessage)
-        shown = _with_picture(report_html, picture, words)
+        shown = _with_board(shared, words, url, picture)
         html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
         attach_picture(made, picture)
     return made

@@ -19,6 +19,7 @@ from gitgame import (
     full_state,
     head,
     isolate,
+    next_number,
     opened,
     play,
     show,
@@ -151,3 +152,21 @@ def test_no_draft_of_one_player_shows_on_anothers_page(game: tuple[Path, str]) -
         if other != player:
             page = fetch(f"{site}{private_path(root, GAME, other)}").text
             assert lines_of(page) == []
+
+
+def test_the_version_endpoint_answers_304_until_the_game_moves(game: tuple[Path, str]) -> None:
+    root, site = game
+    path = root / "games" / GAME
+    url = f"{site}/games/{GAME}/version"
+    first = fetch(url)
+    assert first.status == 200 and first.headers["ETag"] == f'"{head(path)}"'
+    assert first.json() == {"number": next_number(path) - 1, "head": head(path)}
+    assert fetch(url, headers={"If-None-Match": first.headers["ETag"]}).status == 304
+    player, options = decider(full_state(path))
+    with opened(path) as repo:
+        submit(repo, player, options[0] + "\n", home=root)
+    moved = fetch(url, headers={"If-None-Match": first.headers["ETag"]})
+    assert moved.status == 200 and moved.json()["head"] == head(path)
+    assert fetch(f"{site}/games/nowhere/version").status == 404
+    script = fetch(f"{site}/live.js")
+    assert script.status == 200 and "If-None-Match" in script.text

@@ -6,12 +6,14 @@ from __future__ import annotations
 from adjudicator.home.settings import Settings
 
 SETTINGS_KEY = "pamir.settings"
-# Nothing on the pages runs script or loads anything from elsewhere: the one stylesheet
-# comes from this site, and no page may be framed. So even markup that slipped past the
-# sanitizer could not run (docs/web.md).
+# Nothing on the pages runs inline script or loads anything from elsewhere: the one
+# stylesheet and the one script (live.js, which asks this site only) come from this site,
+# and no page may be framed. So even markup that slipped past the sanitizer could not run
+# (docs/web.md).
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; "
+        "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; "
+        "connect-src 'self'; base-uri 'none'; "
         "form-action 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",

@@ -24,7 +24,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, cast
 
-from flask import Blueprint, Response, abort, render_template, request
+from flask import Blueprint, Response, abort, jsonify, render_template, request
 from markupsafe import Markup
 from werkzeug.exceptions import HTTPException
 
@@ -307,7 +307,24 @@ def game(game_id: str) -> str | tuple[str, int]:
         pauses=pauses,
         mail_problems=problems,
         record_language=snap.game.language,
+        head=snap.commit or "",
     )
+
+
+@bp.get("/games/<game_id>/version")
+def version(game_id: str) -> Response:
+    """The game's last adjudicated move and head commit, for the pages' live refresh
+    (live.js): public, as the game page is; 304 when the visitor's ETag is the head's."""
+    with opened(game_id) as repo:
+        snap = snapshot(repo)
+        head = snap.commit or ""
+        if request.if_none_match.contains(head):
+            answer = Response(status=304)
+        else:
+            answer = jsonify({"number": snap.adjudicated, "head": head})
+    answer.set_etag(head)
+    answer.cache_control.no_cache = True
+    return answer
 
 
 @bp.get("/help")
@@ -385,6 +402,21 @@ def card(number: int) -> str:
 @lru_cache(maxsize=1)
 def _stylesheet() -> str:
     return resources.files("pamir_templates").joinpath("web/style.css").read_text("utf-8")
+
+
+@lru_cache(maxsize=1)
+def _live_script() -> str:
+    return resources.files("pamir_templates").joinpath("web/live.js").read_text("utf-8")
+
+
+@bp.get("/live.js")
+def live_script() -> Response:
+    """The pages' one script, from this site: the Content-Security-Policy allows no inline
+    script (docs/web.md#live-pages)."""
+    response = Response(_live_script(), mimetype="text/javascript")
+    response.cache_control.public = True
+    response.cache_control.max_age = 3600
+    return response
 
 
 @bp.get("/style.css")

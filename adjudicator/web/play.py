@@ -30,11 +30,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
-from flask import Blueprint, Response, abort, make_response, render_template
+from flask import Blueprint, Response, abort, make_response, redirect, render_template, url_for
 from markupsafe import Markup
+from werkzeug.wrappers import Response as WerkzeugResponse
 
 import engine
 from adjudicator.drawing.cards import hand_faces
+from adjudicator.games.choices import choices, grouped
 from adjudicator.games.outputs import Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.registry import game_lock, game_path
@@ -46,6 +48,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
 from adjudicator.mail import ledger, outbox, tokens
 from adjudicator.mail.outcomes import push_to_forge
+from adjudicator.web import drafts
 from adjudicator.web.context import SECURITY_HEADERS, current_settings, read_body
 from adjudicator.web.languages import plain, use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
@@ -139,6 +142,14 @@ def _page(
     snap = snapshot(repo)
     words = _player_words(repo, player)
     state = position(snap, settings.home)
+    draft, discarded = drafts.load(settings, snap.game.id, player, snap.adjudicated)
+    tried = drafts.attempt(state, player, draft.lines)
+    if draft.notes:  # shown once
+        drafts.save(
+            settings, snap.game.id, player, drafts.Draft(number=draft.number, lines=draft.lines)
+        )
+    if tried.state is not None and draft.lines:
+        state = tried.state  # the page shows the position after the draft
     view = engine.view(state, player)
     pending = view.get("pending")
     if pending is not None:
@@ -155,6 +166,14 @@ def _page(
         awaited=awaited,
         deciding=player in awaited,
         follow_ups=engine.follow_ups(state, player) if view["options"] else [],
+        groups=_choice_groups(state, player, words) if not tried.waiting else [],
+        steps=[
+            (step.line, step.waits, None if step.refusal is None else _said(words, step.refusal))
+            for step in tried.steps
+        ],
+        draft_waits=tried.waiting,
+        draft_notes=draft.notes,
+        discarded=discarded,
         deadline=deadline_text(repo, snap) if pending else None,
         notice=notice,
         text=text,
@@ -164,7 +183,34 @@ def _page(
             "token": tokens.form_token(settings, token, head),
         },
         max_bytes=settings.max_move_bytes,
+        page_token=token,
     )
+
+
+def _said(words: Words, reason: str | engine.Phrase) -> str:
+    return reason if isinstance(reason, str) else plain(words.said(reason))
+
+
+def _choice_groups(
+    state: engine.State, player: str, words: Words
+) -> list[tuple[str, list[tuple[str, str, int | None, list[str]]]]]:
+    """The player's legal actions at the draft's position, as buttons: line, label, cost,
+    warnings, in the player's words."""
+    try:
+        seat = state.seat(player)
+    except KeyError:
+        return []
+    found = choices(state, seat)
+    return [
+        (
+            verb,
+            [
+                (c.line, _said(words, c.label), c.cost, [_said(words, w) for w in c.warnings])
+                for c in members
+            ],
+        )
+        for verb, members in grouped(found)
+    ]
 
 
 @bp.get("/<game_id>/<player>/<token>")
@@ -263,3 +309,68 @@ def _deliver(settings: Settings) -> None:
         outbox.deliver(settings)
     except Exception:  # the outbox keeps the messages; the scheduler's outbox job retries
         log.exception("delivering the outbox failed")
+
+
+@bp.post("/<game_id>/<player>/<token>/draft")
+def draft(game_id: str, player: str, token: str) -> WerkzeugResponse | tuple[str, int]:
+    """A change to the draft (add a line, undo step k, clear) or its submission as one
+    move; POST-redirect-GET back to the page, as the move form's checks are made."""
+    settings = current_settings()
+    with _players_game(game_id, player, token) as (repo, name):
+        form = _read_form(settings)
+        head = form.get("head", "")
+        if not tokens.is_form_token(settings, token, head, form.get("token", "")):
+            words = _player_words(repo, name)
+            refused = Notice(
+                False, words("This form did not come from this page: reload the page."), ""
+            )
+            return _page(repo, name, token, refused), 403
+        snap = snapshot(repo)
+        kept, _ = drafts.load(settings, snap.game.id, name, snap.adjudicated)
+        op = form.get("op", "")
+        if op == "submit" and kept.lines:
+            text = "\n".join(kept.lines) + "\n"
+            expected = int(form["expected"]) if form.get("expected", "").isdigit() else None
+            notice, status = _adjudicate(settings, repo, name, text, head, expected)
+            if notice.accepted:
+                drafts.save(settings, snap.game.id, name, drafts.Draft(number=snap.adjudicated))
+            answer = _page(repo, name, token, notice), status
+        else:
+            if repo.head() == head:  # a form of a page the game has left changes nothing
+                _change(settings, repo, name, kept, op, form)
+            answer = None
+    if answer is not None:
+        _deliver(settings)
+        return answer
+    target = url_for("play.page", game_id=game_id, player=player, token=token) + "#draft"
+    return redirect(target, 303)
+
+
+def _change(
+    settings: Settings,
+    repo: GameRepo,
+    player: str,
+    kept: drafts.Draft,
+    op: str,
+    form: dict[str, str],
+) -> None:
+    snap = snapshot(repo)
+    lines = list(kept.lines)
+    notes: list[str] = []
+    if op == "add" and form.get("line", "").strip():
+        lines.append(form["line"].strip())
+    elif op == "undo" and form.get("step", "").isdigit() and int(form["step"]) < len(lines):
+        state = position(snap, settings.home)
+        lines, dropped = drafts.without(state, player, lines, int(form["step"]))
+        words = _player_words(repo, player)
+        for step in dropped:
+            reason = _said(words, step.refusal) if step.refusal is not None else ""
+            notes.append(words("Dropped `%(line)s`: %(reason)s", line=step.line, reason=reason))
+    elif op == "clear":
+        lines = []
+    drafts.save(
+        settings,
+        snap.game.id,
+        player,
+        drafts.Draft(number=snap.adjudicated, lines=lines, notes=notes),
+    )

@@ -55,6 +55,9 @@ def isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for key, value in GIT_IDENTITY.items():
         monkeypatch.setenv(key, value)
+    # One report per adjudication, as the tests written for it count (`notify every`); the
+    # default, one mail a turn, has tests of its own (tests/mail/test_turn_mails.py).
+    monkeypatch.setenv("PAMIR_NOTIFY", "every")
     for key in ("PAMIR_FAULT", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         monkeypatch.delenv(key, raising=False)
     return home

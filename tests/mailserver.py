@@ -137,6 +137,9 @@ def settings_for(home: Path, port: int | None, **overrides: Any) -> Settings:
         "reply_local": "play",
         "reply_domain": DOMAIN,
         "outbox_retry_seconds": 60,
+        # The tests of mail count one report per adjudication, the way `notify every` mails;
+        # tests/mail/test_turn_mails.py runs the default, one mail a turn (`per-turn`).
+        "notify": "every",
     }
     values.update(overrides)
     return Settings(**values)

@@ -39,7 +39,7 @@ def at_a_bribe(
     """A 3-player game brought to a bribe, every player mailed the position: (settings,
     the game, the mover, their bribing action, the ruler, the third player)."""
     home = isolate(tmp_path, monkeypatch)
-    settings = settings_for(home, server.port)
+    settings = settings_for(home, server.port, notify="per-turn")  # the default
     repo, _ = new_game(settings, THREE)
     mover, action, ruler = to_a_bribe(repo, home)
     snap = snapshot(repo)
@@ -138,3 +138,7 @@ def test_the_mail_offers_the_standing_policy_that_saves_a_round_trip(
         assert f"`policy demand {mover} N`" in asked
         assert "`policy pay N`" not in asked
         repo.repo.close()
+
+
+def test_one_mail_a_turn_is_the_default(tmp_path: Path) -> None:
+    assert Settings(home=tmp_path).notify == "per-turn"

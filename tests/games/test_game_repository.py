@@ -193,9 +193,9 @@ def fail_to_render(*args: object, **kwargs: object) -> str:
 @pytest.mark.parametrize(
     "step",
     [
-        "adjudicator.games.pipeline.report_for",  # a bad template
+        "adjudicator.games.newgame.report_for",  # a bad template
         "adjudicator.games.repo.GameRepo.commit",  # Git failing
-        "adjudicator.games.pipeline.write_private_sections",  # after the first commit
+        "adjudicator.games.newgame.write_private_sections",  # after the first commit
     ],
 )
 def test_new_undoes_everything_when_a_step_crashes(

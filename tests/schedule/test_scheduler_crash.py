@@ -19,7 +19,7 @@ import pytest
 from gitgame import PAMIR, SECRET, TWO
 from mailserver import DOMAIN, MAIL_FROM, mail_server, settings_for
 
-from adjudicator.games import pipeline
+from adjudicator.games import newgame
 from adjudicator.games.newgame import create_game
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
@@ -63,7 +63,7 @@ def test_a_crash_after_a_timed_out_moves_commit_loses_no_mail_and_no_private_sec
         # The game began two hours ago, with 1-hour turns: its first decision is overdue.
         started = datetime.now(UTC) - timedelta(hours=2)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(pipeline, "now", lambda: started)
+            patch.setattr(newgame, "now", lambda: started)
             repo = create_game(
                 settings.games_dir / "tt", players, home=home, secret=SECRET, turn_hours=1
             )

@@ -10,12 +10,14 @@ to a ruler asked to demand, and to a player whose legal actions may meet a ruler
 from __future__ import annotations
 
 import engine
-from engine.cards import REGION_IDS, RegionId
+from engine.cards import COURT_CARDS, REGION_IDS, RegionId
+from engine.game import options_for
 from engine.phrases import P, Phrase
+from engine.rules.card_actions import hostage_bribe
+from engine.rules.card_based import CARD_ACTIONS
+from engine.rules.play import bribe_owed
 from engine.rules.ruling import ruler
 from engine.rules.words import comma_phrase, region_term
-
-BRIBES = ("bribe", "pay")
 
 
 def policy_hint(state: engine.State, seat: int) -> Phrase | None:
@@ -63,13 +65,22 @@ def policy_hint(state: engine.State, seat: int) -> Phrase | None:
 
 
 def _may_meet_a_bribe(state: engine.State, seat: int) -> bool:
-    """Whether one of the seat's legal actions now hands a bribe to another player."""
-    for action in engine.legal_actions(state):
-        if state.seat(action[0]) != seat:
+    """Whether one of the seat's legal actions now hands a bribe to another player: a play
+    into a region another rules, or a card-based action on a card held hostage, whose
+    bribe is more than nothing and not answered already by the holder's standing demand
+    (or by Wakhan, who answers at once) [Play, p. 11; Hostage Actions, p. 12]. Read from
+    the engine's own bribe rules, without playing each action."""
+    for action in options_for(state, seat):
+        if action.verb == "play":
+            card = int(action.args[0])
+            owner, amount = bribe_owed(state, seat, COURT_CARDS[card].region)
+        elif action.verb in CARD_ACTIONS:
+            owner, amount = hostage_bribe(state, seat, int(action.args[0]))
+        else:
             continue
-        after = engine.apply(state, seat, action[1])
-        decision = engine.pending(after)
-        if decision is not None and decision.kind in BRIBES and seat not in decision.seats:
+        if owner is None or not amount or state.is_wakhan(owner):
+            continue
+        if seat not in state.players[owner].policy_demand:
             return True
     return False
 

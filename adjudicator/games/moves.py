@@ -341,11 +341,12 @@ def _keep_the_rest(outcome: Outcome, lines: list[str], number: int) -> None:
     """Stop at line `number`: the lines from it on are the author's continuation, played
     once the other player has decided. Each is read now (a line that is no action at all
     is refused at once, with its number, rather than after the other's answer)."""
-    rest = [line for line in lines[number - 1 :] if split_line(line)[1]]
+    rest: list[str] = []
     for offset, line in enumerate(lines[number - 1 :]):
         _, text = split_line(line)
-        if not text or line.strip().lower().startswith(NOTE):
+        if not text:
             continue
+        rest.append(line)
         try:
             engine.read_action(text)
         except MoveError as error:

@@ -43,8 +43,8 @@ def at_a_bribe(
     repo, _ = new_game(settings, THREE)
     mover, action, ruler = to_a_bribe(repo, home)
     snap = snapshot(repo)
-    last = Adjudication(snap.adjudicated, snap.commit or "", repo.read("reports/0000.md") or "")
-    last.report = repo.read(f"reports/{snap.adjudicated:04d}.md") or ""
+    report = repo.read(f"reports/{snap.adjudicated:04d}.md") or ""
+    last = Adjudication(snap.adjudicated, snap.commit or "", report)
     # Every player gets the position's report (as the moves before would have given it).
     report_mails.notify(settings.model_copy(update={"notify": "every"}), repo, [last])
     third = next(n for n in THREE if n not in (mover, ruler))

@@ -3,8 +3,9 @@
 A bribe is two players' decisions in the middle of one player's turn: the ruler says how
 much they demand, then the payer pays or refuses [Play, p. 11; Hostage Actions, p. 12].
 By mail each can cost a day. A standing policy (`policy demand PLAYER N`, `policy pay N`)
-answers it in advance; the player's own section offers the one that fits, when it fits:
-to a ruler asked to demand, and to a player whose legal actions may meet a ruler's demand.
+answers it in advance; the player's own section offers those that fit, when they fit: to a
+ruler asked to demand, at their turn to a player who rules a region or may come to rule one
+in it, and to a player whose legal actions may meet a ruler's demand.
 """
 
 from __future__ import annotations
@@ -20,48 +21,85 @@ from engine.rules.ruling import ruler
 from engine.rules.words import comma_phrase, region_term
 
 
-def policy_hint(state: engine.State, seat: int) -> Phrase | None:
-    """The standing policy to offer the player in `seat` now, or None."""
+def policy_hints(state: engine.State, seat: int) -> list[Phrase]:
+    """The standing policies to offer the player in `seat` now (none, one or both)."""
     decision = engine.pending(state)
     if decision is None or seat not in decision.seats:
-        return None
+        return []
     player = state.players[seat]
     frame = state.stack[-1]
     if frame["kind"] == "bribe" and frame["player"] == seat:
         if frame["payer"] in player.policy_demand:
-            return None
+            return []
         payer = state.name(frame["payer"])
-        return P(
-            "To answer %(payer)s's next bribe without being asked, set a standing policy in "
-            "a reply: `policy demand %(payer)s N` demands at most N rupees from them "
-            "(`policy clear` undoes it).",
-            payer=payer,
-        )
-    if decision.kind == "turn" and (ruled := _ruled(state, seat)):
-        others = [
-            state.name(s)
-            for s in range(state.num_players)
-            if s != seat and not state.is_wakhan(s) and s not in player.policy_demand
-        ]
-        if others:
-            return P(
-                "You rule %(regions)s: a player who plays a card there owes you a bribe, and "
-                "their turn waits for your answer. To answer in advance, add to your reply "
-                "`policy demand PLAYER N` for each of %(players)s (at most N rupees from "
-                "them; `policy clear` undoes it).",
-                regions=comma_phrase([region_term(r) for r in ruled]),
-                players=", ".join(others),
+        return [
+            P(
+                "To answer %(payer)s's next bribe without being asked, set a standing policy "
+                "in a reply: `policy demand %(payer)s N` demands at most N rupees from them "
+                "(`policy clear` undoes it).",
+                payer=payer,
             )
-    if player.policy_pay is not None:
+        ]
+    hints: list[Phrase] = []
+    if decision.kind == "turn":
+        demand = _demand_hint(state, seat)
+        if demand is not None:
+            hints.append(demand)
+    if player.policy_pay is None and (decision.kind == "pay" or _may_meet_a_bribe(state, seat)):
+        hints.append(
+            P(
+                "Some of your actions let a ruler demand a bribe, and your turn then waits for "
+                "their answer. Start your reply with `policy pay N` to pay any demand of at "
+                "most N rupees without being asked (and refuse a greater one); the rest of "
+                "your reply is played as soon as the ruler has answered.",
+            )
+        )
+    return hints
+
+
+def _demand_hint(state: engine.State, seat: int) -> Phrase | None:
+    """At the seat's turn: `policy demand` for the players it has none for, when it rules a
+    region, or may come to rule one in this turn. A region gained in this turn can be
+    played into before the seat's next turn mail, and the bribe would then ask it first."""
+    player = state.players[seat]
+    others = [
+        state.name(s)
+        for s in range(state.num_players)
+        if s != seat and not state.is_wakhan(s) and s not in player.policy_demand
+    ]
+    if not others:
         return None
-    if decision.kind == "pay" or _may_meet_a_bribe(state, seat):
+    if ruled := _ruled(state, seat):
         return P(
-            "Some of your actions let a ruler demand a bribe, and your turn then waits for "
-            "their answer. Start your reply with `policy pay N` to pay any demand of at most N "
-            "rupees without being asked (and refuse a greater one); the rest of your reply is "
-            "played as soon as the ruler has answered.",
+            "You rule %(regions)s: a player who plays a card there owes you a bribe, and "
+            "their turn waits for your answer. To answer in advance, add to your reply "
+            "`policy demand PLAYER N` for each of %(players)s (at most N rupees from "
+            "them; `policy clear` undoes it).",
+            regions=comma_phrase([region_term(r) for r in ruled]),
+            players=", ".join(others),
+        )
+    if _may_come_to_rule(state, seat):
+        return P(
+            "This turn may make you rule a region: a player who then plays a card there owes "
+            "you a bribe, and their turn waits for your answer. To answer in advance, add to "
+            "your reply `policy demand PLAYER N` for each of %(players)s (at most N rupees "
+            "from them; `policy clear` undoes it).",
+            players=", ".join(others),
         )
     return None
+
+
+def _may_come_to_rule(state: engine.State, seat: int) -> bool:
+    """Whether the seat may rule a region by the end of its turn: ruling needs a tribe
+    there [Ruling a Region, p. 7], so it has one already, or one of its legal plays places
+    one. Read from the cards, without playing each action."""
+    if any(state.tribes[region][seat] for region in REGION_IDS):
+        return True
+    return any(
+        action.verb == "play"
+        and any(impact.kind == "tribe" for impact in COURT_CARDS[int(action.args[0])].impacts)
+        for action in options_for(state, seat)
+    )
 
 
 def _may_meet_a_bribe(state: engine.State, seat: int) -> bool:

@@ -29,7 +29,7 @@ from adjudicator.games.deadlines import (
     parse_deadlines_file,
     zone,
 )
-from adjudicator.games.hints import policy_hint
+from adjudicator.games.hints import policy_hints
 from adjudicator.games.snapshot import GameError, Snapshot
 from adjudicator.home.paths import private_folder
 from adjudicator.home.store import store_for
@@ -300,8 +300,7 @@ def write_private_sections(
 def _notes(state: engine.State, player: str, note: Phrase | None) -> list[Phrase]:
     """What a player's own section says besides their view: `note`, and the standing
     policy that would spare them a round trip now (games/hints.py)."""
-    hint = policy_hint(state, state.seat(player))
-    return [found for found in (note, hint) if found is not None]
+    return [*([] if note is None else [note]), *policy_hints(state, state.seat(player))]
 
 
 INBOUND_TRAILER = "Pamir-Inbound"

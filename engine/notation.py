@@ -23,7 +23,7 @@ from engine.cards import BORDERS, COALITIONS, COURT_CARDS, EVENT_CARDS, REGION_I
 from engine.errors import AmbiguousActionError, NotationError
 from engine.explain import explain_illegal
 from engine.game import legal_seat_actions, options_for
-from engine.phrases import P, Phrase
+from engine.phrases import PN, P, Phrase
 from engine.rules.card_based import CARD_ACTIONS, Shape
 from engine.rules.verbs import PIECES, VERBS
 
@@ -121,10 +121,11 @@ def _expect(verb: str, args: list[str], size: int) -> None:
     if len(args) != size:
         raise NotationError(
             "bad-arguments",
-            P(
-                "'%(verb)s' takes %(size)s argument(s), not %(given)s: see docs/notation.md",
+            PN(
+                "'%(verb)s' takes %(n)s argument, not %(given)s: see docs/notation.md",
+                "'%(verb)s' takes %(n)s arguments, not %(given)s: see docs/notation.md",
+                size,
                 verb=verb,
-                size=size,
                 given=len(args),
             ),
         )

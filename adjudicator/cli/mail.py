@@ -36,8 +36,9 @@ def cmd_outbox(args: argparse.Namespace) -> None:
     print(f"  pending {counts[PENDING]}")
     for waiting in kept.retries():
         when = waiting.next_attempt.isoformat() if waiting.next_attempt else "now"
+        attempts = "attempt" if waiting.attempts == 1 else "attempts"
         print(
-            f"    {waiting.name}: {waiting.attempts} failed attempt(s), next at "
+            f"    {waiting.name}: {waiting.attempts} failed {attempts}, next at "
             f"{when} ({waiting.last_error})"
         )
     print(f"  sent    {counts[SENT]}")

@@ -8,6 +8,8 @@ commitment; before the reveal only the service holding the secret can verify.
 `board.svg`, in each commit that has one, must be the replayed position drawn. In a game
 in another language than English, a report's line and a board may also be in English, as
 the engine said some lines, and the board was drawn, before they spoke the game's language.
+A report's line may also be the replay's in the engine's earlier English wording
+(`EARLIER_WORDING`: counts said "1 rupee(s)" before they said "1 rupee").
 
 Every commit must also keep the contract of `adjudicator.games.contract`: one the
 adjudicator made (its committer) is checked against the replay; any other only adds the
@@ -537,6 +539,30 @@ def _author(snap: Snapshot, number: int) -> str:
     return next(m.player for m in snap.moves if m.number == number)
 
 
+# The engine's English lines as they read before: a report committed then says them so.
+# Each pattern rewrites one line of the replay's report into its earlier wording; the
+# committed line must be exactly that, so nothing else of it is let through.
+EARLIER_WORDING: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"(purchased .+ for \d+) rupees?( and took the \d+) rupees?( on it)"),
+        r"\1 rupee(s)\2 rupee(s)\3",
+    ),
+    (re.compile(r"(purchased .+ for \d+) rupees?$"), r"\1 rupee(s)"),
+    (re.compile(r"(scored \d+) victory points?$"), r"\1 victory point(s)"),
+    (re.compile(r"(repaid \d+) rupees?( of leverage on )"), r"\1 rupee(s)\2"),
+    (re.compile(r"(for the \d+) rupees?( she is short)"), r"\1 rupee(s)\2"),
+    (re.compile(r"(: \d+) tribes?( removed \(Overthrow Rule\))"), r"\1 tribe(s)\2"),
+    (re.compile(r"( takes \d+) arguments?(, not \d+: see docs/notation\.md)"), r"\1 argument(s)\2"),
+)
+
+
+def earlier_wording(line: str) -> str:
+    """The line in the engine's earlier English wording (the line itself where none)."""
+    for pattern, earlier in EARLIER_WORDING:
+        line = pattern.sub(earlier, line)
+    return line
+
+
 def _lines_agree(
     report: str,
     want: str,
@@ -547,19 +573,23 @@ def _lines_agree(
     happened: list[Said],
     commit: CommitInfo,
 ) -> bool:
-    """Whether a report of a game in another language than English is the replay's with
-    some of the engine's lines in English: each line of the report is the replay's line in
-    the game's language or in English (the engine said events', Wakhan's and the
-    component limits' lines, among others, only in English before it said every line in
-    the game's language; docs/i18n.md). Every other line is the same in both renderings."""
-    if snap.game.language == SOURCE:
+    """Whether the report is the replay's with some lines as the engine said them before:
+    in its earlier English wording (`EARLIER_WORDING`), or, in a game in another language
+    than English, in English (the engine said events', Wakhan's and the component limits'
+    lines, among others, only in English before it said every line in the game's language;
+    docs/i18n.md). Every other line is the same in every rendering."""
+    renderings = [want]
+    if snap.game.language != SOURCE:
+        english = [as_said(str(line)) for line in happened]
+        renderings.append(report_for(snap, number, title, state, english, commit.committed))
+    lines = report.split("\n")
+    split = [r.split("\n") for r in renderings]
+    if any(len(r) != len(lines) for r in split):
         return False
-    english = [as_said(str(line)) for line in happened]
-    either = report_for(snap, number, title, state, english, commit.committed)
-    lines, ours, theirs = report.split("\n"), want.split("\n"), either.split("\n")
-    if not len(lines) == len(ours) == len(theirs):
-        return False
-    return all(line in (a, b) for line, a, b in zip(lines, ours, theirs, strict=True))
+    return all(
+        line in {*rendered, *(earlier_wording(r) for r in rendered)}
+        for line, *rendered in zip(lines, *split, strict=True)
+    )
 
 
 def _board_agrees(board: str, view: PublicView, language: str) -> bool:

@@ -128,7 +128,8 @@ def pre_receive(repo: GameRepo, home: Path, stdin: TextIO, out: TextIO) -> int:
             if ref != REF:
                 raise PushRefused(f"{ref}: only the main branch of a game can be pushed")
             count = check_push(repo, home, old, new)
-            print(f"pamir: {count} move(s) accepted; adjudicating", file=out)
+            moves = "move" if count == 1 else "moves"
+            print(f"pamir: {count} {moves} accepted; adjudicating", file=out)
     except PushRefused as refusal:
         print(f"pamir: push refused: {refusal}", file=out)
         return 1

@@ -62,8 +62,8 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
     missing = LEVERAGE_REPAYMENT - paid
     state.note(
         PN(
-            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
-            "%(who)s repaid %(n)s rupee(s) of leverage on %(card)s",
+            "%(who)s repaid %(n)s rupee of leverage on %(card)s",
+            "%(who)s repaid %(n)s rupees of leverage on %(card)s",
             paid,
             who=words.name_term(player.name),
             card=words.card_name_term(COURT_CARDS[card].name),
@@ -73,8 +73,8 @@ def repay_leverage(state: State, seat: int, card: int) -> None:
         # Wakhan discards nothing for leverage she cannot repay [Playing with Wakhan, p. 16].
         state.note(
             PN(
-                "%(who)s discards no card for the %(n)s rupee(s) she is short",
-                "%(who)s discards no card for the %(n)s rupee(s) she is short",
+                "%(who)s discards no card for the %(n)s rupee she is short",
+                "%(who)s discards no card for the %(n)s rupees she is short",
                 missing,
                 who=words.name_term(player.name),
             )
@@ -131,9 +131,9 @@ def overthrow(
         if announce:
             state.note(
                 PN(
-                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribe removed "
                     "(Overthrow Rule)",
-                    "%(who)s lost their last political card of %(region)s: %(n)s tribe(s) removed "
+                    "%(who)s lost their last political card of %(region)s: %(n)s tribes removed "
                     "(Overthrow Rule)",
                     tribes,
                     who=words.who(state, seat),

@@ -76,8 +76,8 @@ def resolve_check(state: State, *, final: bool) -> None:
             state.players[seat].vp += points
             state.note(
                 PN(
-                    "%(who)s scored %(n)s victory point(s)",
-                    "%(who)s scored %(n)s victory point(s)",
+                    "%(who)s scored %(n)s victory point",
+                    "%(who)s scored %(n)s victory points",
                     points,
                     who=words.who(state, seat),
                 )

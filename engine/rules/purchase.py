@@ -145,13 +145,26 @@ def purchase(state: State, seat: int, card: int) -> None:
     said: dict[str, Value] = {
         "who": words.name_term(player.name),
         "card": words.card_name_term(name),
-        "cost": PN("%(n)s rupee(s)", "%(n)s rupee(s)", cost),
     }
     if gained:
-        said["gain"] = PN("the %(n)s rupee(s)", "the %(n)s rupee(s)", gained)
-        state.note(P("%(who)s purchased %(card)s for %(cost)s and took %(gain)s on it", **said))
+        said["gain"] = PN("the %(n)s rupee", "the %(n)s rupees", gained)
+        state.note(
+            PN(
+                "%(who)s purchased %(card)s for %(n)s rupee and took %(gain)s on it",
+                "%(who)s purchased %(card)s for %(n)s rupees and took %(gain)s on it",
+                cost,
+                **said,
+            )
+        )
     else:
-        state.note(P("%(who)s purchased %(card)s for %(cost)s", **said))
+        state.note(
+            PN(
+                "%(who)s purchased %(card)s for %(n)s rupee",
+                "%(who)s purchased %(card)s for %(n)s rupees",
+                cost,
+                **said,
+            )
+        )
     if is_event(card):
         events.on_purchase(state, seat, card)
     else:

@@ -247,13 +247,13 @@ def test_every_log_line_of_the_engine_is_in_polish(message: str) -> None:
 def test_the_core_of_the_log_is_translated() -> None:
     """Purchases, plays, card actions, bribes, placements, Dominance Checks: as phrases."""
     core = {
-        "%(who)s purchased %(card)s for %(cost)s",
+        "%(who)s purchased %(card)s for %(n)s rupee",
         "%(who)s played %(card)s (%(region)s) to the left of their court",
         "%(who)s taxes with %(card)s",
         "%(who)s placed a tribe in %(location)s",
         "%(who)s chose %(coalition)s loyalty",
         "%(who)s ended their turn",
-        "%(who)s scored %(n)s victory point(s)",
+        "%(who)s scored %(n)s victory point",
         "Wakhan ended her turn",
     }
     assert core <= set(LOG_LINES)

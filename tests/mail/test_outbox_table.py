@@ -139,7 +139,7 @@ def test_refusals_for_good_and_for_now_from_the_table(
     cmd_outbox(argparse.Namespace(send=False))
     out = capsys.readouterr().out
     assert "outbox: table pamir_outbox" in out
-    assert "pending 1" in out and "2 failed attempt(s)" in out and "451" in out
+    assert "pending 1" in out and "2 failed attempts" in out and "451" in out
     assert "failed  1" in out and failed[0].name in out and "550" in out
 
 

@@ -78,6 +78,9 @@ class Step:
     after: engine.State | None  # None: refused, or waiting for another player
     refusal: str | Phrase | None = None
     waits: bool = False
+    # What the step did, as the report will say it: a loyalty changed and the cards it
+    # discarded, tribes overthrown, leverage paid; the player reads the effect, not a diff.
+    happened: list[Phrase | str] = field(default_factory=list)
 
 
 @dataclass
@@ -107,12 +110,13 @@ def attempt(state: engine.State, player: str, lines: list[str]) -> Tried:
             tried.steps.append(Step(line, None, waits=True))
             continue
         try:
-            current = apply_submission(current, player, line + "\n").state
+            outcome = apply_submission(current, player, line + "\n")
         except engine.MoveError as error:
             waits = error.code == WAITS
             tried.steps.append(Step(line, None, error.message_phrase(), waits))
             continue
-        tried.steps.append(Step(line, current))
+        current = outcome.state
+        tried.steps.append(Step(line, current, happened=list(outcome.happened())))
         tried.state = current
     return tried
 

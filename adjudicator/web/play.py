@@ -168,7 +168,12 @@ def _page(
         follow_ups=engine.follow_ups(state, player) if view["options"] else [],
         groups=_choice_groups(state, player, words) if not tried.waiting else [],
         steps=[
-            (step.line, step.waits, None if step.refusal is None else _said(words, step.refusal))
+            (
+                step.line,
+                step.waits,
+                None if step.refusal is None else _said(words, step.refusal),
+                [_said(words, line) for line in step.happened],
+            )
             for step in tried.steps
         ],
         draft_waits=tried.waiting,

@@ -27,10 +27,13 @@ from gitgame import (
 from liveserver import fetch, serving
 from test_private_page import form_fields, post, private_path
 
+import engine
 from adjudicator.games.pipeline import submit
+from adjudicator.home.translations import Words
 from adjudicator.web import create_app
 
 GAME = "drafted"
+ENGLISH = Words()
 
 
 @pytest.fixture
@@ -99,6 +102,33 @@ def test_a_draft_is_built_by_clicks_undone_and_submitted_as_one_move(
     assert count_commits(path) == commits + 1
     assert show(path, "main", f"moves/{int(number):04d}-{player}.txt") == f"{first}\n"
     assert lines_of(fetch(url).text) == []  # the draft is cleared
+
+
+def happened_of(page: str) -> list[list[str]]:
+    """What each step of the draft did, as the page says it under the step."""
+    steps = re.search(r'<ol class="draft-steps">(.*?)</ol>', page, re.S)
+    assert steps is not None
+    items = re.split(r"\n\s*<li><code>", steps.group(1))[1:]
+    return [
+        [html.unescape(said) for said in re.findall(r"<li>([^<]*)</li>", item.split("</ul>")[0])]
+        if '<ul class="happened">' in item
+        else []
+        for item in items
+    ]
+
+
+def test_each_step_of_the_draft_says_what_it_did(game: tuple[Path, str]) -> None:
+    """The effect of a step in the engine's words, as the report will say it."""
+    root, site = game
+    path = root / "games" / GAME
+    state = full_state(path)
+    player, _ = decider(state)
+    url = f"{site}{private_path(root, GAME, player)}"
+    first = choice_lines(fetch(url).text)[0]
+    after = engine.apply(state, state.seat(player), engine.read_action(first)[0])
+    page = add(url, first)
+    said = [str(ENGLISH.said(line)) for line in after.said]
+    assert said and happened_of(page) == [said]
 
 
 def test_an_illegal_line_is_shown_as_refused_and_commits_nothing(game: tuple[Path, str]) -> None:

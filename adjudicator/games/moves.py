@@ -218,7 +218,7 @@ def apply_submission(
         except MoveError as error:
             error.line = number
             if deciding and _handed_over(outcome, seat, error):
-                _keep_the_rest(outcome, lines, number)
+                _keep_the_rest(outcome, lines, number, state.name(seat))
                 return outcome
             own_alternatives(error, state.name(seat))
             if raised is not None and error.code == "wrong-decision":
@@ -337,17 +337,20 @@ def _handed_over(outcome: Outcome, seat: int, error: MoveError) -> bool:
     )
 
 
-def _keep_the_rest(outcome: Outcome, lines: list[str], number: int) -> None:
+def _keep_the_rest(outcome: Outcome, lines: list[str], number: int, author: str) -> None:
     """Stop at line `number`: the lines from it on are the author's continuation, played
-    once the other player has decided. Each is read now (a line that is no action at all
-    is refused at once, with its number, rather than after the other's answer)."""
+    once the other player has decided. Each is read now (a line that is no action at all,
+    or one in another player's name, is refused at once, with its number, rather than
+    after the other's answer)."""
     rest: list[str] = []
     for offset, line in enumerate(lines[number - 1 :]):
-        _, text = split_line(line)
+        name, text = split_line(line)
         if not text:
             continue
         rest.append(line)
         try:
+            if name is not None and name.lower() != author.lower():
+                raise _not_your_line(name)
             engine.read_action(text)
         except MoveError as error:
             error.line = number + offset
@@ -357,6 +360,13 @@ def _keep_the_rest(outcome: Outcome, lines: list[str], number: int) -> None:
     outcome.continuation = rest
     outcome.played = lines[: number - 1]
     outcome.waits_for = [outcome.state.name(s) for s in decision.seats]
+
+
+def _not_your_line(name: str) -> MoveError:
+    return IllegalActionError(
+        "not-your-line",
+        P("a move file holds only its author's decisions; %(who)s must submit their own", who=name),
+    )
 
 
 def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
@@ -370,13 +380,7 @@ def _apply_line(outcome: Outcome, seat: int, line: str) -> engine.State:
     if not text:
         return state
     if name is not None and name.lower() != state.name(seat).lower():
-        raise IllegalActionError(
-            "not-your-line",
-            P(
-                "a move file holds only its author's decisions; %(who)s must submit their own",
-                who=name,
-            ),
-        )
+        raise _not_your_line(name)
     if ROLLBACK.match(text) or AGREE.match(text):
         reason = P("a rollback request must be alone in its move file")
         raise NotationError("rollback-alone", reason)

@@ -97,6 +97,21 @@ def test_a_line_that_is_no_action_is_refused_at_once_with_its_number(
         assert continuations.kept(home, "g") == {}
 
 
+def test_a_line_in_another_players_name_is_refused_at_once_with_its_number(
+    home: Path, tmp_path: Path
+) -> None:
+    """A move file holds only its author's decisions: a line in the ruler's name in the
+    rest of the mover's turn is refused now, not once the ruler has answered."""
+    create(tmp_path / "g", THREE)
+    with opened(tmp_path / "g") as repo:
+        mover, action, ruler = to_a_bribe(repo, home)
+        state = position(snapshot(repo), home)
+        with pytest.raises(engine.MoveError) as refused:
+            apply_submission(state, mover, f"{action}\npass\n{ruler}: demand 0\n")
+        assert refused.value.line == 3 and refused.value.code == "not-your-line"
+        assert continuations.kept(home, "g") == {}
+
+
 def test_a_continuation_no_longer_legal_is_dropped_and_its_author_told_why(
     home: Path, tmp_path: Path
 ) -> None:

@@ -45,6 +45,8 @@ from typing import Any
 
 from git.config import GitConfigParser
 
+from adjudicator.home.faults import fault
+
 ZERO = "0" * 40
 LOCK_SUFFIX = ".lock"
 LOCK_TIMEOUT_MS = 100  # core.filesRefLockTimeout's default
@@ -61,6 +63,10 @@ class RefError(RuntimeError):
 
 class RefConflict(RefError):
     """The ref is not at the value expected, or another writer holds its lock."""
+
+
+class RefLocked(RefConflict):
+    """Another writer holds the ref's lock, or a writer that died left it."""
 
 
 Config = Callable[[str, str], Any]  # (section, option) -> the value, or None when unset
@@ -98,6 +104,7 @@ def update_ref(
     os.makedirs(os.path.dirname(path), exist_ok=True)
     lock = _Lock(path, repo.config)
     try:
+        fault("ref-locked")  # a kill here leaves <ref>.lock behind (games/leftover_locks.py)
         current = stored_value(repo.common_dir, name)
         wanted = None if expected in (None, "", ZERO) else expected
         if checked and current != wanted:
@@ -199,7 +206,10 @@ def _create_exclusive(lock: str, config: Config) -> int:
             if timeout is None:
                 timeout = _lock_timeout(config)  # read only when another writer holds it
             if timeout >= 0 and waited >= timeout:
-                raise RefConflict(f"{lock} exists: another process is moving the ref") from None
+                raise RefLocked(
+                    f"{lock} exists: another process is moving the ref, or one that died "
+                    "while it held it left the file"
+                ) from None
         wait = multiplier * random.uniform(0.75, 1.25)
         time.sleep(wait / 1000)
         waited += wait

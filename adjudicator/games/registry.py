@@ -4,7 +4,9 @@ Games live in PAMIR_HOME/games/<id> (a working repository the service owns, poss
 clone of a game hosted on a forge) or PAMIR_HOME/games/<id>.git (a bare repository players
 push to). Everything that changes a game (a webhook delivery, an email, a deadline) takes
 the game's lock first, so deliveries for one game are serialized across threads and
-processes while different games proceed in parallel.
+processes while different games proceed in parallel. Taking it also removes the lock
+files a killed process left in the game's repository (`leftover_locks`), which would
+otherwise refuse every later update of the game.
 
 In PostgreSQL mode (docs/cluster.md) the games are those of the registry
 (adjudicator/games/hosting.py): a game this node has no clone of yet is cloned from its
@@ -24,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from adjudicator.games import hosting, needs_host
+from adjudicator.games import hosting, leftover_locks, needs_host
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, Snapshot, snapshot
 from adjudicator.home import locks
@@ -160,4 +162,22 @@ def game_lock(settings: Settings, game_id: str) -> Iterator[None]:
     with a database the game's advisory lock, which excludes every node
     (adjudicator/home/locks.py)."""
     with locks.exclusive(settings, f"game:{game_id}", settings.home / "locks" / f"{game_id}.lock"):
+        _clear_leftover_locks(settings, game_id)
         yield
+
+
+def _clear_leftover_locks(settings: Settings, game_id: str) -> None:
+    """Remove the lock files a killed process left in the game's repository, now that no
+    writer of this service is at work on it (games/leftover_locks.py); mark the game as
+    needing its host, naming the file, when one cannot be removed."""
+    for candidate in (settings.games_dir / game_id, settings.games_dir / f"{game_id}.git"):
+        if not candidate.is_dir():
+            continue
+        _, failed = leftover_locks.clear(candidate)
+        for stuck in failed:
+            reason = (
+                f"{stuck.path} was left by a process that died while it held it, and cannot "
+                f"be removed ({stuck.error}): remove it by hand"
+            )
+            if needs_host.mark(settings, game_id, reason):
+                log.error("game %s: %s", game_id, reason)

@@ -60,6 +60,11 @@ class StaleHead(RepoError):
     """The branch moved since we read it: someone else committed first."""
 
 
+class BranchLocked(StaleHead):
+    """The branch's lock file exists: another writer is moving it, or one that died left
+    the file (games/leftover_locks.py removes it once it is old)."""
+
+
 ADJUDICATOR = Person("pamir adjudicator", "adjudicator@pamir.invalid")
 
 
@@ -293,6 +298,8 @@ class GameRepo(CommitGraph):
         fault("before-ref")
         try:
             self.update_ref(REF, made, parent)
+        except BranchLocked:
+            raise
         except StaleHead:
             raise StaleHead("the game moved on while this move was being adjudicated") from None
         fault("after-ref")
@@ -327,6 +334,8 @@ class GameRepo(CommitGraph):
             dirs = str(self.repo.git_dir), str(self.repo.common_dir)
             where = refs.Repository(*dirs, self.bare, config)
             refs.update_ref(where, name, new, expected, checked=checked)
+        except refs.RefLocked as locked:
+            raise BranchLocked(f"{self.path}: {locked}") from None
         except refs.RefConflict as conflict:
             raise StaleHead(f"{self.path}: {conflict}") from None
         except refs.RefError as error:

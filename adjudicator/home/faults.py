@@ -15,11 +15,14 @@ FAULT_EXIT = 70  # sysexits EX_SOFTWARE
 POINTS = ("before-ref", "after-ref", "before-queue", "key-linked", "after-queue", "before-send")
 # Points off a move's path: the daily digest queued, its record not yet moved on.
 DIGEST_POINTS = ("digest-queued",)
+# A point that leaves a lock file behind, as a kill -9 while git holds one does: the next
+# writer finds it (games/leftover_locks.py), so a restart alone does not finish the work.
+LOCK_POINTS = ("ref-locked",)
 
 
 def fault(point: str) -> None:
     """Exit at once, as a crash would (no cleanup, no buffers flushed), if PAMIR_FAULT
     names this point."""
-    assert point in POINTS + DIGEST_POINTS, point
+    assert point in POINTS + DIGEST_POINTS + LOCK_POINTS, point
     if os.environ.get(FAULT_VARIABLE) == point:
         os._exit(FAULT_EXIT)

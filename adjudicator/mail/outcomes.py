@@ -165,7 +165,11 @@ def adjudicate(
     settings: Settings, repo: GameRepo, game_id: str, player: str, text: str, key: str
 ) -> InboundResult:
     """Submit the move (the game's lock is held and the message recorded as pending), then
-    queue the answers from what the game's history now says."""
+    queue the answers from what the game's history now says. A game hosted on a forge is
+    first brought up to it: a move pushed there that this clone has not seen yet (its
+    webhook went to another node, or has not come) is played first, and this one is
+    judged after it, never on a position already past."""
+    push_to_forge(settings, repo, None)
     since = repo.head()
     try:
         submit(repo, player, text, home=settings.home, inbound=key)

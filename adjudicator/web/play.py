@@ -40,7 +40,7 @@ from adjudicator.games.choices import choices, grouped
 from adjudicator.games.outputs import Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.registry import game_lock, game_path
-from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.repo import BranchLocked, GameRepo, RepoError
 from adjudicator.games.reports import translated_view
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
@@ -271,8 +271,11 @@ def _adjudicate(
     """Submit the move as a mailed one is (the module's docstring); the notice and the
     page's status."""
     with game_lock(settings, snapshot(repo).game.id):
-        # The mails of commits a process that died left unqueued come first, as for mail.
+        # The mails of commits a process that died left unqueued come first, as for mail;
+        # then a game on a forge is brought up to it, so that a move pushed there and not
+        # yet seen here comes first (the page's head is then stale, and the page says so).
         ledger.reconcile(settings, repo)
+        push_to_forge(settings, repo, None)
         if repo.head() != head:
             words = _player_words(repo, player)
             stale = words(
@@ -281,6 +284,14 @@ def _adjudicate(
             return Notice(False, stale, ""), 409
         try:
             done = submit(repo, player, text, home=settings.home, expected=expected)
+        except BranchLocked as locked:  # a writer at work, or a lock one left when it died
+            log.warning("move by %s in %s (web) not taken: %s", player, repo.path.name, locked)
+            words = _player_words(repo, player)
+            busy = words(
+                "The game's repository is busy: another process holds its lock. Nothing was "
+                "played; send your move again in a minute."
+            )
+            return Notice(False, busy, ""), 503
         except (Refusal, GameError) as error:
             metrics.moves("page", refused=1)
             log.info("move by %s in %s (web) refused: %s", player, repo.path.name, error)

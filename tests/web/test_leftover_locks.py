@@ -1,0 +1,96 @@
+"""A process killed while it held the branch's lock file leaves `refs/heads/main.lock`
+behind: the game is served again once the lock is older than any live writer's, and a
+younger lock, a writer's at work, is left alone (adjudicator/games/leftover_locks.py).
+
+The kill is real: `pamir move` dies at the fault point `ref-locked`, with the lock file
+created and the branch not yet moved, as a kill -9 there would leave it."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gitgame import THREE, create, decider, full_state, head, isolate, pamir
+from liveserver import fetch, serving
+from test_private_page import form_fields, post, private_path
+
+from adjudicator.games import leftover_locks
+from adjudicator.games.registry import game_lock
+from adjudicator.home.faults import FAULT_EXIT
+from adjudicator.home.settings import load_settings
+from adjudicator.web import create_app
+
+GAME = "locked"
+
+
+@pytest.fixture
+def game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
+    root = isolate(tmp_path, monkeypatch)
+    path = create(root / "games" / GAME, THREE)
+    yield root, path
+
+
+def crash_holding_the_branch_lock(root: Path, path: Path, tmp_path: Path) -> Path:
+    """Die with the branch's lock file created: the file it leaves."""
+    player, options = decider(full_state(path))
+    move = tmp_path / "move.txt"
+    move.write_text(options[0] + "\n")
+    env = {**os.environ, "PAMIR_HOME": str(root), "PAMIR_FAULT": "ref-locked"}
+    crashed = pamir("move", path, "--as", player, move, env=env)
+    assert crashed.returncode == FAULT_EXIT, crashed.stderr
+    lock = path / ".git" / "refs" / "heads" / "main.lock"
+    assert lock.is_file()
+    return lock
+
+
+def age(path: Path, seconds: float) -> None:
+    """The file as it would be `seconds` after it was left."""
+    then = time.time() - seconds
+    os.utime(path, (then, then))
+
+
+def test_a_lock_left_by_a_killed_process_is_removed_once_old_and_the_move_is_played(
+    game: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, path = game
+    lock = crash_holding_the_branch_lock(root, path, tmp_path)
+    before = head(path)
+    with serving(create_app({"home": root})) as site:
+        player, options = decider(full_state(path))
+        url = f"{site}{private_path(root, GAME, player)}"
+        # A lock just left could still be a live writer's: the move is not taken, and the
+        # page says the repository is busy (not that the game moved on).
+        reply = post(url, {**form_fields(fetch(url).text), "move": options[0]})
+        assert reply.status == 503, reply.text
+        assert "busy" in reply.text and "moved on" not in reply.text
+        assert head(path) == before and lock.exists()
+        # A minute later it is no live writer's: it goes, and the move is played.
+        age(lock, leftover_locks.LEFTOVER_AFTER + 5)
+        reply = post(url, {**form_fields(fetch(url).text), "move": options[0]})
+        assert reply.status == 200 and "Move 1 adjudicated." in reply.text
+    assert not lock.exists() and head(path) != before
+
+
+def test_a_young_lock_is_a_writers_at_work_and_is_left_alone(game: tuple[Path, Path]) -> None:
+    root, path = game
+    lock = path / ".git" / "HEAD.lock"
+    lock.write_text("")
+    settings = load_settings({"home": root})
+    with game_lock(settings, GAME):
+        assert lock.exists()
+    age(lock, leftover_locks.LEFTOVER_AFTER + 5)
+    with game_lock(settings, GAME):
+        assert not lock.exists()
+
+
+def test_only_lock_files_are_removed(game: tuple[Path, Path]) -> None:
+    _, path = game
+    kept = [path / ".git" / "HEAD", path / ".git" / "refs" / "heads" / "main"]
+    for file in kept:
+        age(file, 3600)
+    removed, failed = leftover_locks.clear(path)
+    assert removed == [] and failed == []
+    assert all(file.exists() for file in kept)

@@ -15,12 +15,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gitgame import THREE, create, decider, full_state, isolate, opened, play, show
+from gitgame import (
+    THREE,
+    count_commits,
+    create,
+    decider,
+    full_state,
+    isolate,
+    opened,
+    play,
+    show,
+)
 from liveserver import serving
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from test_browser import CHROMIUM, MISSING, needs_chromium
 from test_private_page import private_path
 
+from adjudicator.games.choices import HEADINGS
 from adjudicator.games.pipeline import submit
 from adjudicator.web import create_app
 
@@ -99,6 +110,8 @@ def test_a_whole_turn_is_played_by_clicks_undone_and_submitted(
     second = first_choice(page)
     click_line(page, second, [first, second])
     page.screenshot(path=str(tmp_path / "draft.png"), full_page=True)
+    headings = page.locator("#draft-section h3").all_inner_texts()
+    assert headings and set(headings) <= {h.message for h in HEADINGS.values()}  # in words
     page.locator("ol.draft-steps > li").nth(1).locator("button.undo").click()
     expect(page.locator("ol.draft-steps > li")).to_have_count(1)
     assert steps(page) == [first]
@@ -111,8 +124,10 @@ def test_a_whole_turn_is_played_by_clicks_undone_and_submitted(
     assert page.locator("button.choice").count() == 0  # the turn is whole
     assert page.evaluate("window.pamirMark") == "kept"
     number = int(page.locator("input[name=expected]").first.input_value())
+    commits = count_commits(path)
     page.locator("button.submit-draft").click()
     expect(page.locator("p.accepted")).to_contain_text(f"Move {number} adjudicated.")
+    assert count_commits(path) == commits + 1
     moved = show(path, "main", f"moves/{number:04d}-{player}.txt")
     assert moved.splitlines() == drafted
     assert page.locator("ol.draft-steps").count() == 0  # the draft is cleared

@@ -46,6 +46,42 @@ VERB_ORDER = (
     "battle",
 )
 
+# Each group's heading, in words: the verb alone is the notation's, which a player who
+# clicks need not know. The turn's actions first, then the answers to a step.
+HEADINGS: dict[str, Phrase] = {
+    "pass": P("End your turn"),
+    "purchase": P("Purchase a card"),
+    "play": P("Play a card"),
+    "tax": P("Tax: take rupees"),
+    "gift": P("Buy a gift"),
+    "build": P("Build armies or roads"),
+    "move": P("Move armies or spies"),
+    "betray": P("Betray a card"),
+    "battle": P("Battle"),
+    "loyalty": P("Choose your loyalty"),
+    "demand": P("Demand a bribe"),
+    "pay": P("Pay the bribe"),
+    "refuse": P("Refuse to pay the bribe"),
+    "road": P("Place a road"),
+    "army": P("Place an army"),
+    "spy": P("Place a spy"),
+    "take": P("Take a piece from the board"),
+    "discard": P("Discard a card"),
+    "choose": P("Choose"),
+    "collect": P("Collect a rupee"),
+    "march": P("Move a piece"),
+    "remove": P("Remove a piece"),
+    "accept": P("Take the prize"),
+    "decline": P("Decline"),
+    "done": P("Take no more steps"),
+    "policy": P("Set a standing policy"),
+}
+
+
+def heading(verb: str) -> Phrase:
+    """The heading of a group of choices: what its verb does, in words."""
+    return HEADINGS.get(verb, Phrase(verb))
+
 
 def choices(state: engine.State, seat: int) -> list[Choice]:
     """The seat's legal actions now (engine.options_for), each described."""

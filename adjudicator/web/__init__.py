@@ -76,6 +76,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__, template_folder=None)
     app.jinja_loader = PackageLoader("pamir_templates", "")
     app.config["MAX_CONTENT_LENGTH"] = DEFAULT_BODY_BYTES
+    # How often the live pages ask whether the game moved (docs/web.md#live-pages), in ms.
+    app.config["LIVE_POLL_MS"] = 5000
     app.wsgi_app = RequestLog(app.wsgi_app)  # type: ignore[method-assign]
     app.config.update({k: v for k, v in (config or {}).items() if k.isupper()})
     app.jinja_env.trim_blocks = app.jinja_env.lstrip_blocks = True

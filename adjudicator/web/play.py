@@ -36,7 +36,7 @@ from werkzeug.wrappers import Response as WerkzeugResponse
 
 import engine
 from adjudicator.drawing.cards import hand_faces
-from adjudicator.games.choices import choices, grouped
+from adjudicator.games.choices import choices, grouped, heading
 from adjudicator.games.outputs import Refusal
 from adjudicator.games.pipeline import position, submit
 from adjudicator.games.registry import game_lock, game_path
@@ -198,9 +198,9 @@ def _said(words: Words, reason: str | engine.Phrase) -> str:
 
 def _choice_groups(
     state: engine.State, player: str, words: Words
-) -> list[tuple[str, list[tuple[str, str, int | None, list[str]]]]]:
-    """The player's legal actions at the draft's position, as buttons: line, label, cost,
-    warnings, in the player's words."""
+) -> list[tuple[str, str, list[tuple[str, str, int | None, list[str]]]]]:
+    """The player's legal actions at the draft's position, as buttons under their group's
+    verb and heading: line, label, cost, warnings, in the player's words."""
     try:
         seat = state.seat(player)
     except KeyError:
@@ -209,6 +209,7 @@ def _choice_groups(
     return [
         (
             verb,
+            _said(words, heading(verb)),
             [
                 (c.line, _said(words, c.label), c.cost, [_said(words, w) for w in c.warnings])
                 for c in members

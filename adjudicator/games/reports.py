@@ -14,7 +14,7 @@ from typing import TypeVar
 import jinja2
 
 from adjudicator.drawing.labels import NAMES
-from adjudicator.games.choices import Choice, grouped
+from adjudicator.games.choices import Choice, grouped, heading
 from adjudicator.home.translations import N_, SOURCE, Words
 from engine.cards import BORDERS, card_name
 from engine.followups import FollowUp
@@ -169,7 +169,8 @@ def private_section(
     seat = next(i for i, p in enumerate(view["players"]) if p["name"] == view["viewer"])
     words = Words(language)
     groups = [
-        (verb, [_listed(choice, words) for choice in members]) for verb, members in grouped(choices)
+        (verb, words.said(heading(verb)), [_listed(choice, words) for choice in members])
+        for verb, members in grouped(choices)
     ]
     text = (
         environment(language)

@@ -206,10 +206,12 @@ def test_the_private_section_lists_the_choices_grouped_with_their_warnings() -> 
         "- `play 30 left` — Sikh Merchants in Lahore (Punjab) to the left end of the court\n"
         "    - ⚠ Hope rules Punjab and may demand a bribe of up to 2 rupees\n"
     ) in english
-    assert english.index("`pass`") < english.index("**`play`**") < english.index("**`purchase`**")
+    assert english.index("`pass`") < english.index("**Play a card** (`play`)")
+    assert english.index("**Play a card**") < english.index("**Purchase a card** (`purchase`)")
     polish = reports.private_section(view, 3, "email", (), language="pl", choices=found)
     assert (
         "- `play 30 left` — Kupcy sikhijscy w Lahore (Pendżab) na lewy koniec dworu\n"
         "    - ⚠ Hope rządzi regionem Pendżab i może zażądać łapówki"
         " w wysokości najwyżej: 2 rupie\n"
     ) in polish
+    assert "**Zagraj kartę** (`play`)" in polish

@@ -19,6 +19,11 @@ game's forge if it has one, and the players' mails queued from the new commit
 move number it expects and `tokens.form_token` over both the page token and that head: a
 form another site made is refused (it cannot know the token), and so is one posted after
 the game moved on (stale).
+
+The page also shows the press it may (the public press, and the private press to or from
+its player) and takes press by a form posted to `.../press`: checked like the move form,
+relayed under the game's lock by mail/press.py's `relay`, as mailed press is, its log keyed
+by a hash of the form's random nonce so that a form posted twice is relayed once.
 """
 
 from __future__ import annotations

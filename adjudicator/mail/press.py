@@ -127,8 +127,7 @@ def relay(settings: Settings, repo: GameRepo, press: Press, player: str, key: st
     entries = _log(settings, game.id)
     if any(e.inbound == key for e in entries):
         return Relay(True, P("press relayed before"), before=True)
-    asked = Asked(player, "", key, None, None)
-    problem = _problem(settings, repo, press, asked, entries)
+    problem = _problem(settings, repo, press, player, entries)
     if problem is not None:
         return Relay(False, problem)
     now = datetime.now(UTC).replace(microsecond=0)
@@ -180,11 +179,11 @@ def private_press(settings: Settings, game_id: str, player: str) -> list[PressMe
 
 
 def _problem(
-    settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[Relayed]
+    settings: Settings, repo: GameRepo, press: Press, player: str, entries: list[Relayed]
 ) -> Phrase | None:
     """Why the press cannot be relayed (its code, then its reason), or None."""
     game = snapshot(repo).game
-    if game.has_resigned(asked.player):  # whoever left the game talks no more in it
+    if game.has_resigned(player):  # whoever left the game talks no more in it
         return P(
             "resigned: you have resigned from this game, so your press is not relayed to "
             "its players"
@@ -202,13 +201,13 @@ def _problem(
                 name=repr(press.to),
                 names=", ".join(game.names),
             )
-        if to.lower() == asked.player.lower():
+        if to.lower() == player.lower():
             return P("press-to-self: press goes to another player")
     since = datetime.now(UTC) - WINDOW
     sent = [
         e
         for e in entries
-        if e.sender.lower() == asked.player.lower() and datetime.fromisoformat(e.sent) > since
+        if e.sender.lower() == player.lower() and datetime.fromisoformat(e.sent) > since
     ]
     if len(sent) >= settings.press_per_day:
         again = min(datetime.fromisoformat(e.sent) for e in sent) + WINDOW

@@ -82,6 +82,7 @@ def test_private_press_reaches_one_player_and_only_their_pages(site: Site) -> No
     assert [m.count("I will not tax you.") for m in site.press_to("bob")] == [1]
     assert site.press_to("alice") == []
     assert site.repo.names("press") == []
+    assert "to you alone" in fetch(site.page("bob")).text
     assert "I will not tax you." in fetch(site.page("bob")).text
     assert "I will not tax you." in fetch(site.page("carol")).text
     assert "I will not tax you." not in fetch(site.page("alice")).text

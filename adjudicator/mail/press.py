@@ -13,13 +13,20 @@ player who resigned sends none: the seat is the stand-in's, who has nothing to s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from adjudicator.games.outputs import INBOUND_TRAILER
-from adjudicator.games.press import PRESS_TRAILER, commit_press, press_document
+from adjudicator.games.press import (
+    PRESS_TRAILER,
+    PressMessage,
+    commit_press,
+    press_document,
+    read_press_document,
+)
 from adjudicator.games.repo import REF, GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.home import store
@@ -93,25 +100,46 @@ def _write_log(settings: Settings, game_id: str, entries: list[Relayed]) -> None
     PRESS_LOG.write(store.of(settings), _log_name(game_id), entries)
 
 
+@dataclass
+class Relay:
+    """What became of a press message: relayed (or before), or refused and why."""
+
+    accepted: bool
+    reason: Phrase
+    paths: list[Path] = field(default_factory=list)
+    before: bool = False  # relayed before, under the same inbound key
+
+
 def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outcome:
-    """Relay the press (the game's lock is held); queue the relays and the answer."""
+    """Relay the press by mail (the game's lock is held); queue the relays and the answer."""
+    done = relay(settings, repo, press, asked.player, asked.key)
+    status = "accepted" if done.accepted else "refused"
+    text = press.text if done.accepted and not done.before else ""
+    outcome = _answer(settings, repo, asked, status, done.reason, text)
+    outcome.paths += done.paths
+    return outcome
+
+
+def relay(settings: Settings, repo: GameRepo, press: Press, player: str, key: str) -> Relay:
+    """Relay `player`'s press (the game's lock is held), whichever way it came: `key` is
+    its inbound key, for the log; queue the relays to its recipients, answer nobody."""
     game = snapshot(repo).game
     entries = _log(settings, game.id)
-    if any(e.inbound == asked.key for e in entries):
-        return _answer(settings, repo, asked, "accepted", P("press relayed before"), "")
-    problem = _problem(settings, repo, press, asked, entries)
+    if any(e.inbound == key for e in entries):
+        return Relay(True, P("press relayed before"), before=True)
+    problem = _problem(settings, repo, press, player, entries)
     if problem is not None:
-        return _answer(settings, repo, asked, "refused", problem, "")
+        return Relay(False, problem)
     now = datetime.now(UTC).replace(microsecond=0)
-    sender = game.player(asked.player).name
+    sender = game.player(player).name
     if press.to is None:
-        number, ref = _public(repo, sender, press.text, now, asked.key)
+        number, ref = _public(repo, sender, press.text, now, key)
         recipients = [p for p in game.names if p != sender]
         to = "all"
     else:
         to = game.player(press.to).name
         number = 1 + sum(1 for e in entries if e.to != "all")
-        recipients, ref = [to], asked.key
+        recipients, ref = [to], key
         _keep_private(settings, repo, number, sender, to, press.text, now)
 
     def relayed(words: Words) -> tuple[str, str]:
@@ -123,7 +151,7 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
         return f"[{game.id}] {subject}", _relayed(game.id, sender, to, press.text, words)
 
     paths = tell_players(settings, repo, recipients, relayed, kind="press", ref=ref)
-    entry = Relayed(inbound=asked.key, sender=sender, to=to, number=number, sent=now.isoformat())
+    entry = Relayed(inbound=key, sender=sender, to=to, number=number, sent=now.isoformat())
     _write_log(settings, game.id, [*entries, entry])
     relayed_path = f"press/{number:04d}.md"
     said = (
@@ -131,17 +159,31 @@ def send(settings: Settings, repo: GameRepo, press: Press, asked: Asked) -> Outc
         if to == "all"
         else P("press relayed to %(name)s", name=to)
     )
-    outcome = _answer(settings, repo, asked, "accepted", said, press.text)
-    outcome.paths += paths
-    return outcome
+    return Relay(True, said, paths)
+
+
+def private_press(settings: Settings, game_id: str, player: str) -> list[PressMessage]:
+    """The private press `player` sent or was sent in the game, oldest first: never that
+    between two other players."""
+    found = []
+    folder = f"mail/press/{game_id}/private"
+    for e in _log(settings, game_id):
+        if e.to == "all" or player.lower() not in (e.sender.lower(), e.to.lower()):
+            continue
+        name = f"{folder}/{e.number:04d}-{e.sender.lower()}-{e.to.lower()}.md"
+        data = store.of(settings).read(name)
+        message = None if data is None else read_press_document(data.decode("utf-8"))
+        if message is not None:
+            found.append(message)
+    return found
 
 
 def _problem(
-    settings: Settings, repo: GameRepo, press: Press, asked: Asked, entries: list[Relayed]
+    settings: Settings, repo: GameRepo, press: Press, player: str, entries: list[Relayed]
 ) -> Phrase | None:
     """Why the press cannot be relayed (its code, then its reason), or None."""
     game = snapshot(repo).game
-    if game.has_resigned(asked.player):  # whoever left the game talks no more in it
+    if game.has_resigned(player):  # whoever left the game talks no more in it
         return P(
             "resigned: you have resigned from this game, so your press is not relayed to "
             "its players"
@@ -159,13 +201,13 @@ def _problem(
                 name=repr(press.to),
                 names=", ".join(game.names),
             )
-        if to.lower() == asked.player.lower():
+        if to.lower() == player.lower():
             return P("press-to-self: press goes to another player")
     since = datetime.now(UTC) - WINDOW
     sent = [
         e
         for e in entries
-        if e.sender.lower() == asked.player.lower() and datetime.fromisoformat(e.sent) > since
+        if e.sender.lower() == player.lower() and datetime.fromisoformat(e.sent) > since
     ]
     if len(sent) >= settings.press_per_day:
         again = min(datetime.fromisoformat(e.sent) for e in sent) + WINDOW

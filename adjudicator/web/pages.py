@@ -33,6 +33,7 @@ from adjudicator.games import needs_host
 from adjudicator.games.deadlines import DeadlineError, local_text, zone
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import Entry, history
+from adjudicator.games.press import public_press
 from adjudicator.games.registry import folder_id, game_path, mark_needs_host, survey
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.reports import without_board_image
@@ -297,6 +298,7 @@ def game(game_id: str) -> str | tuple[str, int]:
             moves = history_page(repo, snap, int(page))
             pauses = pauses_shown(repo, snap)
             problems = mail_problems(snap)
+            press = public_press(repo, snap.commit)[::-1]
         except Exception as error:  # the game needs its host: say so, never 404 or 500
             return needs_host_page(broken_game(repo, error))
         needs_host.clear(current_settings(), game_id, unless_at=snap.commit)
@@ -308,6 +310,7 @@ def game(game_id: str) -> str | tuple[str, int]:
         mail_problems=problems,
         record_language=snap.game.language,
         head=snap.commit or "",
+        press_messages=press,
     )
 
 

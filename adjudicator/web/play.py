@@ -19,12 +19,19 @@ game's forge if it has one, and the players' mails queued from the new commit
 move number it expects and `tokens.form_token` over both the page token and that head: a
 form another site made is refused (it cannot know the token), and so is one posted after
 the game moved on (stale).
+
+The page also shows the press it may (the public press, and the private press to or from
+its player) and takes press by a form posted to `.../press`: checked like the move form,
+relayed under the game's lock by mail/press.py's `relay`, as mailed press is, its log keyed
+by a hash of the form's random nonce so that a form posted twice is relayed once.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,6 +46,7 @@ from adjudicator.drawing.cards import hand_faces
 from adjudicator.games.choices import choices, grouped, heading
 from adjudicator.games.outputs import Refusal
 from adjudicator.games.pipeline import position, submit
+from adjudicator.games.press import PressMessage, public_press
 from adjudicator.games.registry import game_lock, game_path
 from adjudicator.games.repo import BranchLocked, GameRepo, RepoError
 from adjudicator.games.reports import translated_view
@@ -46,7 +54,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words
-from adjudicator.mail import ledger, outbox, tokens
+from adjudicator.mail import ledger, outbox, press, tokens
 from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.web import drafts
 from adjudicator.web.context import SECURITY_HEADERS, current_settings, read_body
@@ -66,6 +74,7 @@ PLAY_CSP = SECURITY_HEADERS["Content-Security-Policy"].replace(
 # A form field is percent-encoded: at most three bytes a byte of text, and the hidden
 # fields besides. A longer body is refused before it is read whole (413).
 FORM_OVERHEAD = 4096
+NONCE = re.compile(r"^[0-9a-f]{32}$")
 
 
 @dataclass(frozen=True)
@@ -135,7 +144,12 @@ def _player_words(repo: GameRepo, player: str) -> Words:
 
 
 def _page(
-    repo: GameRepo, player: str, token: str, notice: Notice | None = None, text: str = ""
+    repo: GameRepo,
+    player: str,
+    token: str,
+    notice: Notice | None = None,
+    text: str = "",
+    press_text: str = "",
 ) -> str:
     """The private page as the game stands now."""
     settings = current_settings()
@@ -189,7 +203,21 @@ def _page(
         },
         max_bytes=settings.max_move_bytes,
         page_token=token,
+        press_messages=_press_shown(settings, repo, player),
+        press_form={
+            "others": [n for n in snap.game.names if n != player],
+            "nonce": secrets.token_hex(16),
+            "text": press_text,
+            "max_chars": press.MAX_CHARS,
+        },
     )
+
+
+def _press_shown(settings: Settings, repo: GameRepo, player: str) -> list[PressMessage]:
+    """The public press and the player's own private press, newest first."""
+    game_id = snapshot(repo).game.id
+    found = public_press(repo) + press.private_press(settings, game_id, player)
+    return sorted(found, key=lambda m: (m.sent, m.to != "all", m.number), reverse=True)
 
 
 def _said(words: Words, reason: str | engine.Phrase) -> str:
@@ -248,9 +276,9 @@ def move(game_id: str, player: str, token: str) -> tuple[str, int]:
     return answer
 
 
-def _read_form(settings: Settings) -> dict[str, str]:
+def _read_form(settings: Settings, most: int | None = None) -> dict[str, str]:
     """The form's fields, its text decoded as strictly as a move file (not UTF-8: 400)."""
-    body = read_body(settings.max_move_bytes * 3 + FORM_OVERHEAD)
+    body = read_body((most or settings.max_move_bytes) * 3 + FORM_OVERHEAD)
     if body is None:
         abort(413, description=f"A move is limited to {settings.max_move_bytes} bytes.")
     try:
@@ -391,3 +419,50 @@ def _change(
         player,
         drafts.Draft(number=snap.adjudicated, lines=lines, notes=notes),
     )
+
+
+@bp.post("/<game_id>/<player>/<token>/press")
+def send_press(game_id: str, player: str, token: str) -> tuple[str, int]:
+    """Press from the page: relayed by the code that relays mailed press (mail/press.py),
+    with its limits and its log; the page says what became of it."""
+    settings = current_settings()
+    with _players_game(game_id, player, token) as (repo, name):
+        form = _read_form(settings, press.MAX_CHARS * 4)  # UTF-8: at most 4 bytes a character
+        text = form.get("text", "").replace("\r\n", "\n").replace("\r", "\n").strip()
+        words = _player_words(repo, name)
+        nonce = form.get("nonce", "")
+        if not (
+            tokens.is_form_token(settings, token, form.get("head", ""), form.get("token", ""))
+            and NONCE.match(nonce)
+        ):
+            said = words("This form did not come from this page: reload the page.")
+            return _page(repo, name, token, Notice(False, said, ""), press_text=text), 403
+        to = form.get("to", "all")
+        block = press.Press(None if to == "all" else to, text)
+        done = _relay(settings, repo, name, block, _press_key(game_id, name, nonce))
+        notice = Notice(done.accepted, words.phrase(done.reason), "")
+        status = 200 if done.accepted else 422
+        answer = _page(repo, name, token, notice, press_text="" if done.accepted else text), status
+    _deliver(settings)
+    return answer
+
+
+def _press_key(game_id: str, player: str, nonce: str) -> str:
+    """The log's inbound key of a press form: the same form posted twice is relayed once."""
+    data = "\0".join(("web press", game_id, player.lower(), nonce)).encode()
+    return hashlib.sha256(data).hexdigest()[:40]
+
+
+def _relay(
+    settings: Settings, repo: GameRepo, player: str, block: press.Press, key: str
+) -> press.Relay:
+    """Relay under the game's lock, as a mailed press is (adjudicator.mail.incoming)."""
+    with game_lock(settings, snapshot(repo).game.id):
+        ledger.reconcile(settings, repo)
+        push_to_forge(settings, repo, None)  # a public press is committed on the forge's newest
+        done = press.relay(settings, repo, block, player, key)
+        if done.accepted:
+            push_to_forge(settings, repo, None)
+        ledger.reconcile(settings, repo)
+    log.info("press by %s in %s (web): %s", player, repo.path.name, done.reason.message)
+    return done

@@ -21,7 +21,9 @@ Figures: `submissions_per_turn` (replies sent, over the turns played), `interrup
 (replies refused because they met another's decision), `mails_per_player_per_turn` (mails the
 SMTP server took for the players, over players x turns), and `refusals` (every refusal).
 A turn is one player's turn of play, or one player's choice of loyalty at setup before the
-first turn. With `--json` the last line is one JSON object of these figures.
+first turn. Each game's secret is made from its seed, so that every run deals the same
+decks and two versions of the service meet the same games (until their answers make the
+bots choose differently). With `--json` the last line is one JSON object of these figures.
 
 Targets: `submissions_per_turn` at most 1.05, `interrupted_refusals` 0,
 `mails_per_player_per_turn` at most 1.2.
@@ -182,7 +184,15 @@ def play_game(
     names = NAMES[:players]
     emails = {n: f"{n}@players.example" for n in names}
     path = settings.games_dir / game_id
-    create_game(path, [(n, emails[n]) for n in names], home=settings.home, game_id=game_id)
+    # The seed's own secret: the same deck and the same bots' choices in every run, so that
+    # two versions of the service are measured on the same games.
+    create_game(
+        path,
+        [(n, emails[n]) for n in names],
+        home=settings.home,
+        game_id=game_id,
+        secret=f"turns-benchmark-{seed}",
+    )
     repo = GameRepo(path)
     head = repo.head()
     assert head is not None
@@ -240,8 +250,10 @@ def play_game(
                     f"{name} answered {mail['Subject']} to {mail['To']}: {text!r}"
                 )
     final = position(snapshot(repo), settings.home)
-    fig.turns += final.turn + players - 1
-    fig.players_turns += (final.turn + players - 1) * players
+    # Every player's choice of loyalty, then the turns of play begun (the last one included:
+    # the game ends in it).
+    fig.turns += final.turn + players
+    fig.players_turns += (final.turn + players) * players
     fig.games += 1
     fig.mails += sum(
         1

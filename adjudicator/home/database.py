@@ -20,6 +20,7 @@ import hashlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -148,6 +149,8 @@ SESSION_OPTIONS = (
 )
 POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
 POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
+OUTAGE_SECONDS = 2.0  # ... while the server is away: a connection was lost lately
+OUTAGE_MEMORY = 30.0  # seconds a lost connection says the server is away
 
 
 def advisory_key(name: str) -> int:
@@ -221,19 +224,47 @@ def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, 
     A thread never holds two connections of the pool, so a thread waiting for one holds
     none, and a full pool makes threads wait for each other's work, never deadlock.
     """
+    import psycopg  # the client: PostgreSQL mode only (loaded by `pool` already)
+
     url = _url(settings)
     lent, uses = _lent.connections.get(url, (None, 0))
     if lent is None:
-        lent = pool(settings).getconn()
+        lent = _getconn(pool(settings), url)
     _lent.connections[url] = (lent, uses + 1)
     try:
         yield lent
+    except psycopg.OperationalError:
+        _lost[url] = time.monotonic()  # the server went away, or the network to it
+        raise
     finally:
         lent, uses = _lent.connections.pop(url)
         if uses > 1:
             _lent.connections[url] = (lent, uses - 1)
         else:
             pool(settings).putconn(lent)
+
+
+# When each pool (by URL) last lost a connection to an error of the server or the network.
+_lost: dict[str, float] = {}
+
+
+def _getconn(found: ConnectionPool, url: str) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection of the pool. While the server is away (a connection was lost within
+    OUTAGE_MEMORY seconds and none is free), wait only OUTAGE_SECONDS, not the
+    POOL_TIMEOUT a busy pool deserves: the request fails as temporary at once
+    (web/outage.py), and the pool's own reconnection brings connections back."""
+    import psycopg_pool  # the client: PostgreSQL mode only (loaded by `pool` already)
+
+    away = time.monotonic() - _lost.get(url, -OUTAGE_MEMORY) < OUTAGE_MEMORY
+    waiting = OUTAGE_SECONDS if away and not found.get_stats().get("pool_available") else None
+    try:
+        lent = found.getconn(timeout=waiting or POOL_TIMEOUT)
+    except psycopg_pool.PoolTimeout:
+        if waiting is not None:
+            _lost[url] = time.monotonic()
+        raise
+    _lost.pop(url, None)
+    return lent
 
 
 @atexit.register

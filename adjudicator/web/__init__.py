@@ -53,6 +53,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from adjudicator.web.inbound import bp as inbound
     from adjudicator.web.languages import install as install_languages
     from adjudicator.web.metrics import bp as metrics
+    from adjudicator.web.outage import install as install_outage
     from adjudicator.web.pages import bp as pages
     from adjudicator.web.play import bp as play
     from adjudicator.web.webhooks import bp as webhooks
@@ -89,6 +90,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if settings.metrics:  # else /metrics is a 404, as any address that is not a page
         app.register_blueprint(metrics)
     install_languages(app)  # after the blueprints: its filters speak the visitor's language
+    install_outage(app, several_nodes=serving.several_nodes)
 
     @app.after_request
     def secure(response: Response) -> Response:

@@ -158,6 +158,42 @@ def test_healthz_reports_the_database_and_fails_without_it(
     )
 
 
+def test_every_request_is_answered_503_while_the_database_is_away(
+    tmp_path: Path, database_url: str
+) -> None:
+    """A node that loses its database fails each request whole and says so as temporary
+    (503, Retry-After), to the mail gateway as to a reader, and soon, never after the
+    pool's minute: the gateway delivers again, a load balancer sends players elsewhere."""
+    with mail_server() as server:
+        settings = settings_for(
+            tmp_path / "node", server.port, database_url=database_url, secret_key=SECRET_KEY
+        )
+        database.upgrade(settings)
+        backend.of(settings).check()
+        repo, created = new_game(settings)
+        report_mails.notify(settings, repo, [created])
+        game_id = repo.path.name
+        repo.repo.close()
+        report = next(m for m in server.messages if "It is your decision." in plain(m))
+        raw = reply_to(report, OPTION.findall(plain(report))[0])
+        client = create_app({"home": settings.home, "database_url": database_url}).test_client()
+        assert client.get(f"/games/{game_id}").status_code == 200
+        with psycopg.connect(SERVER_URL, autocommit=True) as admin:  # the database goes away
+            name = database_url.rsplit("/", 1)[-1]
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        mailed = client.post("/inbound/email", data=raw)
+        assert mailed.status_code == 503, mailed.data
+        assert mailed.headers["Retry-After"] and "try again later" in mailed.get_json()["error"]
+        for path in ("/", f"/games/{game_id}", "/"):  # the pool's connections lost by now
+            started = time.monotonic()
+            page = client.get(path)
+            assert page.status_code == 503 and page.headers["Retry-After"], path
+            assert b"503" in page.data
+            assert time.monotonic() - started < 15, path
+    nodes.stop_heartbeat(settings)
+    database.close_pools()
+
+
 def test_a_node_refuses_a_database_it_cannot_reach(home: Path) -> None:
     unreachable = "postgresql://postgres@127.0.0.1:1/pamir?connect_timeout=2"
     settings = load_settings({"home": home, "database_url": unreachable})

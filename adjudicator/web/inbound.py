@@ -13,6 +13,7 @@ import logging
 
 from flask import Blueprint, Response, jsonify
 
+from adjudicator.games.repo import BranchLocked
 from adjudicator.home import metrics
 from adjudicator.mail.answers import answer, without_paths
 from adjudicator.mail.incoming import handle_message
@@ -37,7 +38,9 @@ def email() -> tuple[Response, int]:
         return jsonify(error="the body must be a raw email message"), 400
     try:
         result = handle_message(settings, raw)
-    except (DnsUnavailable, ForgeUnavailable) as error:  # the gateway posts it again
+    # The gateway posts it again: DNS or the forge away, or the game's branch locked by a
+    # writer at work (or one that died: games/leftover_locks.py removes its lock in time).
+    except (DnsUnavailable, ForgeUnavailable, BranchLocked) as error:
         log.warning("inbound mail not handled for now: %s", error)
         return jsonify(error=f"try again later: {without_paths(str(error), settings.home)}"), 503
     # Whoever can reach the endpoint reads this: no path of the server in it.

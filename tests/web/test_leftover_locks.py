@@ -13,14 +13,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gitgame import THREE, create, decider, full_state, head, isolate, pamir
+from gitgame import THREE, create, decider, full_state, head, isolate, opened, pamir
 from liveserver import fetch, serving
+from mailserver import mail_server, reply_to, settings_for
 from test_private_page import form_fields, post, private_path
 
 from adjudicator.games import leftover_locks
+from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
 from adjudicator.home.faults import FAULT_EXIT
 from adjudicator.home.settings import load_settings
+from adjudicator.mail import report_mails
 from adjudicator.web import create_app
 
 GAME = "locked"
@@ -94,3 +97,24 @@ def test_only_lock_files_are_removed(game: tuple[Path, Path]) -> None:
     removed, failed = leftover_locks.clear(path)
     assert removed == [] and failed == []
     assert all(file.exists() for file in kept)
+
+
+def test_an_email_meeting_a_young_lock_is_answered_as_temporary(
+    game: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The gateway is told to post the message again (503), and nothing is played."""
+    root, path = game
+    lock = crash_holding_the_branch_lock(root, path, tmp_path)
+    before = head(path)
+    with mail_server() as server:
+        settings = settings_for(root, server.port)
+        with opened(path) as repo:
+            report_mails.notify(settings, repo, [Adjudication(0, before, "")])
+        player, options = decider(full_state(path))
+        mail = next(m for m in server.messages if str(m["X-Pamir-Player"]) == player)
+        raw = reply_to(mail, options[0] + "\n")
+        with serving(create_app({"home": root, "smtp_port": server.port})) as site:
+            reply = fetch(f"{site}/inbound/email", raw, {"Content-Type": "message/rfc822"})
+    assert reply.status == 503 and "try again later" in reply.text
+    assert "main.lock" in reply.text and str(root) not in reply.text
+    assert head(path) == before and lock.exists()

@@ -41,11 +41,16 @@ def policy_hints(state: engine.State, seat: int) -> list[Phrase]:
             )
         ]
     hints: list[Phrase] = []
+    may_offer_pay = player.policy_pay is None and decision.kind != "pay"
+    # The legal actions, listed once for both hints, and only when one of them reads them.
+    actions = options_for(state, seat) if decision.kind == "turn" or may_offer_pay else []
     if decision.kind == "turn":
-        demand = _demand_hint(state, seat)
+        demand = _demand_hint(state, seat, actions)
         if demand is not None:
             hints.append(demand)
-    if player.policy_pay is None and (decision.kind == "pay" or _may_meet_a_bribe(state, seat)):
+    if player.policy_pay is None and (
+        decision.kind == "pay" or _may_meet_a_bribe(state, seat, actions)
+    ):
         hints.append(
             P(
                 "Some of your actions let a ruler demand a bribe, and your turn then waits for "
@@ -57,7 +62,7 @@ def policy_hints(state: engine.State, seat: int) -> list[Phrase]:
     return hints
 
 
-def _demand_hint(state: engine.State, seat: int) -> Phrase | None:
+def _demand_hint(state: engine.State, seat: int, actions: list[engine.Action]) -> Phrase | None:
     """At the seat's turn: `policy demand` for the players it has none for, when it rules a
     region, or may come to rule one in this turn. A region gained in this turn can be
     played into before the seat's next turn mail, and the bribe would then ask it first."""
@@ -78,7 +83,7 @@ def _demand_hint(state: engine.State, seat: int) -> Phrase | None:
             regions=comma_phrase([region_term(r) for r in ruled]),
             players=", ".join(others),
         )
-    if _may_come_to_rule(state, seat):
+    if _may_come_to_rule(state, seat, actions):
         return P(
             "This turn may make you rule a region: a player who then plays a card there owes "
             "you a bribe, and their turn waits for your answer. To answer in advance, add to "
@@ -89,7 +94,7 @@ def _demand_hint(state: engine.State, seat: int) -> Phrase | None:
     return None
 
 
-def _may_come_to_rule(state: engine.State, seat: int) -> bool:
+def _may_come_to_rule(state: engine.State, seat: int, actions: list[engine.Action]) -> bool:
     """Whether the seat may rule a region by the end of its turn: ruling needs a tribe
     there [Ruling a Region, p. 7], so it has one already, or one of its legal plays places
     one. Read from the cards, without playing each action."""
@@ -98,17 +103,17 @@ def _may_come_to_rule(state: engine.State, seat: int) -> bool:
     return any(
         action.verb == "play"
         and any(impact.kind == "tribe" for impact in COURT_CARDS[int(action.args[0])].impacts)
-        for action in options_for(state, seat)
+        for action in actions
     )
 
 
-def _may_meet_a_bribe(state: engine.State, seat: int) -> bool:
+def _may_meet_a_bribe(state: engine.State, seat: int, actions: list[engine.Action]) -> bool:
     """Whether one of the seat's legal actions now hands a bribe to another player: a play
     into a region another rules, or a card-based action on a card held hostage, whose
     bribe is more than nothing and not answered already by the holder's standing demand
     (or by Wakhan, who answers at once) [Play, p. 11; Hostage Actions, p. 12]. Read from
     the engine's own bribe rules, without playing each action."""
-    for action in options_for(state, seat):
+    for action in actions:
         if action.verb == "play":
             card = int(action.args[0])
             owner, amount = bribe_owed(state, seat, COURT_CARDS[card].region)

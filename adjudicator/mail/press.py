@@ -166,12 +166,10 @@ def private_press(settings: Settings, game_id: str, player: str) -> list[PressMe
     """The private press `player` sent or was sent in the game, oldest first: never that
     between two other players."""
     found = []
-    folder = f"mail/press/{game_id}/private"
     for e in _log(settings, game_id):
         if e.to == "all" or player.lower() not in (e.sender.lower(), e.to.lower()):
             continue
-        name = f"{folder}/{e.number:04d}-{e.sender.lower()}-{e.to.lower()}.md"
-        data = store.of(settings).read(name)
+        data = store.of(settings).read(_private_name(game_id, e.number, e.sender, e.to))
         message = None if data is None else read_press_document(data.decode("utf-8"))
         if message is not None:
             found.append(message)
@@ -237,10 +235,13 @@ def _keep_private(
     settings: Settings, repo: GameRepo, number: int, sender: str, to: str, text: str, now: datetime
 ) -> None:
     snap = snapshot(repo)
-    folder = f"mail/press/{snap.game.id}/private"
     document = press_document(number, sender, to, now, snap.adjudicated, text)
-    name = f"{folder}/{number:04d}-{sender.lower()}-{to.lower()}.md"
-    store.of(settings).write(name, document.encode())
+    store.of(settings).write(_private_name(snap.game.id, number, sender, to), document.encode())
+
+
+def _private_name(game_id: str, number: int, sender: str, to: str) -> str:
+    """Where the store keeps a private press message."""
+    return f"mail/press/{game_id}/private/{number:04d}-{sender.lower()}-{to.lower()}.md"
 
 
 def _relayed(game_id: str, sender: str, to: str, text: str, words: Words) -> str:

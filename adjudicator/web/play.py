@@ -28,7 +28,6 @@ by a hash of the form's random nonce so that a form posted twice is relayed once
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import secrets
@@ -448,9 +447,9 @@ def send_press(game_id: str, player: str, token: str) -> tuple[str, int]:
 
 
 def _press_key(game_id: str, player: str, nonce: str) -> str:
-    """The log's inbound key of a press form: the same form posted twice is relayed once."""
-    data = "\0".join(("web press", game_id, player.lower(), nonce)).encode()
-    return hashlib.sha256(data).hexdigest()[:40]
+    """The log's inbound key of a press form, as a mail's is made from its Message-ID: the
+    same form posted twice is relayed once."""
+    return ledger.inbound_key("\0".join(("web press", game_id, player.lower(), nonce)), b"")
 
 
 def _relay(

@@ -30,6 +30,15 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 UNDER_CI = os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no"}
 MISSING = "headless Chromium is not installed (Debian: apt-get install -y chromium)"
 needs_chromium = pytest.mark.skipif(CHROMIUM is None and not UNDER_CI, reason=MISSING)
+# As root and on a closed network: no sandbox, and none of chromium's own connections out.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 # Not conftest's `home`: one PAMIR_HOME per module, with games already played in it, so
@@ -55,12 +64,7 @@ def chromium(profile: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [
         CHROMIUM,
         "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
+        *FLAGS,
         "--hide-scrollbars",
         f"--user-data-dir={profile}",
         *args,

@@ -28,7 +28,7 @@ from gitgame import (
 )
 from liveserver import serving
 from playwright.sync_api import Browser, Page, expect, sync_playwright
-from test_browser import CHROMIUM, MISSING, needs_chromium
+from test_browser import CHROMIUM, FLAGS, MISSING, needs_chromium
 from test_private_page import private_path
 
 from adjudicator.games.choices import HEADINGS
@@ -36,14 +36,6 @@ from adjudicator.games.pipeline import submit
 from adjudicator.web import create_app
 
 pytestmark = needs_chromium
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 POLL_MS = 400  # the live pages' poll, quick for the tests (5000 by default)
 
 
@@ -64,7 +56,7 @@ def browser() -> Iterator[Browser]:
     if CHROMIUM is None:
         pytest.fail(f"{MISSING}; under CI the browser tests must run")
     with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield launched
         launched.close()
 

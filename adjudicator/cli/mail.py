@@ -12,7 +12,6 @@ from adjudicator.home.settings import SettingsError, load_settings
 from adjudicator.mail import outbox
 from adjudicator.mail.answers import without_paths
 from adjudicator.mail.incoming import handle_message
-from adjudicator.mail.ledger import reconcile_all
 from adjudicator.mail.outbox import EXPIRED, FAILED, PENDING, SENT, WRITTEN, deliver
 
 log = logging.getLogger(__name__)
@@ -66,8 +65,9 @@ def cmd_inbound_email(args: argparse.Namespace) -> None:
     if len(raw) > settings.max_inbound_bytes:
         sys.stdin.buffer.read()  # let the MTA finish writing; it is refused anyway
     try:
-        # First the mails of commits whose process died before queuing them.
-        reconcile_all(settings)
+        # The mails of the message's game that a crashed process left unqueued go first
+        # (handle_message reconciles it); the other games are left to their own traffic
+        # and the scheduler, so a message costs the same however many games there are.
         result = handle_message(settings, raw)
     except Exception:
         log.exception("unexpected failure; the message is left to the MTA to retry")

@@ -25,20 +25,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from adjudicator.forge.notices import RefusedMove, Update, restore_notice
 from adjudicator.forge.records import record, recorded
 from adjudicator.forge.recovery import rewritten, vetted
 from adjudicator.forge.transport import ORIGIN, TRACKING, RemoteError, fetch, push, rev
 from adjudicator.games import hosting, pipeline
+from adjudicator.games.hosting import normalize_url
 from adjudicator.games.moves import MOVES_DIR, ON_RESIGNED, MoveName, parse_name
 from adjudicator.games.outputs import Adjudication, Refusal, and_followers, refused_phrase
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
 from adjudicator.games.snapshot import GameError, snapshot, state_record
-from adjudicator.home import metrics
+from adjudicator.home import backend, metrics
 from adjudicator.home.settings import Settings
 from adjudicator.home.store import DatabaseStore, store_for
 
@@ -58,24 +58,6 @@ class _LocalMove:
 
 
 # -- URLs ------------------------------------------------------------------------------------
-
-
-def normalize_url(url: str) -> str:
-    """A comparable form of a repository URL: `host/owner/name` for forges (any scheme,
-    credentials, port and `.git` dropped; lower case), the resolved path for local ones."""
-    text = url.strip()
-    parts = urlsplit(text)
-    if parts.scheme == "file" or (not parts.scheme and text.startswith(("/", "."))):
-        path = unquote(parts.path) if parts.scheme == "file" else text
-        return str(Path(path).resolve()).removesuffix("/").removesuffix(".git")
-    if parts.scheme and parts.hostname:
-        host, path = parts.hostname, parts.path
-    elif match := re.match(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.+)$", text):
-        host, path = match.group("host"), match.group("path")  # scp-like: git@host:owner/name
-    else:
-        return str(Path(text).resolve()).removesuffix(".git")
-    path = path.strip("/").removesuffix(".git")
-    return f"{host}/{path}".lower()
 
 
 def origin_url(repo: GameRepo) -> str | None:
@@ -130,6 +112,15 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
     """The id of the game whose service clone tracks the forge repository `full_name`
     reached at `urls`: its `origin` URL matches one of them, or game.toml's option
     `remote` names the repository (as `owner/name` or a URL)."""
+    if backend.of(settings).several_nodes:
+        # PostgreSQL mode: the registry holds every forge-hosted game (a clone made by hand
+        # is registered when a node starts: hosting.register_clones), found by one indexed
+        # lookup and cloned here when another node set it up; a repository it does not
+        # name is no game of the service's, whatever the number of games (no survey).
+        found = hosting.find(settings, list(urls))
+        if found is not None and hosting.clone(settings, *found) is not None:
+            return found[0]
+        return None
     wanted = {normalize_url(u) for u in urls if u}
     # First, cheaply: each clone's origin URL read from its Git config file, with no
     # process started and no repository opened (a service may host many games).
@@ -138,11 +129,6 @@ def find_game(settings: Settings, full_name: str, urls: Sequence[str]) -> str | 
             origin = _configured_origin(path)
             if origin is not None and normalize_url(origin) in wanted:
                 return _game_id_of(path)
-    # PostgreSQL mode: a game another node set up, not cloned here yet (before the survey
-    # below, which would clone every such game first).
-    for game_id, url in hosting.registered(settings).items():
-        if normalize_url(url) in wanted and hosting.clone(settings, game_id, url) is not None:
-            return game_id
     games = list_games(settings)
     try:
         for game_id, repo in games:

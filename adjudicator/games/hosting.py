@@ -21,13 +21,15 @@ folders of PAMIR_HOME/games, as on one machine. The backend picks one of the two
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+from urllib.parse import unquote, urlsplit
 
 import git
 
@@ -36,6 +38,9 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import backend, database
 from adjudicator.home.keys import adjudicator_key
 from adjudicator.home.settings import Settings
+
+if TYPE_CHECKING:  # the client is imported where it is used: only PostgreSQL mode loads it
+    import psycopg
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,25 @@ def url_of(settings: Settings, game_id: str) -> str | None:
     return _of(settings).url_of(game_id)
 
 
+def find(settings: Settings, urls: list[str]) -> tuple[str, str] | None:
+    """The registered game (id, URL) whose forge repository is at one of `urls` (compared
+    in their `normalize_url` form), by one indexed lookup; None when there is none (or no
+    database is configured)."""
+    return _of(settings).find(urls)
+
+
+def forge_head(settings: Settings, game_id: str) -> str | None:
+    """The game's branch on its forge as the service last saw it (the last push or fetch
+    by any node); None when unknown, or with no database."""
+    return _of(settings).forge_head(game_id)
+
+
+def saw_forge_head(settings: Settings, game_id: str, head: str) -> None:
+    """Record the game's branch as this node just saw it on its forge (nothing with no
+    database)."""
+    _of(settings).saw_forge_head(game_id, head)
+
+
 def clone(settings: Settings, game_id: str, url: str | None = None) -> Path | None:
     """This node's clone of a registered game, cloned from its forge first when the node
     has none; None when the game is not registered (or no database is configured).
@@ -80,12 +104,36 @@ def register_clones(settings: Settings, known: dict[str, str] | None = None) -> 
     return _of(settings).register_clones(known)
 
 
+def normalize_url(url: str) -> str:
+    """A comparable form of a repository URL: `host/owner/name` for forges (any scheme,
+    credentials, port and `.git` dropped; lower case), the resolved path for local ones."""
+    text = url.strip()
+    parts = urlsplit(text)
+    if parts.scheme == "file" or (not parts.scheme and text.startswith(("/", "."))):
+        path = unquote(parts.path) if parts.scheme == "file" else text
+        return str(Path(path).resolve()).removesuffix("/").removesuffix(".git")
+    if parts.scheme and parts.hostname:
+        host, path = parts.hostname, parts.path
+    elif match := re.match(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?P<path>.+)$", text):
+        host, path = match.group("host"), match.group("path")  # scp-like: git@host:owner/name
+    else:
+        return str(Path(text).resolve()).removesuffix(".git")
+    path = path.strip("/").removesuffix(".git")
+    return f"{host}/{path}".lower()
+
+
 class Registry(Protocol):
     def register(self, game_id: str, url: str) -> None: ...
 
     def registered(self) -> dict[str, str]: ...
 
     def url_of(self, game_id: str) -> str | None: ...
+
+    def find(self, urls: list[str]) -> tuple[str, str] | None: ...
+
+    def forge_head(self, game_id: str) -> str | None: ...
+
+    def saw_forge_head(self, game_id: str, head: str) -> None: ...
 
     def clone(self, game_id: str, url: str | None = None) -> Path | None: ...
 
@@ -108,6 +156,15 @@ class NoRegistry:
 
     def url_of(self, game_id: str) -> str | None:
         return None
+
+    def find(self, urls: list[str]) -> tuple[str, str] | None:
+        return None
+
+    def forge_head(self, game_id: str) -> str | None:
+        return None
+
+    def saw_forge_head(self, game_id: str, head: str) -> None:
+        pass
 
     def clone(self, game_id: str, url: str | None = None) -> Path | None:
         return None
@@ -135,9 +192,10 @@ class ForgeRegistry:
     def register(self, game_id: str, url: str) -> None:
         with database.connection(self.settings) as connection:
             connection.execute(
-                "INSERT INTO pamir_games (game_id, url) VALUES (%s, %s)"
-                " ON CONFLICT (game_id) DO UPDATE SET url = excluded.url",
-                (game_id, url),
+                "INSERT INTO pamir_games (game_id, url, url_key) VALUES (%s, %s, %s)"
+                " ON CONFLICT (game_id) DO UPDATE"
+                " SET url = excluded.url, url_key = excluded.url_key",
+                (game_id, url, normalize_url(url)),
             )
 
     def registered(self) -> dict[str, str]:
@@ -151,6 +209,34 @@ class ForgeRegistry:
                 "SELECT url FROM pamir_games WHERE game_id = %s", (game_id,)
             ).fetchone()
         return None if row is None else str(row[0])
+
+    def find(self, urls: list[str]) -> tuple[str, str] | None:
+        keys = sorted({normalize_url(u) for u in urls if u})
+        if not keys:
+            return None
+        with database.connection(self.settings) as connection:
+            if not _keyed.is_set():
+                _fill_url_keys(connection)
+            row = connection.execute(
+                "SELECT game_id, url FROM pamir_games WHERE url_key = ANY(%s)"
+                " ORDER BY game_id LIMIT 1",
+                (keys,),
+            ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def forge_head(self, game_id: str) -> str | None:
+        with database.connection(self.settings) as connection:
+            row = connection.execute(
+                "SELECT head FROM pamir_games WHERE game_id = %s", (game_id,)
+            ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def saw_forge_head(self, game_id: str, head: str) -> None:
+        with database.connection(self.settings) as connection:
+            connection.execute(
+                "UPDATE pamir_games SET head = %s WHERE game_id = %s AND head IS DISTINCT FROM %s",
+                (head, game_id, head),
+            )
 
     def clone(self, game_id: str, url: str | None = None) -> Path | None:
         target = self.settings.games_dir / game_id
@@ -197,6 +283,23 @@ class ForgeRegistry:
         return found
 
 
+_keyed = threading.Event()  # this process filled in the url_key of older rows
+
+
+def _fill_url_keys(connection: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Give the rows registered before url_key existed theirs (once a process: every
+    registration since writes it)."""
+    rows = connection.execute(
+        "SELECT game_id, url FROM pamir_games WHERE url_key IS NULL"
+    ).fetchall()
+    for game_id, url in rows:
+        connection.execute(
+            "UPDATE pamir_games SET url_key = %s WHERE game_id = %s",
+            (normalize_url(str(url)), game_id),
+        )
+    _keyed.set()
+
+
 class CloneFailed(Exception):
     """git could not clone the forge's repository; `stderr` says why."""
 
@@ -241,7 +344,13 @@ def _clone_into(settings: Settings, game_id: str, url: str, target: Path) -> Non
             finally:
                 repo.repo.close()
             target.parent.mkdir(parents=True, exist_ok=True)
-            folder.rename(target)
+            try:
+                folder.rename(target)
+            except OSError:
+                if not target.is_dir():
+                    raise
+                # Another process of this node (a gunicorn worker) cloned it meanwhile: the
+                # same forge's game, which is all this one was for.
     except CloneFailed as error:
         why = error.stderr[:200]
         raise RepoError(f"cannot clone game {game_id} from its forge: {why}") from None

@@ -131,6 +131,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        5,
+        "the registry's games found by their forge URL, and the forge's head of each",
+        # url_key: the URL's comparable form (games/hosting.py `normalize_url`), written by
+        # `register`, filled in for older rows by the first lookup of each process. head:
+        # the game's branch on the forge as the last node to push or fetch it saw it, which
+        # a node compares with its clone's before it serves a page (docs/cluster.md).
+        """
+        ALTER TABLE pamir_games ADD COLUMN url_key text;
+        ALTER TABLE pamir_games ADD COLUMN head text;
+        CREATE INDEX pamir_games_url_key ON pamir_games (url_key);
+        """,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _VERSION_TABLE = """

@@ -24,8 +24,9 @@ PostgreSQL mode (docs/cluster.md) the record is a row of `pamir_inbound_messages
 primary key is the game and HASH, so a message is one record whichever node takes it.
 
 `reconcile` is run by every path that adjudicates for the service (email, webhooks, the
-scheduler), and `reconcile_all` at the start of `pamir serve`, `pamir scheduler` and
-`pamir inbound-email` and on every tick of the scheduler's outbox job.
+scheduler), and `reconcile_all` once `pamir serve` listens, at the start of `pamir
+scheduler` and on every tick of the scheduler's outbox job (`pamir inbound-email`
+reconciles the message's own game, as every path does).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import git
 
 from adjudicator.forge import remote, transport
 from adjudicator.forge.notices import RefusedMove, Update
+from adjudicator.games import hosting, needs_host
 from adjudicator.games.moves import MoveName
 from adjudicator.games.outputs import (
     INBOUND_TRAILER,
@@ -52,8 +54,9 @@ from adjudicator.games.outputs import (
     write_private_sections,
 )
 from adjudicator.games.pipeline import position
-from adjudicator.games.registry import game_lock, list_games
-from adjudicator.games.repo import REF, GameRepo
+from adjudicator.games.refs import RefError, stored_value
+from adjudicator.games.registry import folder_id, game_lock
+from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import REPORTS_DIR, snapshot, state_record
 from adjudicator.home import backend, locks, store
 from adjudicator.home.faults import fault
@@ -209,23 +212,58 @@ def reconcile(settings: Settings, repo: GameRepo) -> list[Path]:
 
 
 def reconcile_all(settings: Settings) -> int:
-    """Reconcile every game, each under its lock; return how many messages were queued.
-    A game that fails is logged and the others go on."""
+    """Reconcile every game this node has a repository of, each under its lock; return
+    how many messages were queued. A game that fails is logged and the others go on.
+
+    The games are the folders of PAMIR_HOME/games, read as they are: in PostgreSQL mode a
+    game this node has no clone of has no commit of this node's to mail, so none is cloned
+    for this. A game whose branches have not moved since this process last reconciled it
+    is passed over without its lock (two ref files read): the outbox job runs this every
+    few seconds, and its cost must not grow with the games that are idle."""
     count = 0
-    games = list_games(settings)
-    for _, repo in games:
-        repo.repo.close()
-    for game_id, found in games:
+    games = settings.games_dir
+    if not games.is_dir():
+        return 0
+    for path in sorted(games.iterdir()):
+        # A hidden folder is a game still being built by `create_game`, not yet a game.
+        if not path.is_dir() or path.name.startswith("."):
+            continue
+        tips = _tips(path)
+        if tips is not None and _reconciled.get(path) == tips:
+            continue
+        game_id = folder_id(path)
+        if needs_host.marked(settings.home, game_id) is not None:
+            continue  # cannot be read: `pamir games` and the scheduler say so
         try:
             with game_lock(settings, game_id):
-                repo = GameRepo(found.path)
+                repo = GameRepo(path)
                 try:
                     count += len(reconcile(settings, repo))
                 finally:
                     repo.repo.close()
+        except RepoError:
+            continue  # not a Git repository: not a game
         except Exception:
             log.exception("queuing the mails of game %s failed", game_id)
+            continue
+        if tips is not None:
+            _reconciled[path] = tips
     return count
+
+
+# A game's folder -> its branch and remote-tracking branch when this process last
+# reconciled it (`reconcile_all`). A commit made since, by any process, moves one of them.
+_reconciled: dict[Path, tuple[str | None, str | None]] = {}
+
+
+def _tips(path: Path) -> tuple[str | None, str | None] | None:
+    """The game's branch and its forge's remote-tracking branch as their files say (None
+    when they cannot be read: the game is reconciled, not passed over)."""
+    folder = path if (path / "HEAD").is_file() else path / ".git"
+    try:
+        return stored_value(str(folder), REF), stored_value(str(folder), transport.TRACKING)
+    except (OSError, RefError):
+        return None
 
 
 # -- the mails of one commit ---------------------------------------------------------------
@@ -474,9 +512,14 @@ def forge_update(settings: Settings, repo: GameRepo) -> Update:
     """`remote.update` (the caller holds the game's lock), the report mails of its
     adjudications composed while their push is on its way (`report_mails.prepare`), for
     `announce` to queue as they are once the forge has them."""
-    return remote.update(
+    done = remote.update(
         repo, settings.home, while_pushing=partial(report_mails.prepare, settings, repo)
     )
+    # The other nodes compare their clones with this before they serve a page of the game
+    # (web/freshness.py).
+    if backend.of(settings).several_nodes and (tip := repo.ref(transport.TRACKING)):
+        hosting.saw_forge_head(settings, snapshot(repo).game.id, tip)
+    return done
 
 
 def announce(

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from adjudicator.home import locks
+from adjudicator.home import backend, locks
 from adjudicator.home.locks import Leadership
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger
@@ -74,7 +74,11 @@ def run_forever(settings: Settings, stop: threading.Event | None = None) -> None
 
 
 def _lead(settings: Settings, stop: threading.Event, held: Leadership) -> None:
-    ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
+    if not backend.of(settings).several_nodes:
+        ledger.reconcile_all(settings)  # the mails a crash left unqueued, before anything new
+    # In PostgreSQL mode a new leader runs the deadlines already due first: the mails a crash
+    # left unqueued are the outbox job's (woken once the jobs are rebuilt), and every
+    # adjudication reconciles its own game before it commits.
     scheduler = build_scheduler(settings)
     scheduler.start()
     log.info("scheduler started on %s with %d jobs", settings.home, len(scheduler.get_jobs()))

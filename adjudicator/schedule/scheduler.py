@@ -14,8 +14,9 @@ In PostgreSQL mode (docs/cluster.md#the-scheduler) the jobs of the elected sched
 kept in APScheduler's SQLAlchemy job store (the table `pamir_scheduler_jobs`), so that the
 next leader starts from them; each stored job names a module-level function and the game
 it is about (`run_stored`), never the scheduler or the settings, which are the leader's
-own. The new leader rebuilds the games' jobs from the repositories as a single scheduler
-does when it starts, replacing the stored ones.
+own. The new leader starts from the stored jobs, so that the deadlines already due run at
+once, and rebuilds the games' jobs from the repositories beside them (`rebuild_jobs`, its
+first job), replacing the stored ones.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ OUTBOX_JOB = "outbox"
 DIGEST_JOB = "digest"
 DIGEST_SECONDS = 60  # how soon after its hour a digest goes out
 WATCH_JOB = "watch"
+REBUILD_JOB = "rebuild"  # PostgreSQL mode: a new leader's games' jobs, after its start
 WATCH_SECONDS = 3  # a host's change of deadlines is scheduled this soon after its commit
 RETRY = timedelta(seconds=60)  # after a run that could not proceed (pushed moves, errors)
 
@@ -148,7 +150,7 @@ def run_stored(name: str, *args: str) -> None:
         mail_tick(settings)
         return
     functions: dict[str, Callable[..., object]] = {
-        f.__name__: f for f in (poll, watch, digest_tick, deadline_job, reminder_job)
+        f.__name__: f for f in (poll, watch, digest_tick, deadline_job, reminder_job, rebuild_jobs)
     }
     if name not in functions:
         log.error("job %s not run: no such job (stored by another version of pamir?)", name)
@@ -168,7 +170,21 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
     scheduler = GameScheduler(clock or utc_now, settings)
     if scheduler.pamir_stored:
         _leading = (scheduler, settings)
-    refresh_all(scheduler, settings)
+        # The stored jobs are the last leader's, each game's up to its last move: those due
+        # run as soon as the scheduler starts, and the games' jobs are rebuilt from the
+        # repositories just after, beside them, so a failover's deadlines are not late by
+        # the time it takes to read every game.
+        _add_job(
+            scheduler,
+            rebuild_jobs,
+            DateTrigger(run_date=utc_now(), timezone=UTC),
+            args=[scheduler, settings],
+            id=REBUILD_JOB,
+            name="rebuild every game's jobs from the repositories",
+            replace_existing=True,
+        )
+    else:
+        refresh_all(scheduler, settings)
     _add_job(
         scheduler,
         poll,
@@ -398,6 +414,12 @@ def watch(scheduler: GameScheduler, settings: Settings) -> list[str]:
         except Exception:
             log.exception("game %s: its jobs could not be refreshed", game_id)
     return moved
+
+
+def rebuild_jobs(scheduler: GameScheduler, settings: Settings) -> None:
+    """A new leader's first job (PostgreSQL mode): every game's jobs afresh."""
+    refresh_all(scheduler, settings)
+    wake_outbox(scheduler)
 
 
 def poll(scheduler: GameScheduler, settings: Settings) -> None:

@@ -49,6 +49,7 @@ from adjudicator.mail.outbox import undeliverable
 from adjudicator.schedule.clock import read_deadlines, waiting
 from adjudicator.schedule.turnmail import enforced_deadline
 from adjudicator.web.context import current_settings
+from adjudicator.web.freshness import freshen
 from adjudicator.web.languages import page_words
 from adjudicator.web.rendering import FILTERS, report_html
 from engine.view_types import PublicView
@@ -191,9 +192,11 @@ def opened(game_id: str) -> Iterator[GameRepo]:
     """The game's repository, or a 404 for an id this service does not have."""
     if not GAME_ID.match(game_id):
         abort(404, description=f"There is no game called {game_id!r} here.")
-    path = game_path(current_settings(), game_id)
+    settings = current_settings()
+    path = game_path(settings, game_id)
     if path is None:
         abort(404, description=f"There is no game called {game_id!r} here.")
+    freshen(settings, game_id, path)
     try:
         repo = GameRepo(path)
     except RepoError:

@@ -57,6 +57,7 @@ from adjudicator.mail import ledger, outbox, press, tokens
 from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.web import drafts
 from adjudicator.web.context import SECURITY_HEADERS, current_settings, read_body
+from adjudicator.web.freshness import freshen
 from adjudicator.web.languages import plain, use_language
 from adjudicator.web.pages import GAME_ID, broken_game, deadline_text, needs_host_page
 
@@ -108,6 +109,8 @@ def _players_game(game_id: str, player: str, token: str) -> Iterator[tuple[GameR
     if standing is not tokens.Standing.CURRENT:
         abort(404, description=NOT_FOUND)
     path = game_path(settings, game_id)
+    if path is not None:
+        freshen(settings, game_id, path)
     try:
         repo = GameRepo(path) if path is not None else None
     except RepoError:

@@ -163,14 +163,22 @@ def _allow_descriptors(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+def _reconcile(settings: Settings) -> None:
+    try:
+        ledger.reconcile_all(settings)
+    except Exception:  # the scheduler's outbox job does the same on its next tick
+        log.exception("queuing the mails a crash left unqueued failed")
+
+
 def serve(host: str, port: int, *, scheduler: bool = True, dev: bool = False) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM). Port 0 picks a free port; the address
     actually used is printed. `dev`: Werkzeug's development server instead of waitress."""
     app = create_app()
     with app.app_context():
         settings = current_settings()
-    # The mails of commits made by a process that died before queuing them (docs/email.md).
-    ledger.reconcile_all(settings)
+    # The mails of commits made by a process that died before queuing them (docs/email.md),
+    # in the background: the server listens at once, whatever the number of games.
+    threading.Thread(target=_reconcile, args=(settings,), daemon=True).start()
     server: Server = _Werkzeug(app, host, port) if dev else _Waitress(app, host, port, settings)
     background = Background(settings)
     note = background.start() if scheduler else "without a scheduler: --no-scheduler"

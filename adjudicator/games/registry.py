@@ -144,6 +144,33 @@ def survey(settings: Settings) -> list[Listed]:
     return found
 
 
+def game_ids(settings: Settings) -> list[str]:
+    """Every game's id, sorted, with no game read or cloned: the folders of PAMIR_HOME/games
+    and, in PostgreSQL mode, the registry's games (one query)."""
+    ids = set(hosting.registered(settings))
+    if settings.games_dir.is_dir():
+        for path in settings.games_dir.iterdir():
+            if path.is_dir() and not path.name.startswith("."):
+                ids.add(folder_id(path))
+    return sorted(ids)
+
+
+def survey_of(settings: Settings, ids: list[str]) -> list[Listed]:
+    """The games `ids` read as `survey` reads them (cloned first in PostgreSQL mode when
+    this node has no clone); an id that is no game here is passed over."""
+    found: list[Listed] = []
+    for game_id in ids:
+        path = game_path(settings, game_id)
+        if path is None:
+            continue
+        try:
+            repo = GameRepo(path)
+        except RepoError:
+            continue
+        found.append(check_game(settings, repo))
+    return found
+
+
 def list_games(settings: Settings) -> list[tuple[str, GameRepo]]:
     """Every game under PAMIR_HOME/games that can be read, by id (the caller closes the
     repositories). Those that cannot are marked as needing their host and left out."""

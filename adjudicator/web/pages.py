@@ -34,7 +34,13 @@ from adjudicator.games.deadlines import DeadlineError, local_text, zone
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.history import Entry, history
 from adjudicator.games.press import public_press
-from adjudicator.games.registry import folder_id, game_path, mark_needs_host, survey
+from adjudicator.games.registry import (
+    folder_id,
+    game_ids,
+    game_path,
+    mark_needs_host,
+    survey_of,
+)
 from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.reports import without_board_image
 from adjudicator.games.snapshot import (
@@ -57,6 +63,7 @@ from engine.view_types import PublicView
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 REPORT_NAME = re.compile(r"^\d{4}\.md$")
 HISTORY_PAGE_SIZE = 20
+INDEX_PAGE_SIZE = 50  # games on a page of the list of games
 MAX_PAGE = 10_000  # a bigger number is no page, not a request for a huge slice
 
 bp = Blueprint("pages", __name__)
@@ -269,9 +276,18 @@ def needs_host_page(broken: Broken) -> tuple[str, int]:
 
 @bp.get("/")
 def index() -> str:
+    """The games, INDEX_PAGE_SIZE a page in the order of their ids: a page reads its own
+    games only, so it costs the same however many games the service has."""
     settings = current_settings()
+    page = request.args.get("page", "1")
+    if not page.isdigit() or not 1 <= int(page) <= MAX_PAGE:
+        abort(404, description=f"There is no page {page[:20]!r} of games.")
+    ids = game_ids(settings)
+    count = max(1, -(-len(ids) // INDEX_PAGE_SIZE))
+    number = min(int(page), count)
+    shown = ids[(number - 1) * INDEX_PAGE_SIZE : number * INDEX_PAGE_SIZE]
     rows: list[Position | Broken] = []
-    for entry in survey(settings):
+    for entry in survey_of(settings, shown):
         if not GAME_ID.match(entry.id):
             entry.repo.repo.close()
             continue
@@ -286,7 +302,7 @@ def index() -> str:
             rows.append(broken_game(entry.repo, error))
         finally:
             entry.repo.repo.close()
-    return render_template("web/index.html", positions=rows)
+    return render_template("web/index.html", positions=rows, number=number, count=count)
 
 
 @bp.get("/games/<game_id>")

@@ -23,6 +23,7 @@ from gitgame import (
     current_home,
     decider,
     full_state,
+    git,
     isolate,
     opened,
     play,
@@ -118,6 +119,34 @@ def test_the_index_lists_every_game_with_its_players_turn_and_who_is_awaited(
     assert f"{view['turn']} (move 14)" in page
     assert f"{awaited}, by " in page and view["pending"]["prompt"] in page
     assert 'href="/games/fresh"' in reply.text and "dara and emil" in page
+
+
+def test_the_index_is_paged_and_a_page_reads_its_own_games_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """However many games the service has, a page of the list reads INDEX_PAGE_SIZE of
+    them: a broken game on page 2 is not even looked at for page 1."""
+    from adjudicator.games import needs_host  # this test's own look at the marks
+    from adjudicator.web import pages
+
+    root = isolate(tmp_path, monkeypatch)
+    for name in ("a1", "a2", "a3"):
+        create(root / "games" / name, ("dara", "emil"))
+    broken = root / "games" / "a3"
+    (broken / "game.toml").write_text("not = [toml\n", encoding="utf-8")
+    git(broken, "commit", "-q", "-am", "a host's slip")
+    monkeypatch.setattr(pages, "INDEX_PAGE_SIZE", 2)
+    with serving(create_app({"home": root})) as url:
+        first = fetch(f"{url}/")
+        assert 'href="/games/a1"' in first.text and 'href="/games/a2"' in first.text
+        assert 'href="/games/a3"' not in first.text
+        assert "page 1 of 2" in text_of(first.text) and 'href="/?page=2"' in first.text
+        assert needs_host.marked(root, "a3") is None  # never read for page 1
+        second = fetch(f"{url}/?page=2")
+        assert 'href="/games/a3"' in second.text and "needs the host" in text_of(second.text)
+        assert 'href="/?page=1"' in second.text and 'href="/games/a1"' not in second.text
+        assert fetch(f"{url}/?page=9").text == second.text  # past the last: the last
+        assert fetch(f"{url}/?page=x").status == 404
 
 
 # -- a game's page ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ reads again, while every other game's jobs, the polls and the outbox go on.
 from __future__ import annotations
 
 import logging
+import zlib
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,11 +28,13 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import adjudicate_pending
 from adjudicator.games.registry import (
     Listed,
+    game_ids,
     game_lock,
     game_path,
     mark_needs_host,
     open_game,
     survey,
+    survey_of,
 )
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
@@ -228,12 +231,24 @@ def _is_hosted(entry: Listed) -> bool:
         entry.repo.repo.close()
 
 
-def poll_remote(settings: Settings) -> list[str]:
+def poll_share(game_id: str, slots: int) -> int:
+    """The slot of `slots` a game is polled in (the same on every node and run)."""
+    return zlib.crc32(game_id.encode("utf-8")) % slots
+
+
+def poll_remote(settings: Settings, share: tuple[int, int] | None = None) -> list[str]:
     """Bring every forge-hosted game up to date with its forge (for forges that send no
     webhooks); return the ids polled. Games that need their host are fetched too: a repair
-    pushed to the forge comes in this way."""
+    pushed to the forge comes in this way. `share` (slot, slots): only the games of that
+    slot (`poll_share`), so that the scheduler spreads the polls over time."""
+    if share is None:
+        entries = survey(settings)
+    else:
+        slot, slots = share
+        ids = [g for g in game_ids(settings) if poll_share(g, slots) == slot]
+        entries = survey_of(settings, ids)
     polled: list[str] = []
-    for entry in survey(settings):
+    for entry in entries:
         if not _is_hosted(entry):
             continue
         try:

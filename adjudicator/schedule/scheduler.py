@@ -66,6 +66,8 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], datetime]
 POLL_JOB = "poll"
+FETCH_JOB = "fetch"
+FETCH_SLICE_SECONDS = 30  # a fetch job's run: the games of one slot (schedule/jobs.py poll_share)
 OUTBOX_JOB = "outbox"
 DIGEST_JOB = "digest"
 DIGEST_SECONDS = 60  # how soon after its hour a digest goes out
@@ -150,7 +152,8 @@ def run_stored(name: str, *args: str) -> None:
         mail_tick(settings)
         return
     functions: dict[str, Callable[..., object]] = {
-        f.__name__: f for f in (poll, watch, digest_tick, deadline_job, reminder_job, rebuild_jobs)
+        f.__name__: f
+        for f in (poll, fetch_slice, watch, digest_tick, deadline_job, reminder_job, rebuild_jobs)
     }
     if name not in functions:
         log.error("job %s not run: no such job (stored by another version of pamir?)", name)
@@ -191,8 +194,18 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         IntervalTrigger(minutes=settings.poll_minutes, timezone=UTC),
         args=[scheduler, settings],
         id=POLL_JOB,
-        name="poll forge-hosted games, refresh every game's jobs",
+        name="refresh every game's jobs",
         replace_existing=True,
+    )
+    _add_job(
+        scheduler,
+        fetch_slice,
+        IntervalTrigger(seconds=_slice_seconds(settings), timezone=UTC),
+        args=[scheduler, settings],
+        id=FETCH_JOB,
+        name="fetch a slice of the forge-hosted games, each once every poll_minutes",
+        replace_existing=True,
+        max_instances=1,
     )
     watch(scheduler, settings)  # what the jobs were just built from
     _add_job(
@@ -423,12 +436,33 @@ def rebuild_jobs(scheduler: GameScheduler, settings: Settings) -> None:
 
 
 def poll(scheduler: GameScheduler, settings: Settings) -> None:
-    """The poll job: forge-hosted games first, then every game's jobs afresh."""
-    try:
-        poll_remote(settings)
-    finally:
-        refresh_all(scheduler, settings)
+    """The poll job: every game's jobs afresh (it brings in games made meanwhile, and says
+    again which games cannot be scheduled)."""
+    refresh_all(scheduler, settings)
+    wake_outbox(scheduler)
+
+
+def _slice_seconds(settings: Settings) -> int:
+    return min(FETCH_SLICE_SECONDS, settings.poll_minutes * 60)
+
+
+def fetch_slice(scheduler: GameScheduler, settings: Settings) -> list[str]:
+    """The fetch job: the forge-hosted games of this slice of time brought up to their
+    forges (for forges that send no webhooks), then their jobs refreshed. Each game has its
+    slot (`poll_share`), so every game is fetched once every `poll_minutes` and a run
+    fetches a slice of them, not every game at once; returns the games fetched."""
+    seconds = _slice_seconds(settings)
+    slots = max(1, settings.poll_minutes * 60 // seconds)
+    slot = int(utc_now().timestamp() // seconds) % slots
+    polled = poll_remote(settings, (slot, slots))
+    for game_id in polled:
+        try:
+            refresh_game(scheduler, settings, game_id)
+        except Exception:
+            log.exception("game %s: its jobs could not be refreshed", game_id)
+    if polled:
         wake_outbox(scheduler)
+    return polled
 
 
 def digest_tick(scheduler: GameScheduler, settings: Settings) -> None:

@@ -45,6 +45,7 @@ from adjudicator.games.snapshot import snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox
+from adjudicator.schedule import jobs as jobs_module
 from adjudicator.schedule import scheduler as sched
 from adjudicator.schedule.clock import (
     apply_timeouts,
@@ -478,6 +479,7 @@ def test_jobs_are_rebuilt_from_the_repositories_after_a_restart(settings: Settin
         "deadline:uu",
         "reminder:uu",
         "poll",
+        "fetch",
         "watch",
         "outbox",
         "digest",
@@ -505,13 +507,13 @@ def test_refresh_follows_the_game(settings: Settings) -> None:
     assert pending is not None
     new = jobs(scheduler)["deadline:tt"]
     assert new != old and new.endswith(pending.clock.deadline.isoformat())
-    assert len(scheduler.get_jobs()) == 6  # replaced, not added
+    assert len(scheduler.get_jobs()) == 7  # replaced, not added
     repo.repo.close()
     for path in sorted(repo.path.rglob("*"), reverse=True):
         path.unlink() if not path.is_dir() or path.is_symlink() else path.rmdir()
     repo.path.rmdir()
     sched.refresh_all(scheduler, settings)
-    assert set(jobs(scheduler)) == {"poll", "watch", "outbox", "digest"}
+    assert set(jobs(scheduler)) == {"poll", "fetch", "watch", "outbox", "digest"}
 
 
 def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
@@ -521,7 +523,7 @@ def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
     run_reminder(settings, "tt", pending.clock.reminder)
     reminded = pending.clock.reminder
     scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
-    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "watch", "outbox", "digest"}
+    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "fetch", "watch", "outbox", "digest"}
 
 
 def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Settings) -> None:
@@ -658,6 +660,27 @@ def push_as_player(tmp_path: Path, origin: Path, player: str, text: str) -> None
         f"{player}: move {number}",
     )
     git(clone, "push", "-q", "origin", "main")
+
+
+def test_the_fetch_job_fetches_each_forge_hosted_game_in_its_slot_only(
+    tmp_path: Path, settings: Settings
+) -> None:
+    """The polls are spread over time: each run of the fetch job fetches the games of one
+    slot, so a game is fetched once every poll_minutes and a run never fetches them all."""
+    origin, repo = forge_game(tmp_path, settings, "tt")
+    slots = settings.poll_minutes * 60 // sched.FETCH_SLICE_SECONDS
+    assert slots > 1
+    mine = jobs_module.poll_share("tt", slots)
+    player = decider(repo)
+    push_as_player(tmp_path, origin, player, "loyalty british\n")
+    other = (mine + 1) % slots
+    assert poll_remote(settings, (other, slots)) == []
+    assert snapshot(repo).adjudicated == 0  # not this game's slot: not fetched
+    assert poll_remote(settings, (mine, slots)) == ["tt"]
+    assert snapshot(repo).moves[-1].player == player
+    scheduler = sched.build_scheduler(settings)
+    fetched = sched.fetch_slice(scheduler, settings)  # the slot of this moment
+    assert fetched in ([], ["tt"])
 
 
 def test_forge_hosted_games_are_polled_and_fetched_before_a_timeout(

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adjudicator.games import hosting, leftover_locks, needs_host
-from adjudicator.games.repo import GameRepo, RepoError
+from adjudicator.games.refs import RefError, stored_value
+from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, Snapshot, snapshot
 from adjudicator.home import locks
 from adjudicator.home.settings import Settings
@@ -193,18 +194,33 @@ def game_lock(settings: Settings, game_id: str) -> Iterator[None]:
         yield
 
 
+LEFTOVER_REASON = "was left by a process that died while it held it, and cannot be removed"
+
+
 def _clear_leftover_locks(settings: Settings, game_id: str) -> None:
     """Remove the lock files a killed process left in the game's repository, now that no
     writer of this service is at work on it (games/leftover_locks.py); mark the game as
-    needing its host, naming the file, when one cannot be removed."""
+    needing its host, naming the file, when one cannot be removed, and clear that mark
+    once none is left (the host removed it by hand)."""
     for candidate in (settings.games_dir / game_id, settings.games_dir / f"{game_id}.git"):
         if not candidate.is_dir():
             continue
         _, failed = leftover_locks.clear(candidate)
         for stuck in failed:
-            reason = (
-                f"{stuck.path} was left by a process that died while it held it, and cannot "
-                f"be removed ({stuck.error}): remove it by hand"
-            )
-            if needs_host.mark(settings, game_id, reason):
+            reason = f"{stuck.path} {LEFTOVER_REASON} ({stuck.error}): remove it by hand"
+            # Marked at the game's tip: a read of the game, which succeeds, keeps the mark
+            # while the branch stays there (needs_host.clear's `unless_at`).
+            if needs_host.mark(settings, game_id, reason, _tip(candidate)):
                 log.error("game %s: %s", game_id, reason)
+        if not failed:
+            mark = needs_host.marked(settings.home, game_id)
+            if mark is not None and LEFTOVER_REASON in mark.reason:
+                needs_host.clear(settings, game_id)
+
+
+def _tip(path: Path) -> str | None:
+    folder = path if (path / "HEAD").is_file() else path / ".git"
+    try:
+        return stored_value(str(folder), REF)
+    except (OSError, RefError):
+        return None

@@ -101,10 +101,22 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             response.headers.setdefault(name, value)
         return response
 
+    def needing_host() -> list[str]:
+        """The games that need their host (a lock file that cannot be removed, a game that
+        cannot be read): reported, not a reason to take the node out of service."""
+        from adjudicator.games import needs_host  # the health check's alone
+
+        try:
+            return sorted(mark.game for mark in needs_host.every_mark(settings.home))
+        except Exception:  # the database away: said by `database` below
+            return []
+
     @app.get("/healthz")
     def healthz() -> Any:
         if not serving.several_nodes:
-            return jsonify(status="ok", games=settings.games_dir.is_dir())
+            return jsonify(
+                status="ok", games=settings.games_dir.is_dir(), needs_host=needing_host()
+            )
         # In PostgreSQL mode a node that cannot reach the database cannot take a move: the
         # load balancer is told so (503) and sends players to the other nodes.
         problem = serving.problem()
@@ -116,6 +128,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             node=database.node_name(settings),
             database="ok" if problem is None else problem,
             forge=contact.reachability(),
+            needs_host=needing_host() if problem is None else [],
         ), (200 if problem is None else 503)
 
     return app

@@ -8,6 +8,7 @@ created and the branch not yet moved, as a kill -9 there would leave it."""
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from liveserver import fetch, serving
 from mailserver import mail_server, reply_to, settings_for
 from test_private_page import form_fields, post, private_path
 
-from adjudicator.games import leftover_locks
+from adjudicator.games import leftover_locks, needs_host
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
 from adjudicator.home.faults import FAULT_EXIT
@@ -118,3 +119,34 @@ def test_an_email_meeting_a_young_lock_is_answered_as_temporary(
     assert reply.status == 503 and "try again later" in reply.text
     assert "main.lock" in reply.text and str(root) not in reply.text
     assert head(path) == before and lock.exists()
+
+
+def test_a_lock_that_cannot_be_removed_marks_the_game_and_shows_on_healthz(
+    game: tuple[Path, Path],
+) -> None:
+    """The branch's folder made immutable (as a file system gone read-only would make it):
+    the old lock stays, the game is marked as needing its host with the file named, and
+    the health check lists it."""
+    root, path = game
+    heads = path / ".git" / "refs" / "heads"
+    lock = heads / "main.lock"
+    lock.write_text("")
+    age(lock, leftover_locks.LEFTOVER_AFTER + 5)
+    if subprocess.run(["chattr", "+i", str(heads)], capture_output=True).returncode != 0:
+        pytest.skip("chattr +i is not allowed here: no way to make a lock unremovable")
+    try:
+        settings = load_settings({"home": root})
+        with game_lock(settings, GAME):
+            assert lock.exists()
+        mark = needs_host.marked(root, GAME)
+        assert mark is not None and str(lock) in mark.reason
+        with serving(create_app({"home": root})) as site:
+            assert fetch(f"{site}/healthz").json()["needs_host"] == [GAME]
+        listed = pamir("games", env={**os.environ, "PAMIR_HOME": str(root)})
+        assert "main.lock" in listed.stdout, listed.stdout
+    finally:
+        subprocess.run(["chattr", "-i", str(heads)], check=True)
+    lock.unlink()  # the host removes it by hand: the next use of the game clears the mark
+    with game_lock(settings, GAME):
+        pass
+    assert needs_host.marked(root, GAME) is None

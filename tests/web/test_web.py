@@ -269,7 +269,7 @@ def test_unknown_games_and_turns_are_404_pages(site: str, url: str) -> None:
 def test_the_health_check(site: str) -> None:
     reply = fetch(f"{site}/healthz")
     assert reply.status == 200
-    assert reply.json() == {"status": "ok", "games": True}
+    assert reply.json() == {"status": "ok", "games": True, "needs_host": []}
 
 
 # -- what players wrote is shown as text ---------------------------------------------------

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitgame import git, head, opened, pamir, show
+from gitgame import decider, git, head, opened, pamir, show
 from liveserver import Reply
-from mailserver import mail_server, new_game, plain, reply_to, settings_for
+from mailserver import mail_server, new_game, plain, reply_address, reply_to, settings_for
 from pgserver import (
     SECRET_KEY,
     SERVER_URL,
@@ -33,9 +33,17 @@ from pgserver import (
 )
 from psycopg import sql
 from test_mail_in import OPTION
-from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
+from test_webhooks import (
+    GITHUB_SECRET,
+    Hosted,
+    deliver,
+    host_game,
+    push_move,
+    state_after_pushes,
+)
 
 from adjudicator.forge import remote, transport
+from adjudicator.games import hosting
 from adjudicator.home import backend, database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import report_mails
@@ -474,3 +482,59 @@ def _deliver_into(replies: list[Reply | Exception], url: str, game: Hosted, key:
 
 def _adjudicated_to(game: Hosted) -> int:
     return int(json.loads(show(game.origin, "main", "state.json"))["move"])
+
+
+def mail_settings(home: Path, database_url: str, smtp_port: int) -> dict[str, object]:
+    """A node's settings on the scratch database: its own home, the test's mail server."""
+    values = settings_for(home, smtp_port, database_url=database_url, secret_key=SECRET_KEY)
+    return values.model_dump(include={*MAIL_SETTINGS, "home", "database_url", "secret_key"})
+
+
+MAIL_SETTINGS = (
+    "smtp_host",
+    "smtp_port",
+    "smtp_security",
+    "mail_from",
+    "reply_local",
+    "reply_domain",
+    "notify",
+)
+
+
+def mailed_move(settings: Settings, game: Hosted) -> bytes:
+    """The email of the next move, from the player who decides, to their reply address."""
+    player, options = decider(state_after_pushes(game))
+    message = EmailMessage()
+    message["From"] = f"{player}@example.org"
+    message["To"] = reply_address(settings, game.game_id, player)
+    message["Subject"] = f"Re: Pax Pamir game {game.game_id}"
+    message["Message-ID"] = f"<move-{player}@example.org>"
+    message.set_content(options[0] + "\n")
+    return message.as_bytes()
+
+
+def test_one_email_posted_to_two_nodes_is_one_move_and_two_200s(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """Two MX hosts (or a mail server delivering again) hand the same message to two
+    nodes; the second node's clone has not seen the move the first one pushed."""
+    game = host_game(tmp_path, clustered)
+    with mail_server() as smtp:
+        homes = [node_home(tmp_path, name) for name in ("n1", "n2")]
+        apps = [create_app(mail_settings(h, database_url, smtp.port)) for h in homes]
+        for home in homes:  # each node's clone, as a node makes it when it starts
+            assert hosting.clone(load_settings({"home": home, "database_url": database_url}), "g1")
+        raw = mailed_move(load_settings(mail_settings(homes[0], database_url, smtp.port)), game)
+        answers = [app.test_client().post("/inbound/email", data=raw) for app in apps]
+        assert [a.status_code for a in answers] == [200, 200], answers[1].data
+        results = [a.get_json()["result"] for a in answers]
+        assert [(r["status"], r["number"], r["duplicate"]) for r in results] == [
+            ("accepted", 1, False),
+            ("accepted", 1, True),
+        ]
+        moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
+        assert sorted(moves.split()) == ["0", "1"]  # adjudicated once
+        wait_for(lambda: len(reports(smtp.messages)) == 2, 30, "the move's reports")
+        time.sleep(0.5)
+        assert set(reports(smtp.messages).values()) == {1}
+    nodes.stop_heartbeat(clustered)

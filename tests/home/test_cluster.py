@@ -46,9 +46,9 @@ from adjudicator.forge import remote, transport
 from adjudicator.games import hosting
 from adjudicator.home import backend, database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import report_mails
+from adjudicator.mail import ledger, report_mails
 from adjudicator.mail.incoming import handle_message
-from adjudicator.mail.outcomes import InboundResult
+from adjudicator.mail.outcomes import ForgeUnavailable, InboundResult
 from adjudicator.schedule.leader import LEADER_LOCK
 from adjudicator.web import create_app
 
@@ -537,4 +537,53 @@ def test_one_email_posted_to_two_nodes_is_one_move_and_two_200s(
         wait_for(lambda: len(reports(smtp.messages)) == 2, 30, "the move's reports")
         time.sleep(0.5)
         assert set(reports(smtp.messages).values()) == {1}
+    nodes.stop_heartbeat(clustered)
+
+
+REFUSING_FORGE = """#!/bin/sh
+# The forge refuses every push while the marker file exists.
+[ -e "$(dirname "$0")/../refuse" ] && exit 1
+exit 0
+"""
+
+
+def test_a_commit_of_another_node_is_never_taken_for_a_players_tampering(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """Node one commits an emailed move that the forge refuses (its clone keeps the commit,
+    unpushed); the mail server delivers the message again to node two, which plays it and
+    pushes. When node one next brings its clone up to the forge, node two's commit is the
+    service's own: nothing is put back, and the move is adjudicated once."""
+    game = host_game(tmp_path, clustered)
+    hook = game.origin / "hooks" / "pre-receive"
+    hook.write_text(REFUSING_FORGE, encoding="utf-8")
+    hook.chmod(0o755)
+    with mail_server() as smtp:
+        one, two = (
+            load_settings(mail_settings(node_home(tmp_path, name), database_url, smtp.port))
+            for name in ("n1", "n2")
+        )
+        for node in (one, two):
+            assert hosting.clone(node, game.game_id)
+        raw = mailed_move(one, game)
+        (game.origin / "refuse").touch()
+        with pytest.raises(ForgeUnavailable):  # answered 503: the mail server tries again
+            handle_message(one, raw)
+        (game.origin / "refuse").unlink()
+        # Later (commits made in the same second by both would be one and the same).
+        time.sleep(1.1)
+        again = handle_message(two, raw)  # ... through the other MX host
+        assert (again.status, again.number) == ("accepted", 1), again.reason
+
+        with opened(one.games_dir / game.game_id) as repo:  # node one meets the forge again
+            update = ledger.forge_update(one, repo)
+        assert update.restored == [] and update.notices == []
+        assert update.refused == []  # its own copy of the move is not played, nor refused
+        subjects = git(game.origin, "log", "--format=%s").splitlines()
+        assert not [s for s in subjects if s.startswith("Restore")], subjects
+        moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
+        assert sorted(moves.split()) == ["0", "1"]  # once
+        assert head(one.games_dir / game.game_id) == head(game.origin)
+        time.sleep(0.5)
+        assert not [m for m in smtp.messages if "put back" in plain(m)]
     nodes.stop_heartbeat(clustered)

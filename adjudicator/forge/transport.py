@@ -1,17 +1,21 @@
 """Git's fetch and push between a game's service clone and its forge, as processes that
-never wait for a password and are given up after `GIT_TIMEOUT` (docs/web.md).
+never wait for a password, are given up after `GIT_TIMEOUT` (docs/web.md), and die with
+the process that started them (`dies_with_parent`).
 
 Each fetch records whether it reached the forge (`contact`, for `/healthz`).
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Callable
 from contextlib import suppress
+from functools import cache
 
 import git
 
@@ -23,7 +27,42 @@ TRACKING = f"refs/remotes/{ORIGIN}/{BRANCH}"
 GIT_TIMEOUT = 120  # seconds for one fetch or push
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0"}  # never wait for a password nobody will type
 
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
 log = logging.getLogger(__name__)
+
+
+@cache
+def _prctl() -> Callable[..., int] | None:
+    """libc's prctl, looked up once, in the parent: the child calls it and nothing else."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        found: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    return found
+
+
+def dies_with_parent() -> Callable[[], None] | None:
+    """A `preexec_fn` that ties a git process to this one (Linux; None elsewhere): the
+    kernel sends it SIGKILL when the thread that started it ends, as when this process is
+    killed with SIGKILL. A push of a node that died must not go on to land on the forge
+    once another node has taken the game over; its own session (for `_stop`) keeps it out
+    of the node's process group, and nothing else reaches it once the node is gone. The
+    thread that starts a fetch or push waits for it, so the tie holds for its whole life.
+    The child runs only prctl and getppid between fork and exec."""
+    prctl = _prctl()
+    if prctl is None:
+        return None
+    parent = os.getpid()
+
+    def tie() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before the tie was made
+            os._exit(1)
+
+    return tie
 
 
 class RemoteError(RuntimeError):
@@ -34,7 +73,10 @@ def run_git(repo: GameRepo, *args: str) -> str:
     # GitPython 3.1's overloads of `execute` leave out the keywords its body takes.
     return str(
         repo.repo.git.execute(  # type: ignore[call-overload,unused-ignore]
-            ["git", *args], env=GIT_ENV, kill_after_timeout=GIT_TIMEOUT
+            ["git", *args],
+            env=GIT_ENV,
+            kill_after_timeout=GIT_TIMEOUT,
+            preexec_fn=dies_with_parent(),  # passed on to Popen
         )
     )
 
@@ -77,6 +119,7 @@ def push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its transport (ssh, git-remote-http) killed with it
+            preexec_fn=dies_with_parent(),
         )
     except OSError as error:
         log.info("cannot start git push in %s: %s", repo.path, error)

@@ -587,3 +587,60 @@ def test_a_commit_of_another_node_is_never_taken_for_a_players_tampering(
         time.sleep(0.5)
         assert not [m for m in smtp.messages if "put back" in plain(m)]
     nodes.stop_heartbeat(clustered)
+
+
+HELD_FORGE = """#!/bin/sh
+# The forge holds the service's pushes while the marker file exists (30 s at most).
+here="$(dirname "$0")/.."
+touch "$here/pushing"
+for _ in $(seq 300); do [ -e "$here/slow" ] || exit 0; sleep 0.1; done
+exit 0
+"""
+
+
+def git_pushes_in(clone: Path) -> list[int]:
+    """The `git push` processes working in `clone` (from /proc)."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            here = (entry / "cwd").resolve()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if command[:2] == [b"git", b"push"] and here == clone.resolve():
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_node_killed_mid_push_takes_its_git_push_with_it(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """SIGKILL to the node's process alone (not its process group, as a machine's
+    supervisor or the OOM killer may send it): its `git push` dies too, rather than going
+    on to land on the forge after another node has taken the game over."""
+    game = host_game(tmp_path, clustered)
+    hook = game.origin / "hooks" / "pre-receive"
+    hook.write_text(HELD_FORGE, encoding="utf-8")
+    hook.chmod(0o755)
+    home = node_home(tmp_path, "n1")
+    with mail_server() as smtp:
+        node = Node("n1", home, node_env(database_url, smtp.port), scheduler=False)
+        replies: list[Reply | Exception] = []
+        delivery = threading.Thread(target=_deliver_into, args=(replies, node.url, game, "d-1"))
+        try:
+            push_move(game)
+            (game.origin / "slow").touch()
+            delivery.start()
+            wait_for(lambda: _pushing(game), 30, "the node to push move 1's adjudication")
+            clone = home / "games" / game.game_id
+            wait_for(lambda: git_pushes_in(clone), 10, "the node's git push")
+            node.process.kill()  # the node's process only
+            node.process.wait(timeout=30)
+            wait_for(lambda: not git_pushes_in(clone), 5, "the node's git push to die with it")
+        finally:
+            (game.origin / "slow").unlink(missing_ok=True)
+            node.stop()
+            delivery.join(30)

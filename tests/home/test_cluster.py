@@ -8,6 +8,7 @@ games live on a forge simulated by local bare repositories, as in test_webhooks.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitgame import decider, git, head, opened, pamir, show
+from gitgame import decider, git, head, opened, pamir, push, show
 from liveserver import Reply
 from mailserver import mail_server, new_game, plain, reply_address, reply_to, settings_for
 from pgserver import (
@@ -33,11 +34,13 @@ from pgserver import (
 )
 from psycopg import sql
 from test_mail_in import OPTION
+from test_signatures import make_key, public
 from test_webhooks import (
     GITHUB_SECRET,
     Hosted,
     deliver,
     host_game,
+    player_clone,
     push_move,
     state_after_pushes,
 )
@@ -644,3 +647,40 @@ def test_a_node_killed_mid_push_takes_its_git_push_with_it(
             (game.origin / "slow").unlink(missing_ok=True)
             node.stop()
             delivery.join(30)
+
+
+def test_a_pushed_commit_signed_with_a_key_it_makes_the_adjudicators_is_a_players(
+    tmp_path: Path, clustered: Settings
+) -> None:
+    """A player's commit that writes its own key into game.toml's [adjudicator], carries a
+    Pamir-Move trailer and is signed with that key is no commit of the service's: its
+    signature is judged by the keys of the service's last recorded push, so the commit is
+    vetted as the player's, and what it changed is put back."""
+    game = host_game(tmp_path, clustered)
+    key = make_key(tmp_path / "keys", "alice")
+    clone = player_clone(game, "alice")
+    toml = (clone / "game.toml").read_text(encoding="utf-8")
+    forged = re.sub(r'(\[adjudicator\][^\[]*signing_key = )"[^"]*"', rf'\1"{public(key)}"', toml)
+    assert forged != toml
+    (clone / "game.toml").write_text(forged, encoding="utf-8")
+    git(clone, "add", "game.toml")
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"]
+    message = "Move 1 by alice\n\nPamir-Move: 1\n"
+    git(
+        clone,
+        *signing,
+        "commit",
+        "-q",
+        "-S",
+        "--author",
+        "alice <alice@example.org>",
+        "-m",
+        message,
+    )
+    assert push(clone).returncode == 0  # the forge takes anything
+
+    with opened(game.service) as repo:
+        update = ledger.forge_update(clustered, repo)
+    assert [b.commit for b in update.restored] == [head(clone)]
+    assert show(game.origin, "main", "game.toml") == toml  # the service's key, put back
+    nodes.stop_heartbeat(clustered)

@@ -1,7 +1,7 @@
 """Several service nodes on one PostgreSQL database, every move sent by email to any node.
 
     python benchmarks/cluster.py --email [--nodes 3] [--games 6] [--moves 8] [--players 4]
-                                 [--twice 0.3] [--seed 7]
+                                 [--twice 0.3] [--flaky 0] [--show-errors 0] [--seed 7]
 
 benchmarks/cluster.py's machinery (a database of its own, `pamir db upgrade`, games set up
 in a home of their own, registered in the database and kept on a simulated forge of local
@@ -16,7 +16,9 @@ Message-ID as In-Reply-To; mail_auth is `token`, the default); a mail server pos
 posted to a second node too, the same bytes: half of them at the same moment (two MX
 hosts each taking a copy), half once the first has been answered (a mail server that
 delivers again). A 503 answer (try again later), or none, is posted again to a random node
-a moment later, as a mail server does.
+a moment later, as a mail server does. With `--flaky F` the forge refuses that share of
+the service's pushes (a pre-receive hook): the node that made the commit keeps it unpushed
+and answers 503, and the message is posted again, to any node.
 
 Counted at the end, from the answers, the forge's history and the mailbox:
 - legal_refused: moves refused although legal in the position the forge holds (the
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import threading
 import time
 import urllib.error
@@ -80,8 +83,16 @@ QUIET_SECONDS = 3.0  # after the last report, for a second copy of any to arrive
 RETRIES = 40  # posts of one message, 503s and dropped connections included
 RETRY_SECONDS = 0.5
 HTTP_TIMEOUT = 300.0
+REQUEST_503 = re.compile(r"ERROR adjudicator\.web\.requests: \S+ \S+ 503 ")
 PUT_BACK = ("pushed changes were put back", "history was put back")
 RESTORE_SUBJECT = "Restore the adjudicator's files after"
+# The forge refuses a push now and then (`--flaky`): a node is left with an emailed move it
+# committed and could not push, answered 503, and the message goes to another node.
+FLAKY_HOOK = """#!/bin/sh
+roll=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+[ $((roll % 1000)) -lt {per_mille} ] && echo "refused for now" >&2 && exit 1
+exit 0
+"""
 
 
 # -- the mailbox -----------------------------------------------------------------------------
@@ -312,6 +323,11 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
             "secret_key": env["PAMIR_SECRET_KEY"],
         }
         games = host_games(root / "mail", env, "mail", args.games, args.players, args.seed)
+        if args.flaky:
+            for game in games:
+                hook = game.origin / "hooks" / "pre-receive"
+                hook.write_text(FLAKY_HOOK.format(per_mille=round(args.flaky * 1000)), "utf-8")
+                hook.chmod(0o755)
         nodes = start_nodes(root / "mail", args.nodes, smtp_port, env, scheduler=True)
         tally = Tally()
         started = time.perf_counter()
@@ -333,12 +349,13 @@ def measure(root: Path, url: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def logged_errors(nodes: Nodes) -> list[list[str]]:
-    """Each error a node logged (a line with ERROR or a traceback), with its next lines."""
+    """Each error a node logged (a line with ERROR, but for the request log's line of a
+    503, which the 503s count already), with the lines after it."""
     found: list[list[str]] = []
     for name, node in sorted(nodes.nodes.items()):
         lines = node.log.read_text(encoding="utf-8", errors="replace").splitlines()
         for at, line in enumerate(lines):
-            if " ERROR " in line or line.startswith("Traceback"):
+            if " ERROR " in line and not REQUEST_503.search(line):
                 found.append([f"{name}: {line}", *lines[at + 1 : at + 40]])
     return found
 
@@ -361,6 +378,7 @@ def figures(
     result = {
         "nodes": args.nodes,
         "games": args.games,
+        "flaky": args.flaky,
         "moves_sent": tally.sent,
         "moves_accepted": tally.accepted,
         "legal_refused": len(tally.legal_refused),
@@ -411,6 +429,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--twice", type=float, default=0.3, help="share of messages posted to two nodes (--email)"
     )
     parser.add_argument("--show-errors", type=int, default=0, help="errors to print (--email)")
+    parser.add_argument(
+        "--flaky", type=float, default=0.0, help="share of pushes the forge refuses (--email)"
+    )
 
 
 DEFAULTS = {"nodes": 3, "games": 6, "moves": 8}  # this run's, for cluster.py's shared options

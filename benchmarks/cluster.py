@@ -2,6 +2,7 @@
 
     python benchmarks/cluster.py [--nodes 2] [--games 50] [--moves 2] [--players 4]
                                  [--seed 7]
+    python benchmarks/cluster.py --email ...   (moves by email: benchmarks/cluster_mail.py)
 
 The database is the one PAMIR_DATABASE_URL names, or (by default) a database of its own on
 the machine's server (postgresql://postgres@127.0.0.1:5432), created here and dropped at
@@ -297,13 +298,22 @@ def upgrade(env: dict[str, str]) -> None:
 
 
 def main() -> int:
+    import cluster_mail  # here: it builds on this module's functions (a cycle at the top)
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=2, help="nodes of step 2 (default 2)")
     parser.add_argument("--games", type=int, default=50, help="games (default 50)")
     parser.add_argument("--moves", type=int, default=2, help="moves per game in each step")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--email", action="store_true", help="moves by email to any node (cluster_mail.py)"
+    )
+    cluster_mail.add_arguments(parser)
     args = parser.parse_args()
+    if args.email:  # that run's own defaults for the options it shares
+        parser.set_defaults(**cluster_mail.DEFAULTS)
+        args = parser.parse_args()
     if args.nodes < 2:
         parser.error("--nodes must be at least 2: one of them is killed")
     began = time.perf_counter()
@@ -312,7 +322,7 @@ def main() -> int:
         root = Path(folder)
         isolate_git(root)
         with benchmark_database() as url:
-            figures = measure(root, url, args)
+            figures = (cluster_mail.measure if args.email else measure)(root, url, args)
     print(f"total time: {time.perf_counter() - began:.0f} s")
     print(json.dumps(figures))
     return 0

@@ -20,13 +20,24 @@ from adjudicator.games.snapshot import snapshot
 log = logging.getLogger(__name__)
 
 
-def vetted(repo: GameRepo, start: str, upstream: str) -> tuple[str, list[Breach]]:
+def vetted(
+    repo: GameRepo, start: str, upstream: str, own: str | None = None
+) -> tuple[str, list[Breach]]:
     """`upstream` itself when every commit the service has not seen keeps the contract;
     otherwise a new adjudicator commit on top of it that puts back every file the service
-    owns, keeping only the move files added by the contract, and the offending commits."""
+    owns, keeping only the move files added by the contract, and the offending commits.
+    `own`: the newest commit of `upstream` that the service made itself (another node of
+    it, in PostgreSQL mode): only the commits after it are players' to vet."""
     base = repo.merge_base(start, upstream)
     if base is None:
         raise RemoteError(f"{repo.path.name}: the forge's history shares nothing with the game's")
+    if (
+        own is not None
+        and own != base
+        and repo.is_ancestor(base, own)
+        and repo.is_ancestor(own, upstream)
+    ):
+        base = own  # this clone had not seen it: still the service's, never a breach
     if base == upstream:
         return upstream, []
     snap = snapshot(repo, base)  # the service's own commit: its game.toml is trusted

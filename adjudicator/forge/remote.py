@@ -33,7 +33,13 @@ from adjudicator.forge.transport import ORIGIN, TRACKING, RemoteError, fetch, pu
 from adjudicator.games import hosting, pipeline
 from adjudicator.games.hosting import normalize_url
 from adjudicator.games.moves import MOVES_DIR, ON_RESIGNED, MoveName, parse_name
-from adjudicator.games.outputs import Adjudication, Refusal, and_followers, refused_phrase
+from adjudicator.games.outputs import (
+    INBOUND_TRAILER,
+    Adjudication,
+    Refusal,
+    and_followers,
+    refused_phrase,
+)
 from adjudicator.games.registry import list_games
 from adjudicator.games.repo import REF, GameRepo, RepoError, StaleHead
 from adjudicator.games.signatures import examine
@@ -44,6 +50,7 @@ from adjudicator.home.store import DatabaseStore, store_for
 
 MAX_ATTEMPTS = 5
 ON_BEHALF = re.compile(r"^Move \d+ for [^ ]+ \((?P<why>.*)\): ")
+_INBOUND = re.compile(rf"^{INBOUND_TRAILER}: (\S+)$", re.MULTILINE)
 
 log = logging.getLogger(__name__)
 
@@ -171,12 +178,15 @@ def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
     (a rollback by the service, say) cannot be redone automatically.
     """
     moves: list[_LocalMove] = []
+    played = _inbound_keys(repo, start, upstream)
     for sha in repo.commits_between(upstream, start):
         commit = repo.repo.commit(sha)
         parents = repo.parents(sha)
         added = [path for status, path in repo.changes(parents[0], sha) if status == "A"]
         names = [p for p in added if p.startswith(f"{MOVES_DIR}/")]
         message = str(commit.message)
+        if _inbound_key(message) in played:
+            continue  # the same message, played by another node: on the forge already
         if not names:
             if "\nPamir-Move: " in message:
                 continue  # an adjudication: redone from the move files
@@ -192,6 +202,22 @@ def _local_only(repo: GameRepo, upstream: str, start: str) -> list[_LocalMove]:
             behalf = ON_BEHALF.match(message.splitlines()[0])
             moves.append(_LocalMove(move.player, text, behalf.group("why") if behalf else None))
     return moves
+
+
+def _inbound_key(message: str) -> str | None:
+    """The inbound message a commit names in its Pamir-Inbound trailer, or None."""
+    found = _INBOUND.search(message)
+    return found.group(1) if found else None
+
+
+def _inbound_keys(repo: GameRepo, start: str, upstream: str) -> set[str]:
+    """The inbound messages that the commits of `upstream` since `start`'s branched off
+    name (PostgreSQL mode: a message one node committed but could not push, delivered
+    again to another node that played it)."""
+    base = repo.merge_base(start, upstream)
+    shas = repo.commits_between(base, upstream) if base is not None else []
+    keys = (_inbound_key(str(repo.repo.commit(sha).message)) for sha in shas)
+    return {key for key in keys if key is not None}
 
 
 def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
@@ -212,14 +238,17 @@ def _refusal_of(repo: GameRepo, done: Adjudication) -> RefusedMove | None:
 # -- Keeping the clone in step ---------------------------------------------------------------
 
 
-def _attempt(repo: GameRepo, home: Path, upstream: str, start: str | None) -> Update:
+def _attempt(
+    repo: GameRepo, home: Path, upstream: str, start: str | None, own: str | None = None
+) -> Update:
     """Bring main from `start` (the service's own main before this update) onto
     `upstream`, with the files the contract does not allow put back; adjudicate and
-    resubmit. The result is not pushed yet."""
+    resubmit. `own`: the newest commit of `upstream` the service made itself. The result
+    is not pushed yet."""
     update = Update()
     target = upstream
     if start is not None:
-        target, update.restored = vetted(repo, start, upstream)
+        target, update.restored = vetted(repo, start, upstream, own)
     replays: list[_LocalMove] = []
     if start is None or _is_ancestor(repo, start, target):
         new = target  # a fast-forward (or nothing to do)
@@ -300,6 +329,8 @@ def _update(
     if own is not None and start is not None and _is_ancestor(repo, start, own):
         _move_to(repo, own, start)
         start = own
+    if own is None and ours is not None and _is_ancestor(repo, ours, upstream):
+        own = ours  # the last push of the service (of any node): its commits are trusted
     if anchor is not None and not _is_ancestor(repo, anchor, upstream):
         held = rewritten(repo, home, upstream, start)
         if held.held is not None:
@@ -307,7 +338,7 @@ def _update(
         upstream = str(start)
     dropped: list[RefusedMove] = []  # our own moves no longer legal: gone for good
     for attempt in range(1, attempts + 1):
-        result = _attempt(repo, home, upstream, start)
+        result = _attempt(repo, home, upstream, start, own)
         result.attempts = attempt
         dropped += [r for r in result.refused if r.number is None and r not in dropped]
         result.refused = [*(r for r in result.refused if r.number is not None), *dropped]
@@ -341,13 +372,13 @@ def _pushed_unrecorded(repo: GameRepo, home: Path, ours: str | None, upstream: s
         return None
     if not _is_ancestor(repo, ours, upstream):
         return None  # a rewritten history: not this case
+    try:  # the keys of the service's own commit: a pushed commit may change game.toml
+        game = snapshot(repo, ours).game
+    except GameError:
+        return None
     for sha in reversed(repo.commits_between(ours, upstream)):
         if "\nPamir-Move: " not in str(repo.repo.commit(sha).message):
             continue  # only the service's commits carry it (and players cannot sign them)
-        try:
-            game = snapshot(repo, sha).game
-        except GameError:
-            continue
         signed = examine(repo, sha, game)
         if game.adjudicator is not None and signed.kind == "adjudicator" and signed.valid:
             return sha

@@ -130,6 +130,12 @@ def handled_before(
         result = InboundResult("ignored", "the message was handled before", game_id, player)
         result.duplicate = True
         return result
+    clustered = backend.of(settings).several_nodes and remote.is_remote(repo)
+    if clustered:
+        # Another node may have handled it (two MX hosts, a mail server delivering again
+        # to another node): its commits are on the forge, not yet in this clone, and the
+        # answer is made from them. Or this clone holds the move unpushed.
+        push_to_forge(settings, repo, None)
     if record.get("status") == "refused":
         reason = str(record.get("reason", ""))
         paths = ledger.refuse(settings, repo, game_id, key, reason)
@@ -138,9 +144,6 @@ def handled_before(
     if record.get("status") == "accepted":
         done: Adjudication | None = Adjudication(record["number"], record["commit"], "")
     else:  # pending: the process died; its move landed if a commit says so
-        clustered = backend.of(settings).several_nodes and remote.is_remote(repo)
-        if clustered:  # this clone may hold the move unpushed, or another node pushed it
-            push_to_forge(settings, repo, None)
         done = ledger.committed_inbound(repo, key, since) or ledger.same_move_played(
             repo, player, text, since
         )

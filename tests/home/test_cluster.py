@@ -8,6 +8,7 @@ games live on a forge simulated by local bare repositories, as in test_webhooks.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -19,9 +20,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from gitgame import git, head, opened, pamir, show
+from gitgame import decider, git, head, opened, pamir, push, show
 from liveserver import Reply
-from mailserver import mail_server, new_game, plain, reply_to, settings_for
+from mailserver import mail_server, new_game, plain, reply_address, reply_to, settings_for
 from pgserver import (
     SECRET_KEY,
     SERVER_URL,
@@ -33,14 +34,24 @@ from pgserver import (
 )
 from psycopg import sql
 from test_mail_in import OPTION
-from test_webhooks import GITHUB_SECRET, Hosted, deliver, host_game, push_move
+from test_signatures import make_key, public
+from test_webhooks import (
+    GITHUB_SECRET,
+    Hosted,
+    deliver,
+    host_game,
+    player_clone,
+    push_move,
+    state_after_pushes,
+)
 
 from adjudicator.forge import remote, transport
+from adjudicator.games import hosting
 from adjudicator.home import backend, database, locks, nodes
 from adjudicator.home.settings import Settings, SettingsError, load_settings
-from adjudicator.mail import report_mails
+from adjudicator.mail import ledger, report_mails
 from adjudicator.mail.incoming import handle_message
-from adjudicator.mail.outcomes import InboundResult
+from adjudicator.mail.outcomes import ForgeUnavailable, InboundResult
 from adjudicator.schedule.leader import LEADER_LOCK
 from adjudicator.web import create_app
 
@@ -474,3 +485,202 @@ def _deliver_into(replies: list[Reply | Exception], url: str, game: Hosted, key:
 
 def _adjudicated_to(game: Hosted) -> int:
     return int(json.loads(show(game.origin, "main", "state.json"))["move"])
+
+
+def mail_settings(home: Path, database_url: str, smtp_port: int) -> dict[str, object]:
+    """A node's settings on the scratch database: its own home, the test's mail server."""
+    values = settings_for(home, smtp_port, database_url=database_url, secret_key=SECRET_KEY)
+    return values.model_dump(include={*MAIL_SETTINGS, "home", "database_url", "secret_key"})
+
+
+MAIL_SETTINGS = (
+    "smtp_host",
+    "smtp_port",
+    "smtp_security",
+    "mail_from",
+    "reply_local",
+    "reply_domain",
+    "notify",
+)
+
+
+def mailed_move(settings: Settings, game: Hosted) -> bytes:
+    """The email of the next move, from the player who decides, to their reply address."""
+    player, options = decider(state_after_pushes(game))
+    message = EmailMessage()
+    message["From"] = f"{player}@example.org"
+    message["To"] = reply_address(settings, game.game_id, player)
+    message["Subject"] = f"Re: Pax Pamir game {game.game_id}"
+    message["Message-ID"] = f"<move-{player}@example.org>"
+    message.set_content(options[0] + "\n")
+    return message.as_bytes()
+
+
+def test_one_email_posted_to_two_nodes_is_one_move_and_two_200s(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """Two MX hosts (or a mail server delivering again) hand the same message to two
+    nodes; the second node's clone has not seen the move the first one pushed."""
+    game = host_game(tmp_path, clustered)
+    with mail_server() as smtp:
+        homes = [node_home(tmp_path, name) for name in ("n1", "n2")]
+        apps = [create_app(mail_settings(h, database_url, smtp.port)) for h in homes]
+        for home in homes:  # each node's clone, as a node makes it when it starts
+            assert hosting.clone(load_settings({"home": home, "database_url": database_url}), "g1")
+        raw = mailed_move(load_settings(mail_settings(homes[0], database_url, smtp.port)), game)
+        answers = [app.test_client().post("/inbound/email", data=raw) for app in apps]
+        assert [a.status_code for a in answers] == [200, 200], answers[1].data
+        results = [a.get_json()["result"] for a in answers]
+        assert [(r["status"], r["number"], r["duplicate"]) for r in results] == [
+            ("accepted", 1, False),
+            ("accepted", 1, True),
+        ]
+        moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
+        assert sorted(moves.split()) == ["0", "1"]  # adjudicated once
+        wait_for(lambda: len(reports(smtp.messages)) == 2, 30, "the move's reports")
+        time.sleep(0.5)
+        assert set(reports(smtp.messages).values()) == {1}
+    nodes.stop_heartbeat(clustered)
+
+
+REFUSING_FORGE = """#!/bin/sh
+# The forge refuses every push while the marker file exists.
+[ -e "$(dirname "$0")/../refuse" ] && exit 1
+exit 0
+"""
+
+
+def test_a_commit_of_another_node_is_never_taken_for_a_players_tampering(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """Node one commits an emailed move that the forge refuses (its clone keeps the commit,
+    unpushed); the mail server delivers the message again to node two, which plays it and
+    pushes. When node one next brings its clone up to the forge, node two's commit is the
+    service's own: nothing is put back, and the move is adjudicated once."""
+    game = host_game(tmp_path, clustered)
+    hook = game.origin / "hooks" / "pre-receive"
+    hook.write_text(REFUSING_FORGE, encoding="utf-8")
+    hook.chmod(0o755)
+    with mail_server() as smtp:
+        one, two = (
+            load_settings(mail_settings(node_home(tmp_path, name), database_url, smtp.port))
+            for name in ("n1", "n2")
+        )
+        for node in (one, two):
+            assert hosting.clone(node, game.game_id)
+        raw = mailed_move(one, game)
+        (game.origin / "refuse").touch()
+        with pytest.raises(ForgeUnavailable):  # answered 503: the mail server tries again
+            handle_message(one, raw)
+        (game.origin / "refuse").unlink()
+        # Later (commits made in the same second by both would be one and the same).
+        time.sleep(1.1)
+        again = handle_message(two, raw)  # ... through the other MX host
+        assert (again.status, again.number) == ("accepted", 1), again.reason
+
+        with opened(one.games_dir / game.game_id) as repo:  # node one meets the forge again
+            update = ledger.forge_update(one, repo)
+        assert update.restored == [] and update.notices == []
+        assert update.refused == []  # its own copy of the move is not played, nor refused
+        subjects = git(game.origin, "log", "--format=%s").splitlines()
+        assert not [s for s in subjects if s.startswith("Restore")], subjects
+        moves = git(game.origin, "log", "--format=%(trailers:key=Pamir-Move,valueonly)")
+        assert sorted(moves.split()) == ["0", "1"]  # once
+        assert head(one.games_dir / game.game_id) == head(game.origin)
+        time.sleep(0.5)
+        assert not [m for m in smtp.messages if "put back" in plain(m)]
+    nodes.stop_heartbeat(clustered)
+
+
+HELD_FORGE = """#!/bin/sh
+# The forge holds the service's pushes while the marker file exists (30 s at most).
+here="$(dirname "$0")/.."
+touch "$here/pushing"
+for _ in $(seq 300); do [ -e "$here/slow" ] || exit 0; sleep 0.1; done
+exit 0
+"""
+
+
+def git_pushes_in(clone: Path) -> list[int]:
+    """The `git push` processes working in `clone` (from /proc)."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            here = (entry / "cwd").resolve()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if command[:2] == [b"git", b"push"] and here == clone.resolve():
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_node_killed_mid_push_takes_its_git_push_with_it(
+    tmp_path: Path, clustered: Settings, database_url: str
+) -> None:
+    """SIGKILL to the node's process alone (not its process group, as a machine's
+    supervisor or the OOM killer may send it): its `git push` dies too, rather than going
+    on to land on the forge after another node has taken the game over."""
+    game = host_game(tmp_path, clustered)
+    hook = game.origin / "hooks" / "pre-receive"
+    hook.write_text(HELD_FORGE, encoding="utf-8")
+    hook.chmod(0o755)
+    home = node_home(tmp_path, "n1")
+    with mail_server() as smtp:
+        node = Node("n1", home, node_env(database_url, smtp.port), scheduler=False)
+        replies: list[Reply | Exception] = []
+        delivery = threading.Thread(target=_deliver_into, args=(replies, node.url, game, "d-1"))
+        try:
+            push_move(game)
+            (game.origin / "slow").touch()
+            delivery.start()
+            wait_for(lambda: _pushing(game), 30, "the node to push move 1's adjudication")
+            clone = home / "games" / game.game_id
+            wait_for(lambda: git_pushes_in(clone), 10, "the node's git push")
+            node.process.kill()  # the node's process only
+            node.process.wait(timeout=30)
+            wait_for(lambda: not git_pushes_in(clone), 5, "the node's git push to die with it")
+        finally:
+            (game.origin / "slow").unlink(missing_ok=True)
+            node.stop()
+            delivery.join(30)
+
+
+def test_a_pushed_commit_signed_with_a_key_it_makes_the_adjudicators_is_a_players(
+    tmp_path: Path, clustered: Settings
+) -> None:
+    """A player's commit that writes its own key into game.toml's [adjudicator], carries a
+    Pamir-Move trailer and is signed with that key is no commit of the service's: its
+    signature is judged by the keys of the service's last recorded push, so the commit is
+    vetted as the player's, and what it changed is put back."""
+    game = host_game(tmp_path, clustered)
+    key = make_key(tmp_path / "keys", "alice")
+    clone = player_clone(game, "alice")
+    toml = (clone / "game.toml").read_text(encoding="utf-8")
+    forged = re.sub(r'(\[adjudicator\][^\[]*signing_key = )"[^"]*"', rf'\1"{public(key)}"', toml)
+    assert forged != toml
+    (clone / "game.toml").write_text(forged, encoding="utf-8")
+    git(clone, "add", "game.toml")
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"]
+    message = "Move 1 by alice\n\nPamir-Move: 1\n"
+    git(
+        clone,
+        *signing,
+        "commit",
+        "-q",
+        "-S",
+        "--author",
+        "alice <alice@example.org>",
+        "-m",
+        message,
+    )
+    assert push(clone).returncode == 0  # the forge takes anything
+
+    with opened(game.service) as repo:
+        update = ledger.forge_update(clustered, repo)
+    assert [b.commit for b in update.restored] == [head(clone)]
+    assert show(game.origin, "main", "game.toml") == toml  # the service's key, put back
+    nodes.stop_heartbeat(clustered)

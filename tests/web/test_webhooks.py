@@ -40,7 +40,7 @@ from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload
 
 import engine
 from adjudicator.forge import newgames, remote
-from adjudicator.games import pipeline
+from adjudicator.games import hosting, pipeline
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
 from adjudicator.games.repo import GameRepo
@@ -473,7 +473,7 @@ def test_a_forge_that_cannot_be_reached_gives_500_and_the_delivery_is_not_rememb
 
 def test_urls_of_one_repository_compare_equal() -> None:
     same = {
-        remote.normalize_url(u)
+        hosting.normalize_url(u)
         for u in (
             "https://github.com/Players/G1.git",
             "https://token:x-oauth@github.com/players/g1",
@@ -483,8 +483,10 @@ def test_urls_of_one_repository_compare_equal() -> None:
         )
     }
     assert same == {"github.com/players/g1"}
-    assert remote.normalize_url("file:///srv/forge/g1.git") == remote.normalize_url("/srv/forge/g1")
-    assert remote.normalize_url("https://gitea.example/players/g1") != "github.com/players/g1"
+    assert hosting.normalize_url("file:///srv/forge/g1.git") == hosting.normalize_url(
+        "/srv/forge/g1"
+    )
+    assert hosting.normalize_url("https://gitea.example/players/g1") != "github.com/players/g1"
 
 
 def test_a_game_is_found_by_its_origin_or_by_its_remote_option(
@@ -514,8 +516,8 @@ def test_adopt_clones_a_forge_hosted_game_into_the_service(
 
     newgames.adopt(settings, str(game.origin)).repo.close()
 
-    assert remote.normalize_url(git(game.service, "remote", "get-url", "origin")) == (
-        remote.normalize_url(str(game.origin))
+    assert hosting.normalize_url(git(game.service, "remote", "get-url", "origin")) == (
+        hosting.normalize_url(str(game.origin))
     )
     push_move(game)
     assert deliver(site, game, "delivery-1").json()["adjudicated"] == [1]

@@ -144,6 +144,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX pamir_games_url_key ON pamir_games (url_key);
         """,
     ),
+    Migration(
+        6,
+        "indexes for every query of the service, and the retention of old rows",
+        # Each index names the queries it serves. The prefix queries compare names under
+        # the "C" collation (bytes, as Python's str order), a range the generic plans of
+        # prepared statements can take to an index whatever the database's collation.
+        # `pruned_at`: when the retention emptied a message's bytes, its key kept.
+        """
+        ALTER TABLE pamir_outbox ADD COLUMN pruned_at timestamptz;
+        -- messages_in, counts, backlog's and failures' counts of one state, in order
+        CREATE INDEX pamir_outbox_state ON pamir_outbox (state, id);
+        -- accepted_at: a game's messages whose key starts with a prefix
+        CREATE INDEX pamir_outbox_game_key ON pamir_outbox (game_id, message_key COLLATE "C");
+        -- is_pending: a pending message whose key starts with a prefix
+        CREATE INDEX pamir_outbox_pending_key ON pamir_outbox (message_key COLLATE "C")
+            WHERE state = 'pending';
+        -- the retention: the messages done long ago whose bytes are still kept
+        CREATE INDEX pamir_outbox_prunable ON pamir_outbox (done_at)
+            WHERE pruned_at IS NULL AND state IN ('sent', 'written', 'expired');
+        CREATE INDEX pamir_webhook_deliveries_received ON pamir_webhook_deliveries (received_at);
+        CREATE INDEX pamir_inbound_messages_updated ON pamir_inbound_messages (updated_at);
+        -- names and delete_folder of adjudicator/home/store.py: the records in a folder
+        CREATE INDEX pamir_store_name_c ON pamir_store (name COLLATE "C");
+        -- schedule/health.py: the deadline jobs, by the prefix of their ids
+        CREATE INDEX pamir_scheduler_jobs_id_c ON pamir_scheduler_jobs (id COLLATE "C");
+        """,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _VERSION_TABLE = """
@@ -170,6 +197,20 @@ def advisory_key(name: str) -> int:
     """The 64-bit advisory lock key of a lock's name (stable across nodes and versions)."""
     digest = hashlib.sha256(b"pamir-lock:" + name.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def prefix_bounds(prefix: str) -> tuple[str, str]:
+    """The range of the names that start with `prefix` under the "C" collation: every
+    such name is >= the first and < the second. A query written as this range (with the
+    exact `starts_with` beside it) takes the "C" index of its column even in a generic
+    plan, where `starts_with(name, $1)` or `LIKE $1` never can."""
+    stem = prefix.rstrip(chr(0x10FFFF))
+    if not stem:
+        raise ValueError(f"no range for the prefix {prefix!r}")
+    following = ord(stem[-1]) + 1
+    if 0xD800 <= following <= 0xDFFF:  # surrogates are not characters of a text value
+        following = 0xE000
+    return prefix, stem[:-1] + chr(following)
 
 
 def node_name(settings: Settings) -> str:

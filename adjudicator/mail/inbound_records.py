@@ -11,6 +11,7 @@ PAMIR_HOME/mail/inbound/GAME/KEY; PostgreSQL mode as a row of `pamir_inbound_mes
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,11 @@ class InboundRecords(Protocol):
         ...
 
     def write(self, game_id: str, key: str, record: Record) -> None: ...
+
+    def prune(self, before: datetime) -> int:
+        """Forget the messages handled (accepted or refused, not pending) whose record was
+        last written before `before`; return how many."""
+        ...
 
 
 class FileInboundRecords:
@@ -53,6 +59,26 @@ class FileInboundRecords:
     def write(self, game_id: str, key: str, record: Record) -> None:
         path = self.path(game_id, key)
         write_atomically(path, INBOUND.dump(INBOUND.check(str(path), record)))
+
+    def prune(self, before: datetime) -> int:
+        if not self.folder.is_dir():
+            return 0
+        count = 0
+        for path in sorted(self.folder.glob("*/*")):
+            if path.name.startswith(".") or path.stat().st_mtime >= before.timestamp():
+                continue  # a temporary file of write_atomically's, or a recent record
+            data = path.read_bytes()
+            if data.strip() and INBOUND.parse(str(path), data).status == "pending":
+                continue  # its move is being submitted: the record says what became of it
+            path.unlink(missing_ok=True)
+            count += 1
+        return count
+
+
+PRUNE_QUERY = (  # by the index pamir_inbound_messages_updated
+    "DELETE FROM pamir_inbound_messages WHERE updated_at < %(before)s"
+    " AND record->>'status' IS DISTINCT FROM 'pending'"
+)
 
 
 class TableInboundRecords:
@@ -82,6 +108,11 @@ class TableInboundRecords:
                 " DO UPDATE SET record = excluded.record, updated_at = now()",
                 (game_id, key, Jsonb(INBOUND.plain(INBOUND.check(f"{game_id}/{key}", record)))),
             )
+
+    def prune(self, before: datetime) -> int:
+        with database.connection(self.settings) as connection:
+            gone = connection.execute(PRUNE_QUERY, {"before": before})
+            return max(gone.rowcount, 0)
 
 
 INBOUND_RECORDS: backend.Kind[InboundRecords] = backend.Kind("mail.inbound_records")

@@ -21,7 +21,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -191,6 +191,11 @@ POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
 POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
 OUTAGE_SECONDS = 2.0  # ... while the server is away: a connection was lost lately
 OUTAGE_MEMORY = 30.0  # seconds a lost connection says the server is away
+# How long the pool goes on trying to replace a lost connection in the background, its
+# waits doubling from 1 s. The pool's own 5 minutes would leave it waiting 8 s or more
+# by the time the server is back; after this it stops, and the next request that finds no
+# connection tries at once.
+RECONNECT_SECONDS = 2.0
 
 
 def advisory_key(name: str) -> int:
@@ -243,6 +248,8 @@ def pool(settings: Settings) -> ConnectionPool:
                 min_size=1,
                 max_size=POOL_SIZE,
                 timeout=POOL_TIMEOUT,
+                reconnect_timeout=RECONNECT_SECONDS,
+                check=_checker(url),
                 kwargs={
                     "autocommit": True,
                     "application_name": _application_name(settings, "node"),
@@ -288,7 +295,7 @@ def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, 
     try:
         yield lent
     except psycopg.OperationalError:
-        _lost[url] = time.monotonic()  # the server went away, or the network to it
+        _lose(url)  # the server went away, or the network to it
         raise
     finally:
         lent, uses = _lent.connections.pop(url)
@@ -300,21 +307,66 @@ def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, 
 
 # When each pool (by URL) last lost a connection to an error of the server or the network.
 _lost: dict[str, float] = {}
+_checking: set[str] = set()  # the pools whose idle connections are being checked
+_checking_lock = threading.Lock()
 
 
-def _getconn(found: ConnectionPool, url: str) -> psycopg.Connection[tuple[object, ...]]:
-    """A connection of the pool. While the server is away (a connection was lost within
-    OUTAGE_MEMORY seconds and none is free), wait only OUTAGE_SECONDS, not the
-    POOL_TIMEOUT a busy pool deserves: the request fails as temporary at once
-    (web/outage.py), and the pool's own reconnection brings connections back."""
+def _is_away(url: str) -> bool:
+    return time.monotonic() - _lost.get(url, -OUTAGE_MEMORY) < OUTAGE_MEMORY
+
+
+def _lose(url: str) -> None:
+    """A connection of the pool was lost: the others idle in it are likely broken too
+    (the server restarted, or went away), and are checked in the background, each
+    replaced at once, so that no request meets one once the server is back."""
+    _lost[url] = time.monotonic()
+    with _checking_lock:
+        if url in _checking or url not in _pools:
+            return
+        _checking.add(url)
+    threading.Thread(target=_check_idle, args=(url,), name="pool check", daemon=True).start()
+
+
+def _check_idle(url: str) -> None:
+    try:
+        found = _pools.get(url)
+        if found is not None:
+            found.check()
+    except Exception:  # a pool closed meanwhile: nothing to check
+        pass
+    finally:
+        with _checking_lock:
+            _checking.discard(url)
+
+
+def _checker(url: str) -> Callable[[psycopg.Connection[tuple[object, ...]]], None]:
+    """The pool's check of a connection it lends: while the server is away (and until a
+    connection is lent again), a round trip, so that a connection broken while idle is
+    replaced rather than lent; none otherwise, as it costs one."""
+    from psycopg_pool import ConnectionPool  # the client: PostgreSQL mode only
+
+    def check(connection: psycopg.Connection[tuple[object, ...]]) -> None:
+        if _is_away(url):
+            ConnectionPool.check_connection(connection)
+
+    return check
+
+
+def _getconn(
+    found: ConnectionPool, url: str, patience: float = POOL_TIMEOUT
+) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection of the pool, waited for `patience` seconds. While the server is away
+    (a connection was lost within OUTAGE_MEMORY seconds and none is free), wait only
+    OUTAGE_SECONDS, not the POOL_TIMEOUT a busy pool deserves: the request fails as
+    temporary at once (web/outage.py), and the pool's own reconnection brings
+    connections back."""
     import psycopg_pool  # the client: PostgreSQL mode only (loaded by `pool` already)
 
-    away = time.monotonic() - _lost.get(url, -OUTAGE_MEMORY) < OUTAGE_MEMORY
-    waiting = OUTAGE_SECONDS if away and not found.get_stats().get("pool_available") else None
+    away = _is_away(url) and not found.get_stats().get("pool_available")
     try:
-        lent = found.getconn(timeout=waiting or POOL_TIMEOUT)
+        lent = found.getconn(timeout=min(OUTAGE_SECONDS, patience) if away else patience)
     except psycopg_pool.PoolTimeout:
-        if waiting is not None:
+        if away:
             _lost[url] = time.monotonic()
         raise
     _lost.pop(url, None)
@@ -414,11 +466,21 @@ HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says 
 
 def problem(settings: Settings) -> str | None:
     """Why the database cannot be used right now, or None when it answers (within
-    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout)."""
+    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout;
+    while the server is away, within OUTAGE_SECONDS, as a request would wait)."""
+    import psycopg  # the client: PostgreSQL mode only
+
+    url = _url(settings)
     try:
-        with pool(settings).connection(timeout=HEALTH_SECONDS) as lent:
+        found = pool(settings)
+        lent = _getconn(found, url, HEALTH_SECONDS)
+        try:
             lent.execute("SELECT 1")
+        finally:
+            found.putconn(lent)
     except Exception as error:  # refused, timed out, broken: each says why
+        if isinstance(error, psycopg.OperationalError):
+            _lose(url)
         text = str(error).strip().splitlines()
         return text[0] if text else type(error).__name__
     return None

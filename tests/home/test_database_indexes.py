@@ -24,6 +24,7 @@ from adjudicator.home import database, store
 from adjudicator.home.settings import load_settings
 from adjudicator.mail import inbound_records
 from adjudicator.mail.outbox import table
+from adjudicator.schedule import health
 
 Connection = psycopg.Connection[tuple[object, ...]]
 ROWS = 20_000
@@ -69,6 +70,12 @@ def _fill(connection: Connection) -> None:
         "INSERT INTO pamir_inbound_messages (game_id, message_key, record, updated_at)"
         " SELECT 'g' || (n %% 200), md5(n::text), '{\"status\": \"accepted\"}',"
         " now() - (n || ' minutes')::interval FROM generate_series(1, %(rows)s) AS n",
+        {"rows": ROWS},
+    )
+    connection.execute(
+        "INSERT INTO pamir_scheduler_jobs (id, next_run_time, job_state)"
+        " SELECT CASE WHEN n %% 100 = 0 THEN 'deadline:g' ELSE 'reminder:g' END || n, n,"
+        " '\\x00'::bytea FROM generate_series(1, %(rows)s) AS n",
         {"rows": ROWS},
     )
     connection.execute("ANALYZE")
@@ -121,6 +128,7 @@ REPEATED: Queries = {
         {**bounds("g7-0042-alice-report-"), "game": "g7"},
     ),
     "whether a turn mail is pending": (table.IS_PENDING_QUERY, bounds("g7-0042-alice-report-")),
+    "the earliest deadline job": (health.EARLIEST_DEADLINE_QUERY, bounds("deadline:")),
 }
 WEEKS_AGO = datetime.now(UTC) - timedelta(days=10)
 DAILY: Queries = {

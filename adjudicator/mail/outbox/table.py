@@ -181,8 +181,7 @@ def counts(settings: Settings) -> dict[str, int]:
 
 def backlog(settings: Settings) -> Backlog:
     """The pending messages, found by the index of pending rows, and those refused for
-    good, counted over the whole table (it keeps every message sent, but a report's bytes
-    lie out of its row, in PostgreSQL's TOAST storage, so the scan stays short)."""
+    good, by the index of states (the table keeps a row for every message sent)."""
     with database.connection(settings) as connection:
         pending = connection.execute(
             "SELECT count(*), min(queued_at) FROM pamir_outbox WHERE state = 'pending'"

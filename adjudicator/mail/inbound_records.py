@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from adjudicator.home import backend, database
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.store import StoreError
 from adjudicator.mail.records import INBOUND
 
 Record = dict[str, Any]
@@ -61,18 +62,24 @@ class FileInboundRecords:
         write_atomically(path, INBOUND.dump(INBOUND.check(str(path), record)))
 
     def prune(self, before: datetime) -> int:
-        if not self.folder.is_dir():
-            return 0
         count = 0
-        for path in sorted(self.folder.glob("*/*")):
-            if path.name.startswith(".") or path.stat().st_mtime >= before.timestamp():
-                continue  # a temporary file of write_atomically's, or a recent record
-            data = path.read_bytes()
-            if data.strip() and INBOUND.parse(str(path), data).status == "pending":
-                continue  # its move is being submitted: the record says what became of it
-            path.unlink(missing_ok=True)
-            count += 1
+        for path in sorted(self.folder.glob("*/*")) if self.folder.is_dir() else []:
+            if not path.name.startswith(".") and _is_done(path, before.timestamp()):
+                path.unlink(missing_ok=True)
+                count += 1
         return count
+
+
+def _is_done(path: Path, before: float) -> bool:
+    """Whether the record `path` was last written before `before` and is not pending (one
+    that cannot be read is kept, for the host to look at, as its message's answer is)."""
+    try:
+        if path.stat().st_mtime >= before:
+            return False
+        data = path.read_bytes()
+        return not data.strip() or INBOUND.parse(str(path), data).status != "pending"
+    except (OSError, StoreError):
+        return False
 
 
 PRUNE_QUERY = (  # by the index pamir_inbound_messages_updated

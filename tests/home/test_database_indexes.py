@@ -1,5 +1,5 @@
 """Every query the service makes on its growing tables is served by an index
-(home/database.py, migration 5), on a real server with enough rows that the planner
+(home/database.py, migration 6), on a real server with enough rows that the planner
 would rather scan the table than use a poor index: EXPLAIN shows no sequential scan.
 
 The queries a node repeats (a folder of the store, a turn mail's prefix) are planned as

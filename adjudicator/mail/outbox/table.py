@@ -237,7 +237,7 @@ def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
     ]
 
 
-# The keys that start with a prefix: a range under the "C" collation, which migration 5's
+# The keys that start with a prefix: a range under the "C" collation, which migration 6's
 # indexes serve in every plan (database.prefix_bounds), and the exact test beside it.
 _KEY_STARTS = (
     'message_key COLLATE "C" >= %(low)s AND message_key COLLATE "C" < %(high)s'

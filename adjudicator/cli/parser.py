@@ -22,6 +22,7 @@ The service:
     pamir require-signatures GAME_DIR on|off
     pamir allowed-signers GAME_DIR          the game's keys, for git verify-commit
     pamir games                             every game, and those that need their host
+    pamir prune                             the mail and deliveries older than retention_days
     pamir db upgrade                        create or migrate the PostgreSQL schema
     pamir db rekey                          seal the database's secrets under a new key
     pamir db import-home PATH               a PAMIR_HOME's files into the database
@@ -265,6 +266,12 @@ def register_service(commands: Subcommands) -> None:
         "games", help="list the service's games, and those that need their host"
     )
     games.set_defaults(func=handler("service:cmd_games"))
+
+    pruned = commands.add_parser(
+        "prune",
+        help="empty the mail sent and forget the deliveries older than retention_days",
+    )
+    pruned.set_defaults(func=handler("service:cmd_prune"))
 
     db = commands.add_parser("db", help="the PostgreSQL database of several nodes (cluster.md)")
     db_sub = db.add_subparsers(dest="db_command", required=True)

@@ -1,5 +1,6 @@
 """`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts;
-`pamir games`: the service's games, and those that need their host."""
+`pamir games`: the service's games, and those that need their host; `pamir prune`: the
+retention of what the service keeps."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.schedule.clock import record_pause
 from adjudicator.schedule.jobs import run_once, utc_now
 from adjudicator.schedule.leader import SchedulerRunning, run_forever
+from adjudicator.schedule.retention import prune
 from adjudicator.web.serve import serve
 
 
@@ -114,3 +116,14 @@ def cmd_games(args: argparse.Namespace) -> None:
         mark = needs_host.marked(settings.home, entry.id)
         since = f" (since {mark.first_seen})" if mark else ""
         print(f"{entry.id:<{width}}  needs the host: {entry.problem}{since}")
+
+
+def cmd_prune(args: argparse.Namespace) -> None:
+    """Prune now what the scheduler's daily job would, and say what was removed."""
+    try:
+        settings = load_settings()
+        backend.of(settings).check()  # PostgreSQL mode: the schema this code needs
+        done = prune(settings)
+    except (SettingsError, DatabaseError) as error:
+        raise Refused(str(error)) from None
+    print(f"pruned {done.describe()}")

@@ -4,7 +4,8 @@ A lock is held on the thread's connection from the node's pool (`database.connec
 for as long as the lock is held (a thread holding several keeps them on one connection).
 If the node dies, its connections close and the server releases its locks: a killed node
 never leaves a game locked. The leadership of the scheduler is held on a connection of its
-own, for as long as the node leads. Imported only in PostgreSQL mode
+own, for as long as the node leads; a node standing by tries it on that one connection,
+kept between tries. Imported only in PostgreSQL mode
 (`adjudicator/home/locks.py`), so that the embedded mode never loads the database client.
 """
 
@@ -85,22 +86,32 @@ def elected(
 
 
 def _elect(settings: Settings, name: str, stop: threading.Event, every: float) -> Connection | None:
+    """Try the lock every `every` seconds on one connection kept for the purpose (a node
+    standing by for hours would otherwise open and close one at every try), made again
+    only when it breaks; return it once it holds the lock, or None when `stop` is set."""
     key = database.advisory_key(name)
-    while not stop.is_set():
-        try:
-            connection = database.connect(settings, name)
-        except database.DatabaseError:
-            stop.wait(every)  # the database is away: stand by until it is back
-            continue
-        try:
-            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-        except psycopg.Error:
-            row = None
-        if row and row[0]:
-            return connection
-        connection.close()
-        stop.wait(every)
-    return None
+    kept: Connection | None = None
+    try:
+        while not stop.is_set():
+            if kept is None:
+                try:
+                    kept = database.connect(settings, name)
+                except database.DatabaseError:
+                    stop.wait(every)  # the database is away: stand by until it is back
+                    continue
+            try:
+                row = kept.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            except psycopg.Error:  # the server closed it (a restart): another next time
+                kept.close()
+                kept, row = None, None
+            if row and row[0]:
+                elected, kept = kept, None
+                return elected
+            stop.wait(every)
+        return None
+    finally:
+        if kept is not None:
+            kept.close()
 
 
 def held_locks(connection: Connection) -> list[tuple[int, str]]:

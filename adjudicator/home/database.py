@@ -21,7 +21,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -144,6 +144,33 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX pamir_games_url_key ON pamir_games (url_key);
         """,
     ),
+    Migration(
+        6,
+        "indexes for every query of the service, and the retention of old rows",
+        # Each index names the queries it serves. The prefix queries compare names under
+        # the "C" collation (bytes, as Python's str order), a range the generic plans of
+        # prepared statements can take to an index whatever the database's collation.
+        # `pruned_at`: when the retention emptied a message's bytes, its key kept.
+        """
+        ALTER TABLE pamir_outbox ADD COLUMN pruned_at timestamptz;
+        -- messages_in, counts, backlog's and failures' counts of one state, in order
+        CREATE INDEX pamir_outbox_state ON pamir_outbox (state, id);
+        -- accepted_at: a game's messages whose key starts with a prefix
+        CREATE INDEX pamir_outbox_game_key ON pamir_outbox (game_id, message_key COLLATE "C");
+        -- is_pending: a pending message whose key starts with a prefix
+        CREATE INDEX pamir_outbox_pending_key ON pamir_outbox (message_key COLLATE "C")
+            WHERE state = 'pending';
+        -- the retention: the messages done long ago whose bytes are still kept
+        CREATE INDEX pamir_outbox_prunable ON pamir_outbox (done_at)
+            WHERE pruned_at IS NULL AND state IN ('sent', 'written', 'expired');
+        CREATE INDEX pamir_webhook_deliveries_received ON pamir_webhook_deliveries (received_at);
+        CREATE INDEX pamir_inbound_messages_updated ON pamir_inbound_messages (updated_at);
+        -- names and delete_folder of adjudicator/home/store.py: the records in a folder
+        CREATE INDEX pamir_store_name_c ON pamir_store (name COLLATE "C");
+        -- schedule/health.py: the deadline jobs, by the prefix of their ids
+        CREATE INDEX pamir_scheduler_jobs_id_c ON pamir_scheduler_jobs (id COLLATE "C");
+        """,
+    ),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 _VERSION_TABLE = """
@@ -164,12 +191,31 @@ POOL_SIZE = 32  # connections per node: a thread holding game locks keeps one
 POOL_TIMEOUT = 60.0  # seconds a thread waits for a free connection before it fails
 OUTAGE_SECONDS = 2.0  # ... while the server is away: a connection was lost lately
 OUTAGE_MEMORY = 30.0  # seconds a lost connection says the server is away
+# How long the pool goes on trying to replace a lost connection in the background, its
+# waits doubling from 1 s. The pool's own 5 minutes would leave it waiting 8 s or more
+# by the time the server is back; after this it stops, and the next request that finds no
+# connection tries at once.
+RECONNECT_SECONDS = 2.0
 
 
 def advisory_key(name: str) -> int:
     """The 64-bit advisory lock key of a lock's name (stable across nodes and versions)."""
     digest = hashlib.sha256(b"pamir-lock:" + name.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def prefix_bounds(prefix: str) -> tuple[str, str]:
+    """The range of the names that start with `prefix` under the "C" collation: every
+    such name is >= the first and < the second. A query written as this range (with the
+    exact `starts_with` beside it) takes the "C" index of its column even in a generic
+    plan, where `starts_with(name, $1)` or `LIKE $1` never can."""
+    stem = prefix.rstrip(chr(0x10FFFF))
+    if not stem:
+        raise ValueError(f"no range for the prefix {prefix!r}")
+    following = ord(stem[-1]) + 1
+    if 0xD800 <= following <= 0xDFFF:  # surrogates are not characters of a text value
+        following = 0xE000
+    return prefix, stem[:-1] + chr(following)
 
 
 def node_name(settings: Settings) -> str:
@@ -202,6 +248,8 @@ def pool(settings: Settings) -> ConnectionPool:
                 min_size=1,
                 max_size=POOL_SIZE,
                 timeout=POOL_TIMEOUT,
+                reconnect_timeout=RECONNECT_SECONDS,
+                check=_checker(url),
                 kwargs={
                     "autocommit": True,
                     "application_name": _application_name(settings, "node"),
@@ -247,7 +295,7 @@ def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, 
     try:
         yield lent
     except psycopg.OperationalError:
-        _lost[url] = time.monotonic()  # the server went away, or the network to it
+        _lose(url)  # the server went away, or the network to it
         raise
     finally:
         lent, uses = _lent.connections.pop(url)
@@ -259,21 +307,66 @@ def connection(settings: Settings) -> Iterator[psycopg.Connection[tuple[object, 
 
 # When each pool (by URL) last lost a connection to an error of the server or the network.
 _lost: dict[str, float] = {}
+_checking: set[str] = set()  # the pools whose idle connections are being checked
+_checking_lock = threading.Lock()
 
 
-def _getconn(found: ConnectionPool, url: str) -> psycopg.Connection[tuple[object, ...]]:
-    """A connection of the pool. While the server is away (a connection was lost within
-    OUTAGE_MEMORY seconds and none is free), wait only OUTAGE_SECONDS, not the
-    POOL_TIMEOUT a busy pool deserves: the request fails as temporary at once
-    (web/outage.py), and the pool's own reconnection brings connections back."""
+def _is_away(url: str) -> bool:
+    return time.monotonic() - _lost.get(url, -OUTAGE_MEMORY) < OUTAGE_MEMORY
+
+
+def _lose(url: str) -> None:
+    """A connection of the pool was lost: the others idle in it are likely broken too
+    (the server restarted, or went away), and are checked in the background, each
+    replaced at once, so that no request meets one once the server is back."""
+    _lost[url] = time.monotonic()
+    with _checking_lock:
+        if url in _checking or url not in _pools:
+            return
+        _checking.add(url)
+    threading.Thread(target=_check_idle, args=(url,), name="pool check", daemon=True).start()
+
+
+def _check_idle(url: str) -> None:
+    try:
+        found = _pools.get(url)
+        if found is not None:
+            found.check()
+    except Exception:  # a pool closed meanwhile: nothing to check
+        pass
+    finally:
+        with _checking_lock:
+            _checking.discard(url)
+
+
+def _checker(url: str) -> Callable[[psycopg.Connection[tuple[object, ...]]], None]:
+    """The pool's check of a connection it lends: while the server is away (and until a
+    connection is lent again), a round trip, so that a connection broken while idle is
+    replaced rather than lent; none otherwise, as it costs one."""
+    from psycopg_pool import ConnectionPool  # the client: PostgreSQL mode only
+
+    def check(connection: psycopg.Connection[tuple[object, ...]]) -> None:
+        if _is_away(url):
+            ConnectionPool.check_connection(connection)
+
+    return check
+
+
+def _getconn(
+    found: ConnectionPool, url: str, patience: float = POOL_TIMEOUT
+) -> psycopg.Connection[tuple[object, ...]]:
+    """A connection of the pool, waited for `patience` seconds. While the server is away
+    (a connection was lost within OUTAGE_MEMORY seconds and none is free), wait only
+    OUTAGE_SECONDS, not the POOL_TIMEOUT a busy pool deserves: the request fails as
+    temporary at once (web/outage.py), and the pool's own reconnection brings
+    connections back."""
     import psycopg_pool  # the client: PostgreSQL mode only (loaded by `pool` already)
 
-    away = time.monotonic() - _lost.get(url, -OUTAGE_MEMORY) < OUTAGE_MEMORY
-    waiting = OUTAGE_SECONDS if away and not found.get_stats().get("pool_available") else None
+    away = _is_away(url) and not found.get_stats().get("pool_available")
     try:
-        lent = found.getconn(timeout=waiting or POOL_TIMEOUT)
+        lent = found.getconn(timeout=min(OUTAGE_SECONDS, patience) if away else patience)
     except psycopg_pool.PoolTimeout:
-        if waiting is not None:
+        if away:
             _lost[url] = time.monotonic()
         raise
     _lost.pop(url, None)
@@ -373,11 +466,21 @@ HEALTH_SECONDS = 5.0  # how long /healthz waits for a connection before it says 
 
 def problem(settings: Settings) -> str | None:
     """Why the database cannot be used right now, or None when it answers (within
-    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout)."""
+    HEALTH_SECONDS: a load balancer's health check must not wait for the pool's timeout;
+    while the server is away, within OUTAGE_SECONDS, as a request would wait)."""
+    import psycopg  # the client: PostgreSQL mode only
+
+    url = _url(settings)
     try:
-        with pool(settings).connection(timeout=HEALTH_SECONDS) as lent:
+        found = pool(settings)
+        lent = _getconn(found, url, HEALTH_SECONDS)
+        try:
             lent.execute("SELECT 1")
+        finally:
+            found.putconn(lent)
     except Exception as error:  # refused, timed out, broken: each says why
+        if isinstance(error, psycopg.OperationalError):
+            _lose(url)
         text = str(error).strip().splitlines()
         return text[0] if text else type(error).__name__
     return None

@@ -2,9 +2,10 @@
 
 Every process that serves (`pamir serve`, each gunicorn worker, `pamir scheduler`)
 writes its row in `pamir_nodes` every HEARTBEAT_SECONDS and removes it when it stops
-cleanly. A node whose row has not been written for SILENT_AFTER seconds is shown as
-silent: it died, or cannot reach the database. Who runs the scheduler is not written
-anywhere: it is whoever holds the scheduler's advisory lock, as the server reports it.
+cleanly (a gunicorn worker stopped with SIGTERM, or replaced after `--max-requests`, too).
+A node whose row has not been written for SILENT_AFTER seconds is shown as silent: it
+died, or cannot reach the database. Who runs the scheduler is not written anywhere: it
+is whoever holds the scheduler's advisory lock, as the server reports it.
 """
 
 from __future__ import annotations
@@ -107,6 +108,17 @@ def stop_heartbeat(settings: Settings) -> None:
         found = _started.pop(f"{settings.database_url} {database.node_name(settings)}", None)
     if found is not None:
         found.stop()
+
+
+def stop_heartbeats() -> None:
+    """Stop every heartbeat this process started, each removing its row: for a process
+    that ends without its settings at hand (a gunicorn worker told to stop,
+    adjudicator/web/gunicorn_config.py)."""
+    with _started_lock:
+        found = list(_started.values())
+        _started.clear()
+    for beat in found:
+        beat.stop()
 
 
 def list_nodes(settings: Settings) -> list[Node]:

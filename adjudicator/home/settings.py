@@ -82,6 +82,10 @@ class Settings(BaseModel):
     # PostgreSQL mode: how long a node's claim on an outbox message holds (it must outlast
     # one SMTP transaction); a dead node's message is sent by another after this.
     outbox_lease_seconds: int = Field(default=120, ge=1)
+    # Days the mail sent (its bytes), the inbound messages' records and the webhook
+    # deliveries are kept (docs/email.md#retention). At least a week: a mail server retries
+    # a message for up to 5 days, and a forge redelivers a webhook within days.
+    retention_days: int = Field(default=30, ge=7)
     # The hour (0-23, on each player's own clock) of the daily digest of reports held back.
     digest_hour: int = Field(default=8, ge=0, le=23)
     # How much mail a player gets who chose nothing (`settings notify`, docs/email.md).

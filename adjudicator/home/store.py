@@ -204,6 +204,19 @@ class Sealer:
             ) from None
 
 
+# The records under a folder: a range of names under the "C" collation, which the index
+# pamir_store_name_c serves in every plan (home/database.py's `prefix_bounds`), and the
+# exact prefix test beside it. "C" orders as Python's str does, as FileStore sorts.
+_IN_FOLDER = (
+    'name COLLATE "C" >= %(low)s AND name COLLATE "C" < %(high)s AND starts_with(name, %(low)s)'
+)
+NAMES_QUERY = (
+    "SELECT name FROM pamir_store WHERE " + _IN_FOLDER + " AND strpos(substr(name, %(after)s),"
+    " '/') = 0 ORDER BY name COLLATE \"C\""
+)
+DELETE_FOLDER_QUERY = "DELETE FROM pamir_store WHERE " + _IN_FOLDER
+
+
 class DatabaseStore:
     """Records as rows of `pamir_store` (PostgreSQL mode), the sealed ones encrypted."""
 
@@ -278,21 +291,19 @@ class DatabaseStore:
         prefix = check_name(folder) + "/"
         from adjudicator.home import database  # PostgreSQL mode only (see the top)
 
+        low, high = database.prefix_bounds(prefix)
         with database.connection(self.settings) as connection:
             rows = connection.execute(
-                "SELECT name FROM pamir_store WHERE starts_with(name, %s)"
-                " AND strpos(substr(name, %s), '/') = 0 ORDER BY name",
-                (prefix, len(prefix) + 1),
+                NAMES_QUERY, {"low": low, "high": high, "after": len(prefix) + 1}
             ).fetchall()
         return [str(row[0]) for row in rows]
 
     def delete_folder(self, folder: str) -> None:
         from adjudicator.home import database  # PostgreSQL mode only (see the top)
 
+        low, high = database.prefix_bounds(check_name(folder) + "/")
         with database.connection(self.settings) as connection:
-            connection.execute(
-                "DELETE FROM pamir_store WHERE starts_with(name, %s)", (check_name(folder) + "/",)
-            )
+            connection.execute(DELETE_FOLDER_QUERY, {"low": low, "high": high})
 
     def check_key(self) -> None:
         """Refuse (StoreError) a missing or malformed key, or one that does not open the

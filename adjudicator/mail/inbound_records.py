@@ -11,12 +11,14 @@ PAMIR_HOME/mail/inbound/GAME/KEY; PostgreSQL mode as a row of `pamir_inbound_mes
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from adjudicator.home import backend, database
 from adjudicator.home.files import write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.store import StoreError
 from adjudicator.mail.records import INBOUND
 
 Record = dict[str, Any]
@@ -29,6 +31,11 @@ class InboundRecords(Protocol):
         ...
 
     def write(self, game_id: str, key: str, record: Record) -> None: ...
+
+    def prune(self, before: datetime) -> int:
+        """Forget the messages handled (accepted or refused, not pending) whose record was
+        last written before `before`; return how many."""
+        ...
 
 
 class FileInboundRecords:
@@ -53,6 +60,32 @@ class FileInboundRecords:
     def write(self, game_id: str, key: str, record: Record) -> None:
         path = self.path(game_id, key)
         write_atomically(path, INBOUND.dump(INBOUND.check(str(path), record)))
+
+    def prune(self, before: datetime) -> int:
+        count = 0
+        for path in sorted(self.folder.glob("*/*")) if self.folder.is_dir() else []:
+            if not path.name.startswith(".") and _is_done(path, before.timestamp()):
+                path.unlink(missing_ok=True)
+                count += 1
+        return count
+
+
+def _is_done(path: Path, before: float) -> bool:
+    """Whether the record `path` was last written before `before` and is not pending (one
+    that cannot be read is kept, for the host to look at, as its message's answer is)."""
+    try:
+        if path.stat().st_mtime >= before:
+            return False
+        data = path.read_bytes()
+        return not data.strip() or INBOUND.parse(str(path), data).status != "pending"
+    except (OSError, StoreError):
+        return False
+
+
+PRUNE_QUERY = (  # by the index pamir_inbound_messages_updated
+    "DELETE FROM pamir_inbound_messages WHERE updated_at < %(before)s"
+    " AND record->>'status' IS DISTINCT FROM 'pending'"
+)
 
 
 class TableInboundRecords:
@@ -82,6 +115,11 @@ class TableInboundRecords:
                 " DO UPDATE SET record = excluded.record, updated_at = now()",
                 (game_id, key, Jsonb(INBOUND.plain(INBOUND.check(f"{game_id}/{key}", record)))),
             )
+
+    def prune(self, before: datetime) -> int:
+        with database.connection(self.settings) as connection:
+            gone = connection.execute(PRUNE_QUERY, {"before": before})
+            return max(gone.rowcount, 0)
 
 
 INBOUND_RECORDS: backend.Kind[InboundRecords] = backend.Kind("mail.inbound_records")

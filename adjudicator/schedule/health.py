@@ -96,12 +96,18 @@ def _pending(path: Path) -> Waiting | None:
     return pending
 
 
+# Every game's deadline job, by the prefix of its id: a range under the "C" collation,
+# which the index pamir_scheduler_jobs_id_c serves in every plan (database.prefix_bounds).
+EARLIEST_DEADLINE_QUERY = (
+    f'SELECT min(next_run_time) FROM {JOBS_TABLE} WHERE id COLLATE "C" >= %(low)s'
+    ' AND id COLLATE "C" < %(high)s AND starts_with(id, %(low)s)'
+)
+
+
 def _earliest_deadline_job(settings: Settings) -> datetime | None:
+    low, high = database.prefix_bounds(deadline_job_id(""))
     with database.connection(settings) as connection:
-        row = connection.execute(
-            f"SELECT min(next_run_time) FROM {JOBS_TABLE} WHERE id LIKE %s",
-            (deadline_job_id("%"),),  # every game's
-        ).fetchone()
+        row = connection.execute(EARLIEST_DEADLINE_QUERY, {"low": low, "high": high}).fetchone()
     if row is None or row[0] is None:
         return None
     return datetime.fromtimestamp(float(str(row[0])), UTC)

@@ -60,6 +60,7 @@ from adjudicator.schedule.jobs import (
 )
 from adjudicator.schedule.jobstore import job_store
 from adjudicator.schedule.reminders import already_reminded
+from adjudicator.schedule.retention import PRUNE_HOURS, prune_tick
 from adjudicator.schedule.turnmail import mail_clock
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,8 @@ FETCH_JOB = "fetch"
 FETCH_SLICE_SECONDS = 30  # a fetch job's run: the games of one slot (schedule/jobs.py poll_share)
 OUTBOX_JOB = "outbox"
 DIGEST_JOB = "digest"
+PRUNE_JOB = "prune"
+PRUNE_DELAY = timedelta(minutes=1)
 DIGEST_SECONDS = 60  # how soon after its hour a digest goes out
 WATCH_JOB = "watch"
 REBUILD_JOB = "rebuild"  # PostgreSQL mode: a new leader's games' jobs, after its start
@@ -148,9 +151,10 @@ def run_stored(name: str, *args: str) -> None:
         log.warning("job %s not run: this node does not lead", name)
         return
     scheduler, settings = _leading
-    if name == mail_tick.__name__:
-        mail_tick(settings)
-        return
+    for plain in (mail_tick, prune_tick):  # the jobs of the settings alone
+        if name == plain.__name__:
+            plain(settings)
+            return
     functions: dict[str, Callable[..., object]] = {
         f.__name__: f
         for f in (poll, fetch_slice, watch, digest_tick, deadline_job, reminder_job, rebuild_jobs)
@@ -234,6 +238,18 @@ def build_scheduler(settings: Settings, clock: Clock | None = None) -> GameSched
         args=[scheduler, settings],
         id=DIGEST_JOB,
         name="queue the daily digests that are due on each player's clock",
+        replace_existing=True,
+        max_instances=1,
+    )
+    _add_job(
+        scheduler,
+        prune_tick,
+        # A minute after the start, then daily: a node restarted more often than daily
+        # (each deploy) would otherwise never prune.
+        IntervalTrigger(hours=PRUNE_HOURS, start_date=utc_now() + PRUNE_DELAY, timezone=UTC),
+        args=[settings],
+        id=PRUNE_JOB,
+        name=f"empty the mail and forget the deliveries older than {settings.retention_days} days",
         replace_existing=True,
         max_instances=1,
     )

@@ -13,7 +13,7 @@ import sys
 import tempfile
 from typing import Any
 
-from adjudicator.home import logs
+from adjudicator.home import logs, nodes
 from adjudicator.home.settings import SettingsError, load_settings
 
 try:
@@ -45,6 +45,13 @@ def child_exit(server: object, worker: Any) -> None:
         from prometheus_client import multiprocess  # only with the multiprocess folder
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def worker_exit(server: object, worker: Any) -> None:
+    """In the worker, as it ends (SIGTERM, a `--max-requests` replacement, the master
+    stopping): its row of `pamir_nodes` goes with it, rather than show as silent for a day
+    (PostgreSQL mode; nothing otherwise)."""
+    nodes.stop_heartbeats()
 
 
 # The folder this master made for its workers' metrics, removed when it exits.

@@ -18,30 +18,25 @@ far, chunked or not.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import hmac
-import json
 import logging
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Any
+from typing import Any
 from urllib.parse import parse_qs
 
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from adjudicator.forge import notices, remote, transport
+from adjudicator.forge.deliveries import deliveries
 from adjudicator.games import needs_host
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.registry import game_lock, kept_game, mark_needs_host
 from adjudicator.games.repo import REF, RepoError
 from adjudicator.games.snapshot import GameError
-from adjudicator.home import backend, database
-from adjudicator.home.files import read_json, write_atomically
+from adjudicator.home import backend
 from adjudicator.home.settings import Settings
 from adjudicator.mail import ledger, outbox
 from adjudicator.mail.answers import without_paths
@@ -49,7 +44,6 @@ from adjudicator.mail.operator import alert_operator
 from adjudicator.web.context import current_settings, read_body
 
 MAX_BODY_BYTES = 5_000_000
-DELIVERIES_KEPT = 2_000
 DELIVERY_ID = re.compile(r"^[A-Za-z0-9._:-]{1,100}$")
 
 bp = Blueprint("webhooks", __name__, url_prefix="/webhooks")
@@ -100,101 +94,6 @@ class PushEvent(BaseModel):
 def signature(secret: str, body: bytes) -> str:
     """The hex HMAC-SHA256 of a body under a shared secret, as forges compute it."""
     return hmac.new(secret.encode("utf-8"), body, hashlib.sha256).hexdigest()
-
-
-class DeliveryLog:
-    """Delivery ids already handled, the most recent `limit` of them, in one file, and
-    what the service answered to each (`outcomes/`, one file per id, written before the
-    id is listed), so that a redelivery gets the same answer.
-
-    The file is locked while read or written, so threads and worker processes share it.
-    """
-
-    def __init__(self, path: Path, limit: int = DELIVERIES_KEPT) -> None:
-        self.path = path
-        self.limit = limit
-
-    @contextmanager
-    def _locked(self) -> Iterator[IO[str]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path, "a+", encoding="ascii") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                handle.seek(0)
-                yield handle
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
-
-    def seen(self, key: str) -> bool:
-        with self._locked() as handle:
-            return key in handle.read().split()
-
-    def _outcome_path(self, key: str) -> Path:
-        name = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
-        return self.path.parent / "outcomes" / f"{name}.json"
-
-    def outcome(self, key: str) -> dict[str, Any] | None:
-        """The answer recorded for a delivery handled before (None: none recorded)."""
-        found: dict[str, Any] | None = read_json(self._outcome_path(key))
-        return found
-
-    def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:
-        with self._locked() as handle:
-            keys = handle.read().split()
-            if key in keys:
-                return
-            if outcome is not None:
-                data = json.dumps(outcome, indent=2) + "\n"
-                write_atomically(self._outcome_path(key), data.encode())
-            kept = [*keys, key][-self.limit :]
-            handle.seek(0)
-            handle.truncate()
-            handle.write("".join(f"{k}\n" for k in kept))
-        for dropped in keys[: len(keys) + 1 - len(kept)]:
-            self._outcome_path(dropped).unlink(missing_ok=True)
-
-
-class DatabaseDeliveryLog:
-    """The deliveries handled, in PostgreSQL mode: one row per delivery id (its primary
-    key), with the answer given, so that a redelivery to any node gets the same answer."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def seen(self, key: str) -> bool:
-        return self._row(key) is not None
-
-    def outcome(self, key: str) -> dict[str, Any] | None:
-        row = self._row(key)
-        return dict(row[0]) if row is not None and isinstance(row[0], dict) else None
-
-    def _row(self, key: str) -> tuple[Any, ...] | None:
-        with database.connection(self.settings) as connection:
-            return connection.execute(
-                "SELECT outcome FROM pamir_webhook_deliveries WHERE delivery = %s", (key,)
-            ).fetchone()
-
-    def remember(self, key: str, outcome: dict[str, Any] | None = None) -> None:
-        from psycopg.types.json import Jsonb  # PostgreSQL mode only: see home/database.py
-
-        with database.connection(self.settings) as connection:
-            connection.execute(
-                "INSERT INTO pamir_webhook_deliveries (delivery, outcome) VALUES (%s, %s)"
-                " ON CONFLICT (delivery) DO NOTHING",
-                (key, Jsonb(outcome) if outcome is not None else None),
-            )
-
-
-DELIVERIES: backend.Kind[DeliveryLog | DatabaseDeliveryLog] = backend.Kind("web.deliveries")
-
-
-def _file_log(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
-    return DeliveryLog(settings.home / "webhooks" / "deliveries.txt")
-
-
-def deliveries(settings: Settings) -> DeliveryLog | DatabaseDeliveryLog:
-    """The log of the deliveries answered: a file, or in PostgreSQL mode a table."""
-    return backend.of(settings).service(DELIVERIES, _file_log, DatabaseDeliveryLog)
 
 
 def _reply(status: int, **fields: Any) -> tuple[Response, int]:

@@ -289,7 +289,15 @@ def test_the_scheduler_starts_and_keeps_the_other_games_deadlines(
     ahead = timedelta(hours=1) - SECOND
     caplog.set_level("INFO")
     scheduler = sched.build_scheduler(settings, clock=lambda: datetime.now(UTC) + ahead)
-    assert job_ids(scheduler) == {"deadline:g2", "poll", "fetch", "watch", "outbox", "digest"}
+    assert job_ids(scheduler) == {
+        "deadline:g2",
+        "poll",
+        "fetch",
+        "watch",
+        "outbox",
+        "digest",
+        "prune",
+    }
     assert "g1 needs its host: moves is a file" in caplog.text
     scheduler.start()
     try:

@@ -483,6 +483,7 @@ def test_jobs_are_rebuilt_from_the_repositories_after_a_restart(settings: Settin
         "watch",
         "outbox",
         "digest",
+        "prune",
     }
     for game_id, pending in due.items():
         assert pending is not None
@@ -507,13 +508,13 @@ def test_refresh_follows_the_game(settings: Settings) -> None:
     assert pending is not None
     new = jobs(scheduler)["deadline:tt"]
     assert new != old and new.endswith(pending.clock.deadline.isoformat())
-    assert len(scheduler.get_jobs()) == 7  # replaced, not added
+    assert len(scheduler.get_jobs()) == 8  # replaced, not added
     repo.repo.close()
     for path in sorted(repo.path.rglob("*"), reverse=True):
         path.unlink() if not path.is_dir() or path.is_symlink() else path.rmdir()
     repo.path.rmdir()
     sched.refresh_all(scheduler, settings)
-    assert set(jobs(scheduler)) == {"poll", "fetch", "watch", "outbox", "digest"}
+    assert set(jobs(scheduler)) == {"poll", "fetch", "watch", "outbox", "digest", "prune"}
 
 
 def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
@@ -523,7 +524,8 @@ def test_no_reminder_job_once_the_reminder_was_sent(settings: Settings) -> None:
     run_reminder(settings, "tt", pending.clock.reminder)
     reminded = pending.clock.reminder
     scheduler = sched.build_scheduler(settings, clock=lambda: reminded)
-    assert set(jobs(scheduler)) == {"deadline:tt", "poll", "fetch", "watch", "outbox", "digest"}
+    expected = {"deadline:tt", "poll", "fetch", "watch", "outbox", "digest", "prune"}
+    assert set(jobs(scheduler)) == expected
 
 
 def test_the_real_scheduler_applies_defaults_when_deadlines_pass(settings: Settings) -> None:

@@ -40,6 +40,7 @@ from liveserver import Reply, fetch, gitea_headers, github_headers, push_payload
 
 import engine
 from adjudicator.forge import newgames, remote
+from adjudicator.forge.deliveries import DeliveryLog
 from adjudicator.games import hosting, pipeline
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_lock
@@ -48,7 +49,6 @@ from adjudicator.games.snapshot import GameError, replay, snapshot
 from adjudicator.games.verify import verify
 from adjudicator.home.settings import Settings
 from adjudicator.web import create_app
-from adjudicator.web.webhooks import DeliveryLog
 
 GITHUB_SECRET = "github-webhook-secret"
 GITEA_SECRET = "gitea-webhook-secret"

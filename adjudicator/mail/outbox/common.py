@@ -128,6 +128,19 @@ class Outbox(Protocol):
         """Send what is due at `now` (everything with `force`)."""
         ...
 
+    def prune(self, before: datetime) -> Pruned:
+        """Empty the messages sent, written or expired before `before`, keeping what
+        tells their keys were queued (docs/email.md#retention)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """What a prune of the outbox emptied: how many messages, and their bytes."""
+
+    messages: int
+    bytes: int
+
 
 def message_bytes(message: EmailMessage | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.as_bytes()

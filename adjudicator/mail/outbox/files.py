@@ -30,6 +30,7 @@ from adjudicator.mail.outbox.common import (
     WRITTEN,
     Backlog,
     DeliveryReport,
+    Pruned,
     Undeliverable,
     Waiting,
     message_bytes,
@@ -197,6 +198,30 @@ def is_pending(settings: Settings, prefix: str) -> bool:
     return folder.is_dir() and any(folder.glob(f"*-{prefix}*.eml"))
 
 
+def prune(settings: Settings, before: datetime) -> Pruned:
+    """Empty the files of outbox/sent/ and written/ last moved before `before`, keeping
+    each (empty) under its name, so that `queued` still finds its key; remove those of
+    expired/, whose keys may be queued again anyway. outbox/failed/ is kept whole: the
+    host is shown its messages until they go."""
+    count = freed = 0
+    limit = before.timestamp()
+    for state in (SENT, WRITTEN, EXPIRED):
+        for path in messages_in(settings, state):
+            try:
+                found = path.stat()
+            except FileNotFoundError:
+                continue
+            # A rename into the folder changes the ctime, not the mtime (the queuing's).
+            if found.st_size == 0 or max(found.st_mtime, found.st_ctime) >= limit:
+                continue
+            if state == EXPIRED:
+                path.unlink(missing_ok=True)
+            else:
+                write_atomically(path, b"")
+            count, freed = count + 1, freed + found.st_size
+    return Pruned(count, freed)
+
+
 class FileOutbox:
     """The outbox as the files of PAMIR_HOME/outbox/ (the embedded mode)."""
 
@@ -251,3 +276,6 @@ class FileOutbox:
 
     def deliver(self, now: datetime, force: bool) -> DeliveryReport:
         return file_sending.deliver(self.settings, self, now, force)
+
+    def prune(self, before: datetime) -> Pruned:
+        return prune(self.settings, before)

@@ -61,6 +61,7 @@ from adjudicator.mail.outbox.common import (
     WRITTEN,
     Backlog,
     DeliveryReport,
+    Pruned,
     Tally,
     Undeliverable,
     Waiting,
@@ -180,8 +181,7 @@ def counts(settings: Settings) -> dict[str, int]:
 
 def backlog(settings: Settings) -> Backlog:
     """The pending messages, found by the index of pending rows, and those refused for
-    good, counted over the whole table (it keeps every message sent, but a report's bytes
-    lie out of its row, in PostgreSQL's TOAST storage, so the scan stays short)."""
+    good, by the index of states (the table keeps a row for every message sent)."""
     with database.connection(settings) as connection:
         pending = connection.execute(
             "SELECT count(*), min(queued_at) FROM pamir_outbox WHERE state = 'pending'"
@@ -237,25 +237,53 @@ def undeliverable(settings: Settings, game_id: str) -> list[Undeliverable]:
     ]
 
 
+# The keys that start with a prefix: a range under the "C" collation, which migration 6's
+# indexes serve in every plan (database.prefix_bounds), and the exact test beside it.
+_KEY_STARTS = (
+    'message_key COLLATE "C" >= %(low)s AND message_key COLLATE "C" < %(high)s'
+    " AND starts_with(message_key, %(low)s)"
+)
+ACCEPTED_AT_QUERY = (
+    "SELECT max(accepted_at) FROM pamir_outbox WHERE game_id = %(game)s AND " + _KEY_STARTS
+)
+IS_PENDING_QUERY = (
+    "SELECT EXISTS (SELECT 1 FROM pamir_outbox WHERE state = 'pending' AND " + _KEY_STARTS + ")"
+)
+# By the partial index pamir_outbox_prunable; the sizes read before the update empties them.
+PRUNE_QUERY = (
+    "WITH old AS (SELECT id, octet_length(message) AS size FROM pamir_outbox"
+    " WHERE pruned_at IS NULL AND state IN ('sent', 'written', 'expired')"
+    " AND done_at < %(before)s FOR UPDATE),"
+    " emptied AS (UPDATE pamir_outbox AS o SET message = '', last_error = NULL,"
+    " pruned_at = now() FROM old WHERE o.id = old.id RETURNING old.size)"
+    " SELECT count(*), coalesce(sum(size), 0) FROM emptied"
+)
+
+
+def _prefix(prefix: str) -> dict[str, str]:
+    return dict(zip(("low", "high"), database.prefix_bounds(prefix), strict=True))
+
+
 def accepted_at(settings: Settings, game_id: str, prefix: str) -> datetime | None:
     with database.connection(settings) as connection:
-        row = connection.execute(
-            "SELECT max(accepted_at) FROM pamir_outbox"
-            " WHERE game_id = %s AND starts_with(message_key, %s)",
-            (game_id, prefix),
-        ).fetchone()
+        row = connection.execute(ACCEPTED_AT_QUERY, {**_prefix(prefix), "game": game_id}).fetchone()
     found = row[0] if row else None
     return found if isinstance(found, datetime) else None
 
 
 def is_pending(settings: Settings, prefix: str) -> bool:
     with database.connection(settings) as connection:
-        row = connection.execute(
-            "SELECT EXISTS (SELECT 1 FROM pamir_outbox"
-            " WHERE state = 'pending' AND starts_with(message_key, %s))",
-            (prefix,),
-        ).fetchone()
+        row = connection.execute(IS_PENDING_QUERY, _prefix(prefix)).fetchone()
     return bool(row and row[0])
+
+
+def prune(settings: Settings, before: datetime) -> Pruned:
+    """Empty the messages sent, written or expired before `before`, keeping each row (its
+    key, never queued again; its times, which the players' clocks read): how many, bytes."""
+    with database.connection(settings) as connection:
+        row = connection.execute(PRUNE_QUERY, {"before": before}).fetchone()
+    assert row is not None
+    return Pruned(int(str(row[0])), int(str(row[1])))
 
 
 # -- delivering ----------------------------------------------------------------------------
@@ -566,3 +594,6 @@ class TableOutbox:
 
     def deliver(self, now: datetime, force: bool) -> DeliveryReport:
         return deliver(self.settings, now, force)
+
+    def prune(self, before: datetime) -> Pruned:
+        return prune(self.settings, before)

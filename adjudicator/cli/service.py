@@ -1,5 +1,6 @@
 """`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts;
-`pamir games`: the service's games, and those that need their host."""
+`pamir games`: the service's games, and those that need their host (`--pending`: the
+lobby's games, docs/lobby.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import backend, logs
 from adjudicator.home.database import DatabaseError
-from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail.lobby import records
 from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.schedule.clock import record_pause
 from adjudicator.schedule.jobs import run_once, utc_now
@@ -54,6 +56,8 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
                 print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")
         for game_id, players in done.reminded.items():
             print(f"{game_id}: reminded {', '.join(players)}")
+        for game_id in done.made:
+            print(f"{game_id}: made by the lobby, its players accepted (docs/lobby.md)")
         return
     serving = backend.of(settings)
     try:
@@ -104,6 +108,8 @@ def cmd_games(args: argparse.Namespace) -> None:
         settings = load_settings()
     except SettingsError as error:
         raise Refused(str(error)) from None
+    if args.pending:
+        return _pending(settings)
     games = survey(settings)
     width = max((len(entry.id) for entry in games), default=0)
     for entry in games:
@@ -114,3 +120,13 @@ def cmd_games(args: argparse.Namespace) -> None:
         mark = needs_host.marked(settings.home, entry.id)
         since = f" (since {mark.first_seen})" if mark else ""
         print(f"{entry.id:<{width}}  needs the host: {entry.problem}{since}")
+
+
+def _pending(settings: Settings) -> None:
+    """`pamir games --pending`: the lobby's games, each with who has which seat since when."""
+    for pending in records.every(settings):
+        creator = pending.creator.address
+        print(f"{pending.name}  {pending.status}  created {pending.created} by {creator}")
+        for seat in pending.seats:
+            since = "" if seat.status == "creator" else f" {seat.since}"
+            print(f"  {seat.name or '?':<8} {seat.address:<24} {seat.status}{since}")

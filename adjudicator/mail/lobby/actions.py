@@ -17,6 +17,7 @@ from typing import Literal
 
 from adjudicator.games.registry import game_path
 from adjudicator.games.seeds import has_secret
+from adjudicator.home.faults import fault
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import Words, words_for
 from adjudicator.mail.lobby import answers, limits, parsing, records, starting
@@ -149,7 +150,7 @@ def _pending(settings: Settings, asked: Asked, game: parsing.NewGame, now: datet
         wakhan=game.wakhan,
         seats=[creator],
     )
-    _add(settings, pending, game.invites, now, first_line=2)
+    _add(settings, pending, game.invites, now)
     if not game.invites:
         raise Unreadable(1, "invite at least one player: `invite ADDRESS`")
     pending.note(asked.sender, "new game", now)
@@ -157,13 +158,11 @@ def _pending(settings: Settings, asked: Asked, game: parsing.NewGame, now: datet
     return pending
 
 
-def _add(
-    settings: Settings, pending: Pending, invites: list[Invite], now: datetime, first_line: int
-) -> None:
+def _add(settings: Settings, pending: Pending, invites: list[Invite], now: datetime) -> None:
     """Add the invitations to the record (Unreadable for the first that cannot be)."""
-    limits.check_open(settings, len(invites), first_line)
-    for offset, invite in enumerate(invites):
-        line = first_line + offset
+    limits.check_open(settings, len(invites), invites[0].line if invites else 1)
+    for invite in invites:
+        line = invite.line
         limits.check_invite(settings, pending, invite, line)
         pending.seats.append(
             Seat(
@@ -174,8 +173,8 @@ def _add(
                 since=records.stamp(now),
             )
         )
+        limits.check_count(pending, line)
         pending.note(pending.creator.address, f"invited {invite.address}", now)
-    limits.check_count(pending, first_line)
 
 
 def seat_answer(settings: Settings, asked: Asked, pending: Pending, seat: Seat) -> InboundResult:
@@ -201,6 +200,7 @@ def seat_answer(settings: Settings, asked: Asked, pending: Pending, seat: Seat) 
     result = _answered(settings, asked, pending, said, "accepted", seat)
     result.messages += [send() for send in sends]
     if pending.is_ready():
+        fault("lobby-accepted")
         try:
             starting.finish(settings, pending, datetime.now(UTC))
         except Exception as error:  # the record says `creating`: the next pass finishes it
@@ -233,7 +233,7 @@ def _carry_out(
             partial(answers.tell_creator, settings, pending, told, ref=ref)
         ]
     if found.kind == "invite":
-        _add(settings, pending, found.invites, now, first_line=1)
+        _add(settings, pending, found.invites, now)
         return words("The invitations are sent."), [
             partial(answers.invite, settings, pending, s)
             for s in pending.invited

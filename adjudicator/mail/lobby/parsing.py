@@ -55,6 +55,7 @@ class Unreadable(ValueError):
 class Invite:
     address: str
     name: str | None  # None: the invitee chooses one on accepting
+    line: int = 1  # where the mail said it
 
 
 @dataclass
@@ -125,7 +126,7 @@ def _invite(line: int, text: str) -> Invite | None:
         return None
     named = match.group("name")
     found = address(line, match.group("address"))
-    return Invite(found, player_name(line, named) if named else default_name(found))
+    return Invite(found, player_name(line, named) if named else default_name(found), line)
 
 
 def _language(line: int, text: str) -> str | None:

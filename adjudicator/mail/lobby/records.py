@@ -120,7 +120,10 @@ def read(settings: Settings, name: str) -> Pending | None:
 
 
 def write(settings: Settings, pending: Pending) -> None:
-    KIND.write(store.of(settings), record_name(pending.name), pending)
+    # Every field, not only those set when it was made (RecordKind.dump's way): the log and
+    # the mails taken grow by appending, which pydantic does not count as setting them.
+    text = pending.model_dump_json(indent=2) + "\n"
+    store.of(settings).write(record_name(pending.name), text.encode("utf-8"))
 
 
 def every(settings: Settings) -> list[Pending]:

@@ -22,6 +22,7 @@ from adjudicator.games.registry import game_path
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import has_secret, secret_name
 from adjudicator.home import store
+from adjudicator.home.faults import fault
 from adjudicator.home.paths import private_folder
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import words_for
@@ -38,6 +39,7 @@ def finish(settings: Settings, pending: Pending, now: datetime) -> Pending:
         pending.status = "creating"
         records.write(settings, pending)
     repo = _made(settings, pending) or _make(settings, pending)
+    fault("lobby-made")
     try:
         head = repo.head()
         assert head is not None

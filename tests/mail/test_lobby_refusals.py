@@ -332,3 +332,19 @@ def test_a_crash_before_the_game_is_made_is_finished_once_by_the_next_pass(
         CAROL,
     ]
     assert [p.name for p in (home / "games").iterdir()] == ["herat"]
+
+
+def test_a_game_the_host_made_under_the_pending_name_is_not_taken_for_the_lobby_s(
+    home: Path,
+) -> None:
+    with mail_server() as server:
+        settings = lobby_settings(home, server)
+        opened(settings, f"new game herat\ninvite {BOB}\n")
+        hosts = [("x", "x@example.net"), ("y", "y@example.net")]
+        create_game(settings.games_dir / "herat", hosts, home=home, secret=SECRET)
+        handle_message(settings, message(BOB, seat_of(server, BOB), "accept\n"))
+        assert starting.run_pending(settings) == []
+        firsts = [m for m in server.messages if m["X-Pamir-Game"] == "herat"]
+    assert firsts == []
+    pending = records.read(settings, "herat")
+    assert pending is not None and pending.status == "creating"

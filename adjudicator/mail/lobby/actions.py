@@ -115,7 +115,7 @@ def _language_of(lines: list[str]) -> str | None:
     """The language a refused `new game` mail asked for, if one of its lines says it."""
     for number, line in parsing.said(lines):
         try:
-            if (code := parsing._language(number, line)) is not None:
+            if (code := parsing.language_line(number, line)) is not None:
                 return code
         except Unreadable:
             return None

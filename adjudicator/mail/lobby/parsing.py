@@ -129,7 +129,8 @@ def _invite(line: int, text: str) -> Invite | None:
     return Invite(found, player_name(line, named) if named else default_name(found), line)
 
 
-def _language(line: int, text: str) -> str | None:
+def language_line(line: int, text: str) -> str | None:
+    """The language a `language CODE` line names (Unreadable for one not spoken), else None."""
     match = LANGUAGE.match(text)
     if match is None:
         return None
@@ -161,7 +162,7 @@ def new_game(lines: list[str]) -> NewGame:
 def _option(game: NewGame, number: int, line: str) -> None:
     if (invite := _invite(number, line)) is not None:
         game.invites.append(invite)
-    elif (code := _language(number, line)) is not None:
+    elif (code := language_line(number, line)) is not None:
         game.language = code
     elif match := AS_NAME.match(line):
         game.player_name = player_name(number, match.group("name"))
@@ -200,7 +201,7 @@ def _kind(found: Answer, number: int, line: str) -> str | None:
         named = match.group("name")
         found.name = player_name(number, named) if named else found.name
         return "accept"
-    if (code := _language(number, line)) is not None:
+    if (code := language_line(number, line)) is not None:
         found.language = code
         return "language"
     if (invite := _invite(number, line)) is not None:

@@ -21,6 +21,7 @@ from adjudicator.games.outputs import Adjudication
 from adjudicator.games.registry import game_path
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.seeds import has_secret, secret_name
+from adjudicator.games.snapshot import snapshot
 from adjudicator.home import store
 from adjudicator.home.faults import fault
 from adjudicator.home.paths import private_folder
@@ -67,6 +68,12 @@ def _made(settings: Settings, pending: Pending) -> GameRepo | None:
     if repo.head() is None:
         repo.repo.close()
         return None
+    # The host may have made a game of that name meanwhile (`pamir new` knows nothing of
+    # the lobby): that one is not ours to mail about, nor to take for ours.
+    emails = sorted(p.email.lower() for p in snapshot(repo).game.players)
+    if emails != sorted(address for _, address in players_of(pending)):
+        repo.repo.close()
+        raise FileExistsError(f"a game {pending.name!r} that is not the lobby's exists")
     return repo
 
 

@@ -148,10 +148,11 @@ def _pending(settings: Settings, asked: Asked, game: parsing.NewGame, now: datet
         created=stamp,
         turn_hours=game.turn_hours,
         wakhan=game.wakhan,
+        open=game.open,
         seats=[creator],
     )
     _add(settings, pending, game.invites, now)
-    if not game.invites:
+    if not game.invites and not game.open:
         raise Unreadable(1, "invite at least one player: `invite ADDRESS`")
     pending.note(asked.sender, "new game", now)
     pending.mails.append(asked.key)

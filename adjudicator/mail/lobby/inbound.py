@@ -5,8 +5,8 @@ reply address.
 The checks are a move's: an automatic message is ignored, and unless `mail_auth` is
 `token` a message not proven to come from its From address (authentication.unauthenticated)
 is ignored too, unanswered: the address may be anyone's. Then
-- at the service's address, a `new game` mail goes to `actions.new_game`; any other mail
-  there is no reply address, as before the lobby;
+- at the service's address, a `new game` mail goes to `actions.new_game`, a `join` mail
+  to `joining.join`; any other mail there is no reply address, as before the lobby;
 - at a seat's address, only the address the seat was made for, with the seat's token,
   is heard (`actions.seat_answer`); any other sender is told so, once.
 
@@ -28,7 +28,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.compose.messages import one_line
 from adjudicator.mail.ledger import inbound_key
-from adjudicator.mail.lobby import actions, answers, parsing, records, seats
+from adjudicator.mail.lobby import actions, answers, joining, parsing, records, seats
 from adjudicator.mail.outbox import deliver
 from adjudicator.mail.outcomes import InboundResult
 from adjudicator.mail.replytext import body_text, reply_lines
@@ -66,7 +66,7 @@ def handle(
         return _ignored("automatic", f"automatic message ({why}) from {sender}")
     lines = reply_lines(text or "")
     seat = next((s for r in recipients if (s := seats.seat_of(settings, r))), None)
-    if seat is None and not parsing.is_new_game(lines):
+    if seat is None and not parsing.is_new_game(lines) and not parsing.is_join(lines):
         return _ignored(
             "no-reply-address", f"no reply address among the recipients (from {sender})"
         )
@@ -83,6 +83,8 @@ def handle(
 
 def _new_game(settings: Settings, asked: actions.Asked) -> InboundResult:
     with records.lobby_lock(settings):
+        if parsing.is_join(asked.lines):
+            return joining.join(settings, asked)
         return actions.new_game(settings, asked)
 
 

@@ -86,9 +86,13 @@ def check_invite(settings: Settings, pending: Pending, invite: Invite, line: int
         )
 
 
+def most_players(pending: Pending) -> int:
+    return MAX_HUMANS_WITH_WAKHAN if pending.wakhan else MAX_PLAYERS
+
+
 def check_count(pending: Pending, line: int) -> None:
     """At most five players, the creator counted (two beside Wakhan)."""
-    most = MAX_HUMANS_WITH_WAKHAN if pending.wakhan else MAX_PLAYERS
+    most = most_players(pending)
     if len([s for s in pending.seats if s.status not in records.GONE]) > most:
         raise Unreadable(
             line, "a game has at most %(most)s players, you among them", most=str(most)

@@ -8,10 +8,12 @@ a seat's address (docs/lobby.md#commands).
     language pl                  the creator's language (en, pl)
     deadline 48h                 hours per decision (`pamir new --turn-hours`)
     wakhan                       Wakhan takes a seat (one or two human players)
+    open                         listed among the open games, which anyone may join
 
 At a seat: `accept` (or `accept as NAME`), `language pl`, `decline`; the creator's seat
 also takes `invite ADDRESS [as NAME]`, `start` (play without those who declined or did
-not answer) and `cancel`. Lines are read in any case; `#` lines are comments.
+not answer) and `cancel`. With the lobby `open`, `join GAME [as NAME]` to the service's
+address takes a seat in an open game. Lines are read in any case; `#` lines are comments.
 
 Every mistake is `Unreadable`, naming the line and what is wrong, in words the lobby's
 answers translate (`answers.refusal`); what the sender typed is never quoted back into
@@ -35,6 +37,8 @@ AS_NAME = re.compile(r"^(my\s+name|name|as)\s+(?P<name>\S+)$", re.I)
 LANGUAGE = re.compile(r"^(settings\s+)?(language|język|jezyk)\s+(?P<code>\S+)$", re.I)
 DEADLINE = re.compile(r"^(deadline|turn[\s_-]?hours)\s+(?P<hours>\d{1,4})\s*(h|hours?)?$", re.I)
 WAKHAN = re.compile(r"^wakhan$", re.I)
+OPEN_GAME = re.compile(r"^open$", re.I)
+JOIN = re.compile(r"^join\s+(?P<game>\S+)(\s+as\s+(?P<name>\S+))?$", re.I)
 ACCEPT = re.compile(r"^accept(\s+as\s+(?P<name>\S+))?$", re.I)
 WORD = re.compile(r"^(?P<word>decline|start|cancel)$", re.I)
 # An address as the lobby takes it: plain ASCII, no quoting, comments or markup.
@@ -68,6 +72,15 @@ class NewGame:
     language: str = "en"
     turn_hours: int = 48
     wakhan: bool = False
+    open: bool = False  # listed among the open games, which anyone may join
+
+
+@dataclass(frozen=True)
+class Join:
+    """A `join GAME [as NAME]` mail: to take a seat in an open game."""
+
+    game: str
+    name: str | None
 
 
 Kind = Literal["accept", "decline", "invite", "start", "cancel"]
@@ -93,6 +106,22 @@ def said(lines: list[str]) -> list[tuple[int, str]]:
 def is_new_game(lines: list[str]) -> bool:
     found = said(lines)
     return bool(found) and NEW_GAME.match(found[0][1]) is not None
+
+
+def is_join(lines: list[str]) -> bool:
+    found = said(lines)
+    return bool(found) and JOIN.match(found[0][1]) is not None
+
+
+def join(lines: list[str]) -> Join:
+    """A `join` mail's one line, read (Unreadable when there is more, or a bad name)."""
+    found = said(lines)
+    if len(found) > 1:
+        raise Unreadable(found[1][0], "this line is not one the lobby knows (docs/lobby.md)")
+    match = JOIN.match(found[0][1])
+    assert match is not None  # is_join chose this mail
+    named = match.group("name")
+    return Join(match.group("game").lower(), player_name(1, named) if named else None)
 
 
 def player_name(line: int, text: str) -> str:
@@ -173,6 +202,8 @@ def _option(game: NewGame, number: int, line: str) -> None:
         game.turn_hours = hours
     elif WAKHAN.match(line):
         game.wakhan = True
+    elif OPEN_GAME.match(line):
+        game.open = True
     else:
         raise Unreadable(number, "this line is not one the lobby knows (docs/lobby.md)")
 

@@ -65,6 +65,7 @@ class Pending(BaseModel):
     wakhan: bool = False
     seats: list[Seat]
     started: bool = False  # the creator said `start`: play without those who are gone
+    open: bool = False  # among the open games, which anyone may join (`join NAME`)
     log: list[Entry] = []
     mails: list[str] = []  # the keys of the inbound messages it took (ledger.inbound_key)
 
@@ -85,11 +86,14 @@ class Pending(BaseModel):
 
     def is_ready(self) -> bool:
         """Everybody invited has accepted (or, once the creator said `start`, nobody is
-        left to answer): the game can be made."""
+        left to answer; an open game: once the creator said `start`, or it is full): the
+        game can be made."""
         if self.status not in ("pending", "creating") or not self.invited:
             return False
         if any(s.status in OPEN for s in self.invited):
             return False
+        if self.open:  # who joins is not known beforehand: the creator says when
+            return self.started
         return self.started or all(s.status == "accepted" for s in self.invited)
 
     def note(self, by: str, did: str, when: datetime) -> None:

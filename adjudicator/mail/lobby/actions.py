@@ -108,6 +108,12 @@ def new_game(settings: Settings, asked: Asked) -> InboundResult:
         "everybody has accepted; reply `invite ADDRESS` to invite someone else, or `cancel`.",
         game=pending.name,
     )
+    if pending.open:  # made when its creator says so: who joins is not known beforehand
+        said = words(
+            "The game %(game)s is open: anyone may join it from the lobby's page. Reply "
+            "`start` when enough players have joined, or `cancel`.",
+            game=pending.name,
+        )
     return _answered(settings, asked, pending, said, "accepted", pending.creator)
 
 

@@ -21,7 +21,7 @@ from mailserver import MailServer, mail_server, plain, settings_for
 from adjudicator.games.newgame import create_game
 from adjudicator.games.registry import list_games
 from adjudicator.home.faults import FAULT_EXIT, FAULT_VARIABLE
-from adjudicator.home.settings import Settings
+from adjudicator.home.settings import Settings, SettingsError, load_settings
 from adjudicator.mail import outbox
 from adjudicator.mail.incoming import handle_message
 from adjudicator.mail.lobby import records, starting
@@ -348,3 +348,11 @@ def test_a_game_the_host_made_under_the_pending_name_is_not_taken_for_the_lobby_
     assert firsts == []
     pending = records.read(settings, "herat")
     assert pending is not None and pending.status == "creating"
+
+
+def test_the_lobby_is_refused_in_postgresql_mode(home: Path) -> None:
+    """Its games would be made on one node's disk: the settings say so at start."""
+    url = "postgresql://postgres@127.0.0.1:5432/pamir"
+    with pytest.raises(SettingsError, match="leave lobby off there"):
+        load_settings({"home": home, "lobby": "open", "database_url": url}, remember=False)
+    assert load_settings({"home": home, "database_url": url}, remember=False).lobby == "off"

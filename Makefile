@@ -69,7 +69,7 @@ unit: $(STAMP) chromium cairo postgres catalogues
 # into the template catalogue and merges it into each language's messages.po;
 # `make catalogues` compiles them (an error in a .po fails it, and so `make test`).
 LOCALES := adjudicator/locale
-KEYWORDS := -k _ -k N_ -k P -k PN:1,2 -k T -k words -k plural:1,2 -k gettext -k ngettext:1,2
+KEYWORDS := -k _ -k N_ -k Unreadable:2 -k _to_creator:2 -k P -k PN:1,2 -k T -k words -k plural:1,2 -k gettext -k ngettext:1,2
 messages: $(STAMP)
 	$(BIN)/pybabel -q extract -F babel.cfg --no-default-keywords $(KEYWORDS) \
 	  --sort-by-file --no-wrap --project pamir --copyright-holder "pamir" \

@@ -265,6 +265,11 @@ def register_service(commands: Subcommands) -> None:
     games = commands.add_parser(
         "games", help="list the service's games, and those that need their host"
     )
+    games.add_argument(
+        "--pending",
+        action="store_true",
+        help="the lobby's games: who created, who was invited, who accepted when (lobby.md)",
+    )
     games.set_defaults(func=handler("service:cmd_games"))
 
     pruned = commands.add_parser(

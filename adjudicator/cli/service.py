@@ -1,6 +1,6 @@
 """`pamir serve`, `pamir scheduler` and `pamir pause`: the service's long-running parts;
-`pamir games`: the service's games, and those that need their host; `pamir prune`: the
-retention of what the service keeps."""
+`pamir games`: the service's games, and those that need their host (`--pending`: the
+lobby's games, docs/lobby.md); `pamir prune`: the retention of what the service keeps."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from adjudicator.games.repo import GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import backend, logs
 from adjudicator.home.database import DatabaseError
-from adjudicator.home.settings import SettingsError, load_settings
+from adjudicator.home.settings import Settings, SettingsError, load_settings
+from adjudicator.mail.lobby import records
 from adjudicator.mail.outcomes import push_to_forge
 from adjudicator.schedule.clock import record_pause
 from adjudicator.schedule.jobs import run_once, utc_now
@@ -56,6 +57,8 @@ def cmd_scheduler(args: argparse.Namespace) -> None:
                 print(f"{game_id}: move {result.number} played by default ({result.commit[:10]})")
         for game_id, players in done.reminded.items():
             print(f"{game_id}: reminded {', '.join(players)}")
+        for game_id in done.made:
+            print(f"{game_id}: made by the lobby, its players accepted (docs/lobby.md)")
         return
     serving = backend.of(settings)
     try:
@@ -106,6 +109,8 @@ def cmd_games(args: argparse.Namespace) -> None:
         settings = load_settings()
     except SettingsError as error:
         raise Refused(str(error)) from None
+    if args.pending:
+        return _pending(settings)
     games = survey(settings)
     width = max((len(entry.id) for entry in games), default=0)
     for entry in games:
@@ -127,3 +132,13 @@ def cmd_prune(args: argparse.Namespace) -> None:
     except (SettingsError, DatabaseError) as error:
         raise Refused(str(error)) from None
     print(f"pruned {done.describe()}")
+
+
+def _pending(settings: Settings) -> None:
+    """`pamir games --pending`: the lobby's games, each with who has which seat since when."""
+    for pending in records.every(settings):
+        creator = pending.creator.address
+        print(f"{pending.name}  {pending.status}  created {pending.created} by {creator}")
+        for seat in pending.seats:
+            since = "" if seat.status == "creator" else f" {seat.since}"
+            print(f"  {seat.name or '?':<8} {seat.address:<24} {seat.status}{since}")

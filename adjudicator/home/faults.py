@@ -18,11 +18,14 @@ DIGEST_POINTS = ("digest-queued",)
 # A point that leaves a lock file behind, as a kill -9 while git holds one does: the next
 # writer finds it (games/leftover_locks.py), so a restart alone does not finish the work.
 LOCK_POINTS = ("ref-locked",)
+# The lobby's (docs/lobby.md#crash-safety): the last `accept` recorded and answered, its
+# game not made yet; the game made, its first mails not queued yet.
+LOBBY_POINTS = ("lobby-accepted", "lobby-made")
 
 
 def fault(point: str) -> None:
     """Exit at once, as a crash would (no cleanup, no buffers flushed), if PAMIR_FAULT
     names this point."""
-    assert point in POINTS + DIGEST_POINTS + LOCK_POINTS, point
+    assert point in POINTS + DIGEST_POINTS + LOCK_POINTS + LOBBY_POINTS, point
     if os.environ.get(FAULT_VARIABLE) == point:
         os._exit(FAULT_EXIT)

@@ -110,6 +110,25 @@ class Settings(BaseModel):
     serve_threads: int = Field(default=8, ge=1, le=128)
     serve_connections: int = Field(default=10_000, ge=10, le=100_000)
     serve_timeout: int = Field(default=30, ge=1)
+    # The lobby (docs/lobby.md): who may start a game by mail to REPLY_LOCAL@REPLY_DOMAIN.
+    # "off": nobody; "invite": the addresses and domains of lobby_allow; "open": anyone.
+    lobby: Literal["off", "invite", "open"] = "off"
+    lobby_allow: str = ""  # comma-separated addresses (bob@example.org) and domains
+    lobby_expiry_hours: int = Field(default=7 * 24, ge=1)  # an unanswered invitation's life
+    lobby_per_day: int = Field(default=5, ge=0)  # `new game` mails a sender may make a day
+    lobby_max_pending: int = Field(default=100, ge=0)  # unanswered invitations at once
+    lobby_games_per_player: int = Field(default=10, ge=1)  # games an address may be in
+
+    @field_validator("lobby")
+    @classmethod
+    def _lobby_is_embedded(cls, value: str, info: ValidationInfo) -> str:
+        # Its games would live on one node's disk (docs/cluster.md): say so at start.
+        if value != "off" and info.data.get("database_url"):
+            raise ValueError(
+                "the lobby makes games on this machine's disk, and in PostgreSQL mode "
+                "(database_url) games live on a forge: leave lobby off there"
+            )
+        return value
 
     @field_validator("log_level", "log_format", mode="before")
     @classmethod

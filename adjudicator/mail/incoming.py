@@ -24,6 +24,9 @@
    (`ledger.reconcile`), or the refusal for the author (`ledger.refuse`), records the
    outcome, then attempts delivery.
 
+A message with no valid reply address that is addressed to the service's own address or
+to a lobby seat's goes to the lobby (adjudicator/mail/lobby/inbound.py) instead, after step 1.
+
 A reply that is one command line (`pause 72h holiday`, `resign`, `settings notify turns`,
 `my games`) is carried out by `selfservice` instead of step 4, and press (`press:` or
 `press to NAME:` and the lines below) is relayed by `press`, the lines above it, if any,
@@ -68,6 +71,8 @@ from adjudicator.mail import (
 )
 from adjudicator.mail.authentication import unauthenticated
 from adjudicator.mail.compose.messages import one_line
+from adjudicator.mail.lobby import inbound as lobby_inbound
+from adjudicator.mail.lobby import seats as lobby_seats
 from adjudicator.mail.outcomes import (
     InboundResult,
     adjudicate,
@@ -154,6 +159,17 @@ def handle_message(
         if found is not None:
             press_to = tokens.press_target(address)
             break
+    if found is None and lobby_seats.is_for_lobby(settings, recipients):
+        # Mail to the service's own address or a lobby seat's: games players start (lobby/).
+        return lobby_inbound.handle(
+            settings,
+            raw,
+            sender,
+            recipients,
+            automatic=_automatic,
+            deliver_now=deliver_now,
+            dnsfunc=dnsfunc,
+        )
     if found is None:
         standings = [tokens.address_standing(settings, a) for a in candidates]
         stale = [s for s in standings if s is not None and s[2] is tokens.Standing.REPLACED]

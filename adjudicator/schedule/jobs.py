@@ -41,6 +41,7 @@ from adjudicator.games.snapshot import GameError, snapshot
 from adjudicator.home import metrics
 from adjudicator.home.settings import Settings
 from adjudicator.mail import digests, ledger, outbox
+from adjudicator.mail.lobby.starting import run_pending
 from adjudicator.mail.operator import alert_operator
 from adjudicator.schedule.clock import Waiting, apply_timeouts, waiting
 from adjudicator.schedule.reminders import send_reminders
@@ -324,6 +325,7 @@ class Round:
     reminded: dict[str, list[str]] = field(default_factory=dict)
     timed_out: dict[str, list[Adjudication]] = field(default_factory=dict)
     adjudicated: dict[str, list[Adjudication]] = field(default_factory=dict)  # pushed moves
+    made: list[str] = field(default_factory=list)  # the lobby's games made (docs/lobby.md)
 
 
 def run_once(settings: Settings, now: datetime | None = None) -> Round:
@@ -333,6 +335,7 @@ def run_once(settings: Settings, now: datetime | None = None) -> Round:
     locked: a mail server that does not answer costs one `smtp_timeout`, not one a game."""
     ledger.reconcile_all(settings)  # what a crashed process left unmailed goes first
     done = Round(polled=poll_remote(settings))
+    done.made = run_pending(settings, now)  # before the games' jobs: a game made is one of them
     for game_id in readable_games(settings):
         moment = now or utc_now()
         try:

@@ -42,6 +42,7 @@ from adjudicator.games.registry import folder_id, open_game
 from adjudicator.games.snapshot import GameError
 from adjudicator.home import backend
 from adjudicator.home.settings import Settings
+from adjudicator.mail.lobby.starting import run_pending
 from adjudicator.schedule.jobs import (
     GAME_ERRORS,
     adjudicate_pushed,
@@ -452,10 +453,14 @@ def rebuild_jobs(scheduler: GameScheduler, settings: Settings) -> None:
 
 
 def poll(scheduler: GameScheduler, settings: Settings) -> None:
-    """The poll job: every game's jobs afresh (it brings in games made meanwhile, and says
-    again which games cannot be scheduled)."""
-    refresh_all(scheduler, settings)
-    wake_outbox(scheduler)
+    """The poll job: the lobby's pending games (expired, made: docs/lobby.md), then every
+    game's jobs afresh (it brings in games made meanwhile, and says again which games
+    cannot be scheduled)."""
+    try:
+        run_pending(settings, scheduler.pamir_clock())
+    finally:
+        refresh_all(scheduler, settings)
+        wake_outbox(scheduler)
 
 
 def _slice_seconds(settings: Settings) -> int:

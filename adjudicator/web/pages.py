@@ -51,6 +51,10 @@ from adjudicator.games.snapshot import (
     read_state,
     snapshot,
 )
+from adjudicator.mail.lobby.answers import refusal
+from adjudicator.mail.lobby.forms import compose, mailto
+from adjudicator.mail.lobby.joining import open_games
+from adjudicator.mail.lobby.seats import service_address
 from adjudicator.mail.outbox import undeliverable
 from adjudicator.schedule.clock import read_deadlines, waiting
 from adjudicator.schedule.turnmail import enforced_deadline
@@ -347,6 +351,29 @@ def version(game_id: str) -> Response:
     answer.set_etag(head)
     answer.cache_control.no_cache = True
     return answer
+
+
+@bp.get("/lobby")
+def lobby() -> str:
+    """The lobby (docs/lobby.md#on-the-web): a form that writes the `new game` mail for the
+    visitor to send, and the open games anyone may join. No such page while it is off."""
+    settings = current_settings()
+    if settings.lobby == "off":
+        abort(404)
+    address = service_address(settings)
+    composed = compose(request.args)
+    error = refusal(page_words(), composed.error) if composed and composed.error else None
+    send = mailto(address, "new game", composed.text) if composed and not error else None
+    games = [(p, mailto(address, "join", f"join {p.name}\n")) for p in open_games(settings)]
+    return render_template(
+        "web/lobby.html",
+        address=address,
+        composed=composed,
+        error=error,
+        send=send,
+        games=games,
+        fields=request.args,
+    )
 
 
 @bp.get("/help")

@@ -138,9 +138,10 @@ def measure(root: Path, url: str, count: int, out: TextIO) -> dict[str, Any]:
     games = host_idle(settings, root, count - DEADLINE_GAMES, out)
     row["setup_s"] = round(time.perf_counter() - began, 1)
     row["registered_at_listen"] = len(games)
-    first, row["listen_s"] = start_node(root, "node1", env, out, row)
-    nodes = [first]
+    nodes: list[Service] = []
     try:
+        first, row["listen_s"] = start_node(root, "node1", env, out, row)
+        nodes.append(first)
         row["settled_s"] = settle(first, out, row)
         inbound = inbound_samples(first.url, settings, games[0], row)
         row["inbound_ms"] = median_ms(inbound)
@@ -153,6 +154,8 @@ def measure(root: Path, url: str, count: int, out: TextIO) -> dict[str, Any]:
         for name, fraction in (("p50", 0.5), ("p95", 0.95), ("max", 1.0)):
             value = percentile(lateness, fraction) if lateness else None
             row[f"failover_{name}_s"] = None if value is None else round(value, 2)
+    except RuntimeError as error:  # a node that never said where it listens: noted, next count
+        row["notes"].append(f"stopped: {str(error)[:300]}")
     finally:
         for node in nodes:
             node.stop()

@@ -3,6 +3,11 @@
     python benchmarks/cluster.py [--nodes 2] [--games 50] [--moves 2] [--players 4]
                                  [--seed 7]
     python benchmarks/cluster.py --email ...   (moves by email: benchmarks/cluster_mail.py)
+    python benchmarks/cluster.py --growth [--counts 30,1000] [--json]
+
+With --growth it measures instead how a node's costs grow with the number of registered
+games (benchmarks/cluster_growth.py says what and how); the rest of this text is the run
+without it.
 
 The database is the one PAMIR_DATABASE_URL names, or (by default) a database of its own on
 the machine's server (postgresql://postgres@127.0.0.1:5432), created here and dropped at
@@ -310,7 +315,23 @@ def main() -> int:
         "--email", action="store_true", help="moves by email to any node (cluster_mail.py)"
     )
     cluster_mail.add_arguments(parser)
+    parser.add_argument(
+        "--growth", action="store_true", help="the growth run (benchmarks/cluster_growth.py)"
+    )
+    parser.add_argument(
+        "--counts", default="30,1000", help="--growth: registered games, comma-separated"
+    )
+    parser.add_argument("--json", action="store_true", help="--growth: only the JSON line")
     args = parser.parse_args()
+    if args.growth:
+        # Imported here: the growth run imports this module's database and set-up helpers.
+        import cluster_growth
+
+        try:
+            counts = [int(c) for c in args.counts.split(",") if c.strip()]
+        except ValueError:
+            parser.error("--counts: numbers separated by commas, e.g. 30,1000")
+        return cluster_growth.run(counts, args.json)
     if args.email:  # that run's own defaults for the options it shares
         parser.set_defaults(**cluster_mail.DEFAULTS)
         args = parser.parse_args()

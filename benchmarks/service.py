@@ -163,13 +163,16 @@ class Service:
     def __init__(
         self,
         root: Path,
-        smtp_port: int,
+        smtp_port: int | None,
         gunicorn: bool = False,
         *,
         name: str = "serve",
         env: dict[str, str] | None = None,
         scheduler: bool = False,
+        start_timeout: float = START_TIMEOUT,
     ) -> None:
+        """`smtp_port` None: no mail server, the messages are written to files (no
+        smtp_host). `start_timeout`: seconds for the service to say where it listens."""
         self.log = root / f"{name}.log"
         self.out = root / f"{name}.out"
         self.gunicorn = gunicorn
@@ -183,18 +186,22 @@ class Service:
             command = [str(Path(sys.executable).parent / "gunicorn"), "--bind"]
             command += [f"{HOST}:{self.port}", "--workers", "2", "--threads", "8"]
             arguments = ["--timeout", "120", "adjudicator.web:create_app()"]
-        env = {
-            **os.environ,
+        smtp = {
             "PAMIR_SMTP_HOST": HOST,
             "PAMIR_SMTP_PORT": str(smtp_port),
             "PAMIR_SMTP_SECURITY": "none",
             "PAMIR_SMTP_TIMEOUT": "30",
+        }
+        env = {
+            **os.environ,
+            **(smtp if smtp_port is not None else {}),
             "PAMIR_MAIL_FROM": "Pax Pamir <pamir@pamir.example>",
             "PAMIR_REPLY_DOMAIN": "pamir.example",
             "PAMIR_GITHUB_SECRET": WEBHOOK_SECRET,
             **(env or {}),
         }
         with open(self.out, "wb") as out, open(self.log, "wb") as log:
+            self.started = time.perf_counter()  # the process's start (perf_counter)
             self.process = subprocess.Popen(
                 [*command, *arguments],
                 cwd=root,
@@ -203,10 +210,10 @@ class Service:
                 stderr=log,
                 start_new_session=True,  # a process group of its own, for `kill`
             )
-        self.url = self._address()
+        self.url = self._address(start_timeout)
 
-    def _address(self) -> str:
-        deadline = time.monotonic() + START_TIMEOUT
+    def _address(self, timeout: float) -> str:
+        deadline = time.monotonic() + timeout
         while self.gunicorn and time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection((HOST, self.port), 1):
                 return f"http://{HOST}:{self.port}"
@@ -293,7 +300,14 @@ class Game:
 
 
 def host_game(
-    settings: Settings, root: Path, game_id: str, players: int, seed: int, *, clone: bool = True
+    settings: Settings,
+    root: Path,
+    game_id: str,
+    players: int,
+    seed: int,
+    *,
+    clone: bool = True,
+    turn_hours: int = 48,
 ) -> Game:
     origin = root / "forge" / "players" / f"{game_id}.git"
     origin.mkdir(parents=True)
@@ -301,7 +315,12 @@ def host_game(
     emails = {name: f"{name}@{MAIL_DOMAIN}" for name in NAMES[:players]}
     secret = hashlib.sha256(f"service benchmark {seed} {game_id}".encode()).hexdigest()
     repo = newgames.create_remote_game(
-        settings, str(origin), list(emails.items()), game_id=game_id, secret=secret
+        settings,
+        str(origin),
+        list(emails.items()),
+        game_id=game_id,
+        secret=secret,
+        turn_hours=turn_hours,
     )
     try:
         state = position(snapshot(repo), settings.home)
@@ -317,6 +336,15 @@ def host_game(
 def post_webhook(url: str, game: Game, delivery: str | None = None) -> dict[str, Any]:
     """The push event GitHub would send for the game's repository, signed (`delivery`: its
     id, when the forge delivers an event again; a new one by default)."""
+    request = webhook_request(url, game, delivery)
+    with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+        reply: dict[str, Any] = json.loads(response.read())
+        reply["status"] = response.status
+    return reply
+
+
+def webhook_request(url: str, game: Game, delivery: str | None = None) -> urllib.request.Request:
+    """The signed request of `post_webhook`, not sent (for a caller that times the send)."""
     after = run_git(game.origin, "rev-parse", "main").strip()
     full_name = f"players/{game.game_id}"
     body = json.dumps(
@@ -344,11 +372,7 @@ def post_webhook(url: str, game: Game, delivery: str | None = None) -> dict[str,
         "X-GitHub-Delivery": delivery or str(uuid.uuid4()),
         "X-Hub-Signature-256": "sha256=" + signature(WEBHOOK_SECRET, body),
     }
-    request = urllib.request.Request(f"{url}/webhooks/github", body, headers, method="POST")
-    with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
-        reply: dict[str, Any] = json.loads(response.read())
-        reply["status"] = response.status
-    return reply
+    return urllib.request.Request(f"{url}/webhooks/github", body, headers, method="POST")
 
 
 def play_move(game: Game, url: str, mailbox: Mailbox) -> Sample | None:

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from string import hexdigits
 from typing import Any
 
@@ -139,6 +140,16 @@ def stored_value(common_dir: str, name: str) -> str | None:
         # A symbolic ref (`ref: ...`) or a damaged file: git would not write over it blind.
         raise RefError(f"{name} holds {text[:60]!r}, not a commit id")
     return text
+
+
+def tip_of(path: Path, name: str) -> str | None:
+    """A ref's value in the game repository at `path` (a working repository or a bare one)
+    as its files say, with no Git process; None when it has none or it cannot be read."""
+    folder = path if (path / "HEAD").is_file() else path / ".git"
+    try:
+        return stored_value(str(folder), name)
+    except (OSError, RefError):
+        return None
 
 
 def _packed_value(common_dir: str, name: str) -> str | None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adjudicator.games import hosting, leftover_locks, needs_host
-from adjudicator.games.refs import RefError, stored_value
+from adjudicator.games.refs import tip_of
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import GameError, Snapshot, snapshot
 from adjudicator.home import locks
@@ -137,12 +137,18 @@ def survey(settings: Settings) -> list[Listed]:
         # A hidden folder is a game still being built by `create_game`, not yet a game.
         if not path.is_dir() or path.name.startswith("."):
             continue
-        try:
-            repo = GameRepo(path)
-        except RepoError:
-            continue
-        found.append(check_game(settings, repo))
+        if (listed := _listed(settings, path)) is not None:
+            found.append(listed)
     return found
+
+
+def _listed(settings: Settings, path: Path) -> Listed | None:
+    """The game at `path` read (`check_game`); None when it is not a Git repository."""
+    try:
+        repo = GameRepo(path)
+    except RepoError:
+        return None
+    return check_game(settings, repo)
 
 
 def game_ids(settings: Settings) -> list[str]:
@@ -162,13 +168,8 @@ def survey_of(settings: Settings, ids: list[str]) -> list[Listed]:
     found: list[Listed] = []
     for game_id in ids:
         path = game_path(settings, game_id)
-        if path is None:
-            continue
-        try:
-            repo = GameRepo(path)
-        except RepoError:
-            continue
-        found.append(check_game(settings, repo))
+        if path is not None and (listed := _listed(settings, path)) is not None:
+            found.append(listed)
     return found
 
 
@@ -210,17 +211,9 @@ def _clear_leftover_locks(settings: Settings, game_id: str) -> None:
             reason = f"{stuck.path} {LEFTOVER_REASON} ({stuck.error}): remove it by hand"
             # Marked at the game's tip: a read of the game, which succeeds, keeps the mark
             # while the branch stays there (needs_host.clear's `unless_at`).
-            if needs_host.mark(settings, game_id, reason, _tip(candidate)):
+            if needs_host.mark(settings, game_id, reason, tip_of(candidate, REF)):
                 log.error("game %s: %s", game_id, reason)
         if not failed:
             mark = needs_host.marked(settings.home, game_id)
             if mark is not None and LEFTOVER_REASON in mark.reason:
                 needs_host.clear(settings, game_id)
-
-
-def _tip(path: Path) -> str | None:
-    folder = path if (path / "HEAD").is_file() else path / ".git"
-    try:
-        return stored_value(str(folder), REF)
-    except (OSError, RefError):
-        return None

@@ -54,7 +54,7 @@ from adjudicator.games.outputs import (
     write_private_sections,
 )
 from adjudicator.games.pipeline import position
-from adjudicator.games.refs import RefError, stored_value
+from adjudicator.games.refs import tip_of
 from adjudicator.games.registry import folder_id, game_lock
 from adjudicator.games.repo import REF, GameRepo, RepoError
 from adjudicator.games.snapshot import REPORTS_DIR, snapshot, state_record
@@ -229,7 +229,7 @@ def reconcile_all(settings: Settings) -> int:
         if not path.is_dir() or path.name.startswith("."):
             continue
         tips = _tips(path)
-        if tips is not None and _reconciled.get(path) == tips:
+        if _reconciled.get(path) == tips:
             continue
         game_id = folder_id(path)
         if needs_host.marked(settings.home, game_id) is not None:
@@ -246,8 +246,7 @@ def reconcile_all(settings: Settings) -> int:
         except Exception:
             log.exception("queuing the mails of game %s failed", game_id)
             continue
-        if tips is not None:
-            _reconciled[path] = tips
+        _reconciled[path] = tips
     return count
 
 
@@ -256,14 +255,9 @@ def reconcile_all(settings: Settings) -> int:
 _reconciled: dict[Path, tuple[str | None, str | None]] = {}
 
 
-def _tips(path: Path) -> tuple[str | None, str | None] | None:
-    """The game's branch and its forge's remote-tracking branch as their files say (None
-    when they cannot be read: the game is reconciled, not passed over)."""
-    folder = path if (path / "HEAD").is_file() else path / ".git"
-    try:
-        return stored_value(str(folder), REF), stored_value(str(folder), transport.TRACKING)
-    except (OSError, RefError):
-        return None
+def _tips(path: Path) -> tuple[str | None, str | None]:
+    """The game's branch and its forge's remote-tracking branch as their files say."""
+    return tip_of(path, REF), tip_of(path, transport.TRACKING)
 
 
 # -- the mails of one commit ---------------------------------------------------------------

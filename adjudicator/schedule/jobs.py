@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import zlib
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +25,7 @@ from adjudicator.games.deadlines import DeadlineError
 from adjudicator.games.gamefile import GameFileError
 from adjudicator.games.outputs import Adjudication
 from adjudicator.games.pipeline import adjudicate_pending
+from adjudicator.games.refs import tip_of
 from adjudicator.games.registry import (
     Listed,
     game_ids,
@@ -280,14 +280,7 @@ def sync_game(settings: Settings, game_id: str, *, deliver: bool = True) -> None
 def branch_tip(path: Path) -> str | None:
     """The commit a game repository's branch points at, read from its files (no Git
     process: the watch looks at every game every few seconds)."""
-    folder = path if (path / "HEAD").is_file() else path / ".git"
-    with suppress(OSError):
-        return (folder / REF).read_text(encoding="ascii").strip()
-    with suppress(OSError):
-        for line in (folder / "packed-refs").read_text(encoding="ascii").splitlines():
-            if line.endswith(f" {REF}"):
-                return line.split()[0]
-    return None
+    return tip_of(path, REF)
 
 
 def retry_outbox(settings: Settings, now: datetime | None = None) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from adjudicator.forge import transport
 from adjudicator.games import hosting
-from adjudicator.games.refs import RefError, stored_value
+from adjudicator.games.refs import tip_of
 from adjudicator.games.repo import REF
 from adjudicator.home import backend
 from adjudicator.home.settings import Settings
@@ -42,8 +42,4 @@ def freshen(settings: Settings, game_id: str, path: Path) -> None:
 
 def _tips(path: Path) -> set[str | None]:
     """The clone's branch and the forge's as the clone last saw it."""
-    folder = path if (path / "HEAD").is_file() else path / ".git"
-    try:
-        return {stored_value(str(folder), REF), stored_value(str(folder), transport.TRACKING)}
-    except (OSError, RefError):
-        return set()
+    return {tip_of(path, REF), tip_of(path, transport.TRACKING)}

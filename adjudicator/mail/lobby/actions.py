@@ -46,7 +46,7 @@ class Asked:
     lines: list[str]
 
 
-def _answered(
+def answered(
     settings: Settings,
     asked: Asked,
     pending: Pending | None,
@@ -54,6 +54,8 @@ def _answered(
     status: Literal["accepted", "refused"],
     seat: Seat | None = None,
 ) -> InboundResult:
+    """Answer a lobby mail (its key makes the answer once however often it comes), log it
+    and say how it was handled; `new game` and `join` mails answer this way alike."""
     path = answers.answer(
         settings,
         asked.sender,
@@ -88,17 +90,17 @@ def new_game(settings: Settings, asked: Asked) -> InboundResult:
         )
         return InboundResult("refused", "the lobby is off", messages=[path])
     if settings.lobby == "invite" and not limits.is_allowed(settings, asked.sender):
-        return _answered(settings, asked, None, NOT_ALLOWED, "refused")
+        return answered(settings, asked, None, NOT_ALLOWED, "refused")
     if (before := _taken_before(settings, asked)) is not None:
         said = words_for(before.creator.language)("Done before.")
-        return _answered(settings, asked, before, said, "accepted", before.creator)
+        return answered(settings, asked, before, said, "accepted", before.creator)
     now = datetime.now(UTC)
     try:
         game = parsing.new_game(asked.lines)
         pending = _pending(settings, asked, game, now)
     except Unreadable as error:
         words = words_for(_language_of(asked.lines))
-        return _answered(settings, asked, None, answers.refusal(words, error), "refused")
+        return answered(settings, asked, None, answers.refusal(words, error), "refused")
     records.write(settings, pending)
     for seat in pending.invited:
         answers.invite(settings, pending, seat)
@@ -114,7 +116,7 @@ def new_game(settings: Settings, asked: Asked) -> InboundResult:
             "`start` when enough players have joined, or `cancel`.",
             game=pending.name,
         )
-    return _answered(settings, asked, pending, said, "accepted", pending.creator)
+    return answered(settings, asked, pending, said, "accepted", pending.creator)
 
 
 def _language_of(lines: list[str]) -> str | None:
@@ -188,23 +190,23 @@ def seat_answer(settings: Settings, asked: Asked, pending: Pending, seat: Seat) 
     """An answer at `seat`'s address, from its own address."""
     words = words_for(seat.language)
     if asked.key in pending.mails:
-        return _answered(settings, asked, pending, words("Done before."), "accepted", seat)
+        return answered(settings, asked, pending, words("Done before."), "accepted", seat)
     if pending.status in ("created", "creating"):
         said = words(
             "The game %(game)s is made already: its mails tell you how to play.", game=pending.name
         )
-        return _answered(settings, asked, pending, said, "refused", seat)
+        return answered(settings, asked, pending, said, "refused", seat)
     if pending.status == "cancelled":
         said = words("The game %(game)s was cancelled.", game=pending.name)
-        return _answered(settings, asked, pending, said, "refused", seat)
+        return answered(settings, asked, pending, said, "refused", seat)
     try:
         found = parsing.answer(asked.lines)
         said, sends = _carry_out(settings, pending, seat, found, datetime.now(UTC))
     except Unreadable as error:
-        return _answered(settings, asked, pending, answers.refusal(words, error), "refused", seat)
+        return answered(settings, asked, pending, answers.refusal(words, error), "refused", seat)
     pending.mails.append(asked.key)
     records.write(settings, pending)
-    result = _answered(settings, asked, pending, said, "accepted", seat)
+    result = answered(settings, asked, pending, said, "accepted", seat)
     result.messages += [send() for send in sends]
     if pending.is_ready():
         fault("lobby-accepted")

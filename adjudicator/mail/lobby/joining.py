@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from adjudicator.home.settings import Settings
 from adjudicator.home.translations import words_for
 from adjudicator.mail.lobby import answers, limits, parsing, records, starting
-from adjudicator.mail.lobby.actions import Asked
+from adjudicator.mail.lobby.actions import Asked, answered
 from adjudicator.mail.lobby.parsing import Invite, Unreadable
 from adjudicator.mail.lobby.records import Pending, Seat
 from adjudicator.mail.outcomes import InboundResult
@@ -35,7 +35,7 @@ def join(settings: Settings, asked: Asked) -> InboundResult:
     ) is not None:
         seat = next((s for s in before.seats if s.address == asked.sender), None)
         said = words_for(seat.language if seat else None)("Done before.")
-        return _answered(settings, asked, before, said, seat, "accepted")
+        return answered(settings, asked, before, said, "accepted", seat)
     now = datetime.now(UTC)
     try:
         wanted = parsing.join(asked.lines)
@@ -43,7 +43,7 @@ def join(settings: Settings, asked: Asked) -> InboundResult:
         seat = _seat(settings, pending, asked.sender, wanted.name, now)
     except Unreadable as error:
         words = words_for(None)
-        return _answered(settings, asked, None, answers.refusal(words, error), None, "refused")
+        return answered(settings, asked, None, answers.refusal(words, error), "refused", None)
     pending.seats.append(seat)
     pending.note(asked.sender, f"joined as {seat.name}", now)
     pending.mails.append(asked.key)
@@ -59,7 +59,7 @@ def join(settings: Settings, asked: Asked) -> InboundResult:
     said = words(
         "You joined the game %(game)s, as %(name)s.", game=pending.name, name=seat.name or ""
     )
-    result = _answered(settings, asked, pending, said, seat, "accepted")
+    result = answered(settings, asked, pending, said, "accepted", seat)
     if pending.is_ready():
         try:
             starting.finish(settings, pending, now)
@@ -97,29 +97,3 @@ def _seat(
     finally:
         pending.seats.remove(seat)
     return seat
-
-
-def _answered(
-    settings: Settings,
-    asked: Asked,
-    pending: Pending | None,
-    said: str,
-    seat: Seat | None,
-    status: str,
-) -> InboundResult:
-    path = answers.answer(
-        settings,
-        asked.sender,
-        pending,
-        said,
-        inbound=asked.key,
-        in_reply_to=asked.message_id,
-        seat=seat,
-    )
-    log.info("lobby: join from %s (%s): %s", asked.sender, asked.key[:12], said)
-    return InboundResult(
-        "accepted" if status == "accepted" else "refused",
-        said,
-        pending.name if pending else None,
-        messages=[path],
-    )

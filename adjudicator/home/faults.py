@@ -13,6 +13,9 @@ import os
 FAULT_VARIABLE = "PAMIR_FAULT"
 FAULT_EXIT = 70  # sysexits EX_SOFTWARE
 POINTS = ("before-ref", "after-ref", "before-queue", "key-linked", "after-queue", "before-send")
+# The one moment SMTP cannot close: the server accepted a message, the outbox has not
+# marked it sent. The message goes out again (same Message-ID); nothing else does.
+SEND_POINTS = ("after-send",)
 # Points off a move's path: the daily digest queued, its record not yet moved on.
 DIGEST_POINTS = ("digest-queued",)
 # A point that leaves a lock file behind, as a kill -9 while git holds one does: the next
@@ -26,6 +29,6 @@ LOBBY_POINTS = ("lobby-accepted", "lobby-made")
 def fault(point: str) -> None:
     """Exit at once, as a crash would (no cleanup, no buffers flushed), if PAMIR_FAULT
     names this point."""
-    assert point in POINTS + DIGEST_POINTS + LOCK_POINTS + LOBBY_POINTS, point
+    assert point in POINTS + SEND_POINTS + DIGEST_POINTS + LOCK_POINTS + LOBBY_POINTS, point
     if os.environ.get(FAULT_VARIABLE) == point:
         os._exit(FAULT_EXIT)

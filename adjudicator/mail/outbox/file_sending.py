@@ -205,6 +205,9 @@ class _Sending:
             self.tally.add(index, "errors", f"{path.name}: {error}")
             self.lose(path, str(error))
             raise SessionLost(str(error)) from None
+        # Accepted by the server. Until the rename below, a death sends the message again
+        # on the next run: the one at-least-once window (docs/email.md, the outbox).
+        fault("after-send")
         target = move_to(settings, path, SENT)
         with self._accepting:
             record_accepted(target, now, self.accepted)

@@ -526,6 +526,7 @@ def _send(settings: Settings, claims: Claims, smtp: smtplib.SMTP, row: Row, tall
         raise SessionLost(str(error)) from None
     # Accepted by the server. Until the mark below is written, a death of this node makes
     # the message go out again once its lease expires: the one at-least-once window.
+    fault("after-send")
     claims.finish(row, SENT, accepted_at=claims.now)
     tally.add(order, "sent", _path(settings, SENT, name))
     log.info("mail %s sent to %s", name, ", ".join(recipients))

@@ -46,7 +46,7 @@ class Action(NamedTuple):
 
 def format_action(action: Action) -> str:
     """The canonical text of an action: its verb and arguments, separated by spaces."""
-    return " ".join([action.verb, *(str(arg) for arg in action.args)])
+    return " ".join([action.verb, *[str(arg) for arg in action.args]])
 
 
 PASS = Action("pass")

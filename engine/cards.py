@@ -434,12 +434,12 @@ def _wakhan_card(data: dict[str, Any]) -> WakhanCard:
 
 
 def _load_court_cards() -> dict[int, CourtCard]:
-    cards = (_court_card(item) for item in json.loads(read_data("court_cards.json")))
+    cards = [_court_card(item) for item in json.loads(read_data("court_cards.json"))]
     return {card.number: card for card in sorted(cards, key=lambda c: c.number)}
 
 
 def _load_event_cards() -> dict[int, EventCard]:
-    events = (_event_card(item) for item in json.loads(read_data("events.json")))
+    events = [_event_card(item) for item in json.loads(read_data("events.json"))]
     return {event.number: event for event in sorted(events, key=lambda e: e.number)}
 
 
@@ -463,7 +463,7 @@ def _load_map() -> tuple[dict[RegionId, Region], dict[str, Border]]:
 
 def _load_wakhan() -> tuple[dict[WakhanActionId, str], dict[int, WakhanCard]]:
     data = json.loads(read_data("wakhan.json"))
-    cards = (_wakhan_card(item) for item in data["cards"])
+    cards = [_wakhan_card(item) for item in data["cards"]]
     return data["actions"], {card.number: card for card in sorted(cards, key=lambda c: c.number)}
 
 

@@ -124,7 +124,7 @@ def describe_violations(state: State) -> list[str]:
     """Every broken conservation law, in words (empty when all hold)."""
     problems: list[str] = []
     places = card_places(state)
-    counts = Counter(card for _, card in places)
+    counts = Counter([card for _, card in places])
     for card, count in counts.items():
         if count > 1:
             where = ", ".join(place for place, c in places if c == card)

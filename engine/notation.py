@@ -50,7 +50,7 @@ def _card_aliases() -> dict[int, list[str]]:
     names.update({n: e.name for n, e in EVENT_CARDS.items()})
     # An event is known by its full name and by either half ("Riots in Punjab").
     return {
-        n: [_normalize(name), *(_normalize(half) for half in name.split(" / ") if " / " in name)]
+        n: [_normalize(name), *[_normalize(half) for half in name.split(" / ") if " / " in name]]
         for n, name in names.items()
     }
 

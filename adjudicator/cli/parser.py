@@ -90,24 +90,28 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
         from adjudicator.version import __version__  # read only when asked for
 
-        print(f"pamir {__version__} (engine {engine_version()})")
+        version, build = engine_version()
+        print(f"pamir {__version__} (engine {version}, {build})")
         parser.exit()
 
 
-def engine_version() -> str:
+def engine_version() -> tuple[str, str]:
     """`engine.__version__`, read from engine/version.py without importing the engine,
-    whose package loads the card data and pydantic (about a fifth of a second)."""
+    whose package loads the card data and the rules; and whether its rules are compiled
+    with mypyc (a wheel's, setup.py) or pure Python (an editable install's)."""
     import os  # (with importlib: what `pamir --version` needs, and nothing more)
+    from importlib.machinery import EXTENSION_SUFFIXES
     from importlib.util import find_spec, module_from_spec, spec_from_file_location
 
     package = find_spec("engine")  # finds the package; does not run its __init__
     assert package is not None and package.origin is not None
-    path = os.path.join(os.path.dirname(package.origin), "version.py")
-    where = spec_from_file_location("engine.version", path)
+    folder = os.path.dirname(package.origin)
+    where = spec_from_file_location("engine.version", os.path.join(folder, "version.py"))
     assert where is not None and where.loader is not None
     module = module_from_spec(where)
     where.loader.exec_module(module)
-    return str(module.__version__)
+    compiled = any(os.path.exists(os.path.join(folder, "game" + s)) for s in EXTENSION_SUFFIXES)
+    return str(module.__version__), "compiled" if compiled else "pure Python"
 
 
 def register_games(commands: Subcommands) -> None:

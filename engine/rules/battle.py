@@ -195,7 +195,6 @@ def safe_house(state: State, seat: int, lost_from: int) -> None:
         push(state, SafeHouseFrame(kind="safe_house", player=seat, lost_from=lost_from))
 
 
-@decision
 class SafeHouseDecision(Decision[SafeHouseFrame]):
     """Save a spy removed in battle onto a Safe House card, or let it go."""
 
@@ -205,7 +204,7 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
 
     def options(self, state: State, frame: SafeHouseFrame, seat: int) -> list[Action]:
         cards = safe_houses(state, seat, int(frame["lost_from"]))
-        return [*(Action("spy", (c,)) for c in cards), Action("decline")]
+        return [*[Action("spy", (c,)) for c in cards], Action("decline")]
 
     def apply(self, state: State, frame: SafeHouseFrame, seat: int, action: Action) -> None:
         state.stack.pop()
@@ -231,7 +230,9 @@ class SafeHouseDecision(Decision[SafeHouseFrame]):
         )
 
 
-@decision
+decision(SafeHouseDecision)
+
+
 class BattleDecision(RepeatedDecision[BattleFrame]):
     """The next enemy piece to remove, or stop."""
 
@@ -257,3 +258,6 @@ class BattleDecision(RepeatedDecision[BattleFrame]):
             pieces=words.counted(frame["remaining"], "piece", more=bool(frame["taken"])),
             stop=words.stop_term(frame["taken"]),
         )
+
+
+decision(BattleDecision)

@@ -60,7 +60,6 @@ def start(state: State, seat: int, card: int, target: int) -> None:
     court.discard_from_court(state, owner, target)
 
 
-@decision
 class PrizeDecision(Decision[PrizeFrame]):
     """Take the betrayed card as a prize, or leave it in the discard pile."""
 
@@ -104,3 +103,6 @@ class PrizeDecision(Decision[PrizeFrame]):
             card=words.card_term(frame["card"]),
             prize=words.article_coalition_term(str(COURT_CARDS[frame["card"]].prize)),
         )
+
+
+decision(PrizeDecision)

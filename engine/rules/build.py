@@ -74,7 +74,6 @@ def start(state: State, seat: int, card: int) -> None:
     push(state, BuildFrame(kind="build", player=seat, card=card, remaining=most, taken=0))
 
 
-@decision
 class BuildDecision(RepeatedDecision[BuildFrame]):
     """Where to place the next block (2 rupees, or free under Nation Building), or stop."""
 
@@ -113,7 +112,9 @@ class BuildDecision(RepeatedDecision[BuildFrame]):
         )
 
 
-@decision
+decision(BuildDecision)
+
+
 class InfrastructureDecision(Decision[InfrastructureFrame]):
     """Civic Improvements (Infrastructure): one free block after a build, or none."""
 
@@ -141,3 +142,6 @@ class InfrastructureDecision(Decision[InfrastructureFrame]):
             "`road BORDER`), or none (`done`)",
             who=words.who(state, frame["player"]),
         )
+
+
+decision(InfrastructureDecision)

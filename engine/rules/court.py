@@ -167,7 +167,6 @@ DISCARD_REASONS = {
 DISCARD_PLACES = {"hand": P("hand"), "court": P("court"), "any": P("hand or court")}
 
 
-@decision
 class DiscardDecision(Decision[DiscardFrame]):
     """A player discards cards one at a time (court or hand limits, leverage, events)."""
 
@@ -216,3 +215,6 @@ class DiscardDecision(Decision[DiscardFrame]):
             where=DISCARD_PLACES[frame["place"]],
             why=DISCARD_REASONS.get(frame["reason"], words.name_term(frame["reason"])),
         )
+
+
+decision(DiscardDecision)

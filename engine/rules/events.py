@@ -256,7 +256,6 @@ def event_half(card: int, half: Literal["if_discarded", "if_purchased"]) -> str:
     return f"{title} ({card})"
 
 
-@decision
 class ChooseDecision(Decision[ChooseFrame]):
     """The purchaser of an event picks a player, a region or a suit."""
 
@@ -303,7 +302,9 @@ class ChooseDecision(Decision[ChooseFrame]):
         )
 
 
-@decision
+decision(ChooseDecision)
+
+
 class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
     """Several players at once each discard a card from hand (Confidence Failure)."""
 
@@ -348,3 +349,6 @@ class DiscardEachDecision(BaseDecision[DiscardEachFrame]):
             who=who,
             event=words.name_term(event),
         )
+
+
+decision(DiscardEachDecision)

@@ -156,14 +156,19 @@ LISTED_ONCE: set[str] = set()
 
 
 def decision(cls: type[D]) -> type[D]:
-    """Class decorator: register a decision kind."""
-    DECISIONS[cls.kind] = cls()
+    """Register a decision kind: `decision(TaxDecision)` after the class.
+
+    Called after the class, never as a class decorator: mypyc compiles a decorated class
+    as a plain Python one, which may not inherit from the compiled BaseDecision. The kind
+    is read off an instance, where mypyc keeps a class body's attribute defaults."""
+    spec = cls()
+    DECISIONS[spec.kind] = spec
     if (
         cls.deciders is Decision.deciders
         and cls.has_options is BaseDecision.has_options
         and cls.only_option is BaseDecision.only_option
     ):
-        LISTED_ONCE.add(cls.kind)
+        LISTED_ONCE.add(spec.kind)
     return cls
 
 

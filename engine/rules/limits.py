@@ -186,7 +186,6 @@ def take_piece(state: State, seat: int, source: Action, coalition: Coalition | N
     )
 
 
-@decision
 class TakeDecision(Decision[TakeFrame]):
     """Which piece in play to take when the supply is empty [Component Limits, p. 8]."""
 
@@ -225,3 +224,6 @@ class TakeDecision(Decision[TakeFrame]):
             piece=words.ARTICLE_PIECE_TERMS[piece],
             where=words.place_phrase(piece, frame["location"]),
         )
+
+
+decision(TakeDecision)

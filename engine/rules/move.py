@@ -124,7 +124,6 @@ def start(state: State, seat: int, card: int) -> None:
     )
 
 
-@decision
 class MoveDecision(RepeatedDecision[MoveFrame]):
     """The next army or spy to move, or stop."""
 
@@ -185,3 +184,6 @@ class MoveDecision(RepeatedDecision[MoveFrame]):
             tribes=words.name_term(tribes),
             stop=words.stop_term(frame["taken"]),
         )
+
+
+decision(MoveDecision)

@@ -136,7 +136,6 @@ class BribeStep(Decision[BribeStepF]):
         return "Play, p. 11" if frame["action"][0] == "play" else "Hostage Actions, p. 12"
 
 
-@decision
 class BribeDecision(BribeStep[BribeFrame]):
     """The ruler says how much of the bribe they demand (0 waives it) [Play, p. 11]."""
 
@@ -195,7 +194,9 @@ class BribeDecision(BribeStep[BribeFrame]):
         )
 
 
-@decision
+decision(BribeDecision)
+
+
 class PayDecision(BribeStep[PayFrame]):
     """The player pays the demanded bribe, or refuses and the play never happens."""
 
@@ -248,6 +249,9 @@ class PayDecision(BribeStep[PayFrame]):
             payer=words.who(state, frame["player"]),
             wanted=words.phrase_action(state, bribed_action(frame)),
         )
+
+
+decision(PayDecision)
 
 
 def spy_targets(state: State, region: RegionId) -> list[int]:
@@ -344,7 +348,6 @@ def change_favored_suit(state: State, suit: Suit) -> None:
         state.note(P("the favored suit is now %(suit)s", suit=words.id_term(suit)))
 
 
-@decision
 class RoadDecision(Decision[RoadFrame]):
     """Which border of the card's region gets the road."""
 
@@ -368,7 +371,9 @@ class RoadDecision(Decision[RoadFrame]):
         )
 
 
-@decision
+decision(RoadDecision)
+
+
 class SpyDecision(Decision[SpyFrame]):
     """Which court card of the region gets the spy."""
 
@@ -388,3 +393,6 @@ class SpyDecision(Decision[SpyFrame]):
             who=words.who(state, frame["player"]),
             region=words.region_term(frame["region"]),
         )
+
+
+decision(SpyDecision)

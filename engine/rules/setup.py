@@ -241,7 +241,6 @@ def new_wakhan_game(humans: list[str], seed: int, backs: str) -> State:
     return state
 
 
-@decision
 class LoyaltyDecision(Decision[LoyaltyFrame]):
     """A player's choice of starting loyalty [Setup: Starting Loyalty, p. 4]."""
 
@@ -267,6 +266,9 @@ class LoyaltyDecision(Decision[LoyaltyFrame]):
             "%(who)s chooses a starting loyalty: Afghan, British or Russian (`loyalty COALITION`)",
             who=words.who(state, frame["player"]),
         )
+
+
+decision(LoyaltyDecision)
 
 
 @procedure("start")

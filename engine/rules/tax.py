@@ -78,7 +78,6 @@ def start(state: State, seat: int, card: int) -> None:
     )
 
 
-@decision
 class TaxDecision(RepeatedDecision[TaxFrame]):
     """Where to take the next rupee from, or stop."""
 
@@ -116,3 +115,6 @@ class TaxDecision(RepeatedDecision[TaxFrame]):
             rupees=words.counted(frame["remaining"], "rupee", more=bool(frame["taken"])),
             stop=words.stop_term(frame["taken"]),
         )
+
+
+decision(TaxDecision)

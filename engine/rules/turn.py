@@ -107,7 +107,6 @@ BLACKMAILERS: dict[RegionId, int] = {
 }
 
 
-@decision
 class BlackmailDecision(Decision[BlackmailFrame]):
     """Blackmail: at the start of the turn, a spy on a spy-free card of the region, or not."""
 
@@ -122,7 +121,7 @@ class BlackmailDecision(Decision[BlackmailFrame]):
             for c in p.court
             if COURT_CARDS[c].region == region and c not in state.spies
         ]
-        return [*(Action("spy", (c,)) for c in free), DONE]
+        return [*[Action("spy", (c,)) for c in free], DONE]
 
     def apply(self, state: State, frame: BlackmailFrame, seat: int, action: Action) -> None:
         state.stack.pop()
@@ -146,7 +145,9 @@ class BlackmailDecision(Decision[BlackmailFrame]):
         )
 
 
-@decision
+decision(BlackmailDecision)
+
+
 class TurnDecision(Decision[TurnFrame]):
     """The active player's choice of their next action, or pass."""
 
@@ -195,3 +196,6 @@ class TurnDecision(Decision[TurnFrame]):
             left=left,
             total=ACTIONS_PER_TURN,
         )
+
+
+decision(TurnDecision)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import subprocess
@@ -58,10 +59,13 @@ def test_the_console_script_is_installed() -> None:
     assert PAMIR.exists(), PAMIR
 
 
-def test_version_names_the_package_and_the_engine() -> None:
+def test_version_names_the_package_and_the_engine_and_its_build() -> None:
     out = ok("--version")
-    assert out == f"pamir {metadata.version('pamir')} (engine {engine.__version__})\n"
-    assert re.fullmatch(r"pamir \d+\.\d+\.\d+\S* \(engine \d+\.\d+\.\d+\S*\)\n", out)
+    rules = Path(importlib.import_module("engine.game").__file__ or "")
+    build = "pure Python" if rules.suffix == ".py" else "compiled"
+    assert out == f"pamir {metadata.version('pamir')} (engine {engine.__version__}, {build})\n"
+    pattern = r"pamir \d+\.\d+\.\d+\S* \(engine \d+\.\d+\.\d+\S*, (compiled|pure Python)\)\n"
+    assert re.fullmatch(pattern, out)
 
 
 def test_new_prints_the_full_state(new_state: Path) -> None:

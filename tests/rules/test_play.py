@@ -147,6 +147,26 @@ def test_play_bribe_counts_tribes_not_armies() -> None:
     assert options(state, "Hope") == ["demand 0", "demand 1", "demand 2"]
 
 
+def test_play_bribe_counts_the_ruler_s_tribes_not_every_player_s() -> None:
+    """[Play, p. 11] "you must pay a bribe of rupees to them that is equal to the number of
+    the ruler's tribes in that region." Cati and Ana have a tribe each in Punjab beside
+    Hope's two: Hope still rules it, and may demand two rupees, not four.
+    """
+    state = (
+        Position({"Cati": "british", "Hope": "russian", "Ana": "afghan"})
+        .hand("Cati", KHYBER_PASS)
+        .court("Hope", PAOLO_AVITABILE)
+        .tribes("Hope", "punjab", 2)
+        .tribes("Cati", "punjab", 1)
+        .tribes("Ana", "punjab", 1)
+        .rupees("Cati", 6)
+        .build()
+    )
+    state = act(state, "Cati", "play khyber left")
+    assert waiting_for(state) == ("bribe", ["Hope"])
+    assert options(state, "Hope") == ["demand 0", "demand 1", "demand 2"]
+
+
 def test_play_bribe_the_player_cannot_pay_means_no_play() -> None:
     """[Play, p. 11] "If the bribe is not paid (or waived), play continues as if the action
     had never been taken."

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import pytest
 from positions import waiting_for
 from test_wakhan import WAKHAN, WakhanPosition, logged, wakhan_does, wakhan_turn, wseat
 
@@ -41,6 +42,32 @@ def test_card_priority_opponents_card_then_favored_suit_and_so_on() -> None:
     assert best_card(state, w, [9, 13, 14]) == 14  # leveraged before rank
     assert best_card(state, w, [9, 13]) == 13  # the higher rank
     assert best_card(state, w, [5, 84]) == 84  # her own: another patriot
+
+
+def test_card_priority_the_favored_suit_before_a_patriot_of_the_dominant_coalition() -> None:
+    """[Card Priority, p. 16] "Wakhan will first look for cards with her spies on her
+    opponent's courts. If there is more than one option, she will prioritize those that match
+    the favored suit. If there is still more than one option, she will look for patriots of
+    the dominant coalition etc." The British are dominant and economic is favored: of
+    alice's Ghilzai Nomads (economic) and Seaforth Highlanders (military, a British
+    patriot), she betrays Ghilzai Nomads.
+    """
+    state = (
+        WakhanPosition({"alice": "british"})
+        .court(WAKHAN, 16)  # Bala Hissar: betray
+        .court("alice", 37, 13)  # Seaforth Highlanders; Ghilzai Nomads (Russian prize)
+        .spies(WAKHAN, 37, 1)
+        .spies(WAKHAN, 13, 1)
+        .armies("kabul", "british", 5)  # the British are dominant
+        .favored("economic")
+        .rupees(WAKHAN, 2)
+        .build()
+    )
+    w = wseat(state)
+    assert best_card(state, w, [37, 13]) == 13
+    state, _ = wakhan_does(state, "betray")
+    assert state.players[wseat(state)].prizes == [13]
+    assert state.players[0].court == [37]
 
 
 def test_she_uses_the_highest_priority_card_that_could_take_the_action() -> None:
@@ -124,6 +151,29 @@ def test_tax_the_market_when_no_player_can_be_taxed_leftmost_cards_first() -> No
     state, _ = wakhan_does(state, "tax")
     assert state.market_rupees[0][2] == state.market_rupees[1][2] == 0
     assert state.market_rupees[0][4] == 1
+
+
+@pytest.mark.parametrize(("face_up", "following", "arrow"), [(1, 2, "top"), (3, 4, "bottom")])
+def test_tax_the_market_ties_the_red_arrow_s_row_first(
+    face_up: int, following: int, arrow: str
+) -> None:
+    """[Tax, p. 18] "she will tax from the market, taking rupees from the leftmost market
+    cards and using the red arrow to determine ties." Both cards of column 2 hold two
+    rupees; Kabul Bazaar (rank 2) takes both of the red arrow's row and none of the other.
+    """
+    state = (
+        WakhanPosition({"alice": "british"})
+        .ai(face_up, following)
+        .court(WAKHAN, 8)
+        .market([None, None, 61, *EMPTY[3:]], [None, None, 62, *EMPTY[3:]])
+        .market_rupees(0, 2, 2)
+        .market_rupees(1, 2, 2)
+        .build()
+    )
+    assert red_arrow(state) == arrow
+    state, _ = wakhan_does(state, "tax")
+    left = [state.market_rupees[row][2] for row in (0, 1)]
+    assert left == ([0, 2] if arrow == "top" else [2, 0])
 
 
 # -- build, gift -------------------------------------------------------------------------------
@@ -328,6 +378,37 @@ def test_battle_on_a_court_card_when_no_region_qualifies() -> None:
     state, _ = wakhan_does(state, "battle")
     assert 9 not in state.spies or state.spies[9][0] == 0
     assert logged(state, "Afghan Handicrafts is the card she battles on")
+
+
+def test_battle_not_on_a_card_whose_spies_indispensable_advisors_protects() -> None:
+    """[Battle, p. 18] "she will battle on the highest priority court card where she and
+    another player have spies." [Mohan Lal (1), Indispensable Advisors] "Your spies cannot
+    be removed when a battle is fought against other spies." alice holds Mohan Lal: her spy
+    on Ghilzai Nomads (rank 2) cannot be removed, so Wakhan battles on Afghan Handicrafts
+    (rank 1), where bob's spy can be; without bob's spy there, she has no battle to take.
+    """
+
+    def advised(bob_spies: int) -> WakhanPosition:
+        position = (
+            WakhanPosition({"alice": "british", "bob": "afghan"})
+            .court(WAKHAN, 34)  # Sindhi Warriors: battle, rank 1
+            .court("alice", 1, GHILZAI_NOMADS)  # Mohan Lal: Indispensable Advisors
+            .court("bob", 9)  # Afghan Handicrafts
+            .spies(WAKHAN, GHILZAI_NOMADS, 1)
+            .spies("alice", GHILZAI_NOMADS, 1)
+            .spies(WAKHAN, 9, 1)
+        )
+        return position.spies("bob", 9, bob_spies) if bob_spies else position
+
+    state, kind = wakhan_does(advised(bob_spies=1).build(), "battle")
+    assert kind == "core"
+    assert logged(state, "Afghan Handicrafts is the card she battles on")
+    alice, bob = state.seat("alice"), state.seat("bob")
+    assert state.spies[9][bob] == 0
+    assert state.spies[GHILZAI_NOMADS][alice] == 1
+    state, kind = wakhan_does(advised(bob_spies=0).build(), "battle")
+    assert kind is None
+    assert not logged(state, "Wakhan will battle")
 
 
 def test_battle_on_the_most_spied_card_where_she_has_a_spy() -> None:

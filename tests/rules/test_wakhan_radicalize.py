@@ -192,6 +192,19 @@ def test_radicalize_the_card_that_leaves_her_with_the_most_rupees() -> None:
     assert state.players[wseat(state)].rupees == 1 - 1 + 4
 
 
+def test_radicalize_the_card_that_leaves_her_the_most_rupees_not_with_2_rupees() -> None:
+    """AI cards 4 and 20: "Only if Wakhan holds fewer than 2 rupees: radicalize the card that
+    would leave her with the most rupees." With exactly 2 rupees the instruction is skipped
+    [Card-Based Actions, p. 18], though four rupees lie on the card in column 1.
+    """
+    position = WakhanPosition({"alice": "british"}).market([61, 62, *EMPTY[2:]], EMPTY)
+    state = position.market_rupees(0, 1, 4).rupees(WAKHAN, 2).build()
+    state, kind = wakhan_does(state, "radicalize_most_net_rupees_if_under_2_rupees")
+    assert kind is None
+    assert state.players[wseat(state)].court == []
+    assert state.players[wseat(state)].rupees == 2
+
+
 def test_radicalize_with_a_dominance_check_the_cheapest_patriot_of_the_dominant_coalition() -> None:
     """[Radicalize, p. 17] "when a Dominance Check is in the market, Wakhan will choose the
     cheapest Patriot loyal to the dominant coalition, then the cheapest card with the most

@@ -7,7 +7,7 @@ the position, is `engine.notation`'s: `parse(format(a)) == a`.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple, TypeGuard, get_args
+from typing import Final, Literal, NamedTuple, TypeGuard, get_args
 
 from engine.cards import ActionKind
 
@@ -26,7 +26,9 @@ Verb = (
     ]
 )  # fmt: skip
 
-KNOWN_VERBS: frozenset[str] = frozenset(word for part in get_args(Verb) for word in get_args(part))
+KNOWN_VERBS: Final[frozenset[str]] = frozenset(
+    word for part in get_args(Verb) for word in get_args(part)
+)
 
 
 def is_verb(word: str) -> TypeGuard[Verb]:
@@ -49,4 +51,4 @@ def format_action(action: Action) -> str:
     return " ".join([action.verb, *[str(arg) for arg in action.args]])
 
 
-PASS = Action("pass")
+PASS: Final = Action("pass")

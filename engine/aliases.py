@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Final
 
-_VERBS_PL = {
+_VERBS_PL: Final = {
     "purchase": ("kup", "zakup"),
     "play": ("zagraj", "zagranie"),
     "pass": ("pas", "spasuj"),
@@ -44,7 +45,7 @@ _VERBS_PL = {
     "done": ("koniec", "gotowe"),
     "policy": ("dyspozycja",),
 }
-_WORDS_PL = {
+_WORDS_PL: Final = {
     # regions
     "kabul": ("kabul",),
     "herat": ("herat",),
@@ -84,9 +85,9 @@ def _table(source: dict[str, tuple[str, ...]]) -> dict[str, str]:
             for form in (w, _plain(w))}  # fmt: skip
 
 
-VERB_ALIASES: dict[str, str] = _table(_VERBS_PL)
-WORD_ALIASES: dict[str, str] = _table(_WORDS_PL)
-_JOINED = re.compile(r"([-_/])")
+VERB_ALIASES: Final[dict[str, str]] = _table(_VERBS_PL)
+WORD_ALIASES: Final[dict[str, str]] = _table(_WORDS_PL)
+_JOINED: Final = re.compile(r"([-_/])")
 
 
 def canonical_verb(word: str) -> str | None:
@@ -101,7 +102,7 @@ def canonical_word(word: str) -> str:
     return "".join(WORD_ALIASES.get(p.lower(), p) if i % 2 == 0 else p for i, p in enumerate(parts))
 
 
-_LINE = re.compile(
+_LINE: Final = re.compile(
     r"^(\s*(?:[A-Za-z][A-Za-z0-9_.-]*\s*:\s*)?)([^\s#]+)([^#]*)(#.*)?$", re.S
 )  # prefix, verb, arguments, comment
 

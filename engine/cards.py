@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from importlib.resources import files
-from typing import Any, Literal, TypeGuard
+from typing import Any, Final, Literal, TypeGuard
 
 __all__ = [
     "BORDERS",
@@ -148,9 +148,9 @@ WakhanActionId = Literal[
     "radicalize_top_political_if_court_full",
 ]
 
-SUITS: tuple[Suit, ...] = ("economic", "intelligence", "military", "political")
-COALITIONS: tuple[Coalition, ...] = ("afghan", "british", "russian")
-REGION_IDS: tuple[RegionId, ...] = (
+SUITS: Final[tuple[Suit, ...]] = ("economic", "intelligence", "military", "political")
+COALITIONS: Final[tuple[Coalition, ...]] = ("afghan", "british", "russian")
+REGION_IDS: Final[tuple[RegionId, ...]] = (
     "transcaspia",
     "persia",
     "herat",
@@ -160,7 +160,7 @@ REGION_IDS: tuple[RegionId, ...] = (
 )
 """Region ids from west to east (the map order)."""
 
-MARKET_COLUMNS = 6
+MARKET_COLUMNS: Final = 6
 """Number of market columns; Wakhan's black arrow and back columns index them 0..5."""
 
 
@@ -467,13 +467,13 @@ def _load_wakhan() -> tuple[dict[WakhanActionId, str], dict[int, WakhanCard]]:
     return data["actions"], {card.number: card for card in sorted(cards, key=lambda c: c.number)}
 
 
-COURT_CARDS: dict[int, CourtCard] = _load_court_cards()
+COURT_CARDS: Final[dict[int, CourtCard]] = _load_court_cards()
 """The 100 court cards by number, in number order."""
 
-EVENT_CARDS: dict[int, EventCard] = _load_event_cards()
+EVENT_CARDS: Final[dict[int, EventCard]] = _load_event_cards()
 """The 16 event cards by number (101-116), in number order."""
 
-DOMINANCE_CHECKS: tuple[int, ...] = tuple(
+DOMINANCE_CHECKS: Final[tuple[int, ...]] = tuple(
     number for number, event in EVENT_CARDS.items() if event.is_dominance_check
 )
 """Numbers of the four Dominance Check cards (101-104)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import Final
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, RegionId, is_event
@@ -20,9 +21,9 @@ from engine.rules.move import spy_track
 from engine.rules.ruling import ruler
 from engine.state import State
 
-ACTION_KINDS = ("purchase", "play", *CARD_ACTIONS)
+ACTION_KINDS: Final = ("purchase", "play", *CARD_ACTIONS)
 # Public Withdrawal can never be purchased, so its bottom half is never "used".
-EVENT_EFFECTS = tuple(
+EVENT_EFFECTS: Final = tuple(
     sorted(
         {
             e.if_purchased.id
@@ -32,7 +33,9 @@ EVENT_EFFECTS = tuple(
         | {e.if_discarded.id for e in EVENT_CARDS.values()}
     )
 )
-ABILITIES = tuple(sorted({c.ability.id for c in COURT_CARDS.values() if c.ability is not None}))
+ABILITIES: Final = tuple(
+    sorted({c.ability.id for c in COURT_CARDS.values() if c.ability is not None})
+)
 
 Probe = Callable[[State, int, Action, State], bool]
 
@@ -167,7 +170,7 @@ def _logged(marker: str) -> Probe:
     return lambda before, seat, action, after: any(marker in line for line in after.log)
 
 
-PROBES: dict[str, Probe] = {
+PROBES: Final[dict[str, Probe]] = {
     "bodyguards": _bodyguards,
     "blackmail_herat": _frame_answered("blackmail", "herat"),
     "blackmail_kandahar": _frame_answered("blackmail", "kandahar"),

@@ -8,6 +8,7 @@ refuses (a `Refusal`, see `WHY_NOT`), never from reading the words of its reason
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.actions import Action, format_action
 from engine.errors import IllegalActionError, Refusal
@@ -18,7 +19,7 @@ from engine.rules.flow import DECISIONS
 from engine.state import State
 
 # Which decision kinds each verb answers.
-VERB_DECISIONS: dict[str, tuple[str, ...]] = {
+VERB_DECISIONS: Final[dict[str, tuple[str, ...]]] = {
     **{verb: ("turn",) for verb in ("purchase", "play", "pass", *CARD_ACTIONS)},
     "loyalty": ("loyalty",),
     "demand": ("bribe",),
@@ -88,11 +89,11 @@ def explain_illegal(state: State, seat: int, action: Action) -> IllegalActionErr
 
 # The rule that says why it refuses an action of each verb, with its own code; the other
 # verbs are refused for not being among the options.
-WHY_NOT: dict[str, Callable[[State, int, Action], Refusal | None]] = {
+WHY_NOT: Final[dict[str, Callable[[State, int, Action], Refusal | None]]] = {
     "purchase": purchase.why_not_purchase,
     "play": play.why_not_play,
 }
-CARD_CHOICES = ("discard", "spy")  # decisions that are a choice among cards
+CARD_CHOICES: Final = ("discard", "spy")  # decisions that are a choice among cards
 
 
 def _refusal(state: State, seat: int, action: Action) -> Refusal:

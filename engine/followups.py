@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Final
 
 from engine.game import apply, options_for, pending
 from engine.state import State
@@ -24,7 +25,7 @@ def N_(message: str) -> str:
 
 
 # What a follow-up asks, by the kind of decision, in words after "may then ask".
-ASKS = {
+ASKS: Final = {
     "spy": N_("where to place the card's spy"),
     "road": N_("where to place the card's road"),
     "take": N_("which piece to take from the board when the supply is empty"),
@@ -40,7 +41,7 @@ ASKS = {
     "bribe": N_("how much bribe to pay"),
     "pay": N_("how to pay"),
 }
-ANSWER = re.compile(r"\((`[^()]*`)\)\s*$")  # a prompt ends with how to answer it
+ANSWER: Final = re.compile(r"\((`[^()]*`)\)\s*$")  # a prompt ends with how to answer it
 
 
 @dataclass(frozen=True)

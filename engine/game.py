@@ -9,6 +9,7 @@ time and are not listed among the legal actions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import engine.rules  # noqa: F401  (registers every decision and procedure)
 from engine.actions import Action, format_action
@@ -18,7 +19,7 @@ from engine.phrases import P, Phrase
 from engine.rules.flow import DECISIONS, PROCEDURES, run
 from engine.state import State
 
-KNOWN_FRAMES = frozenset(DECISIONS) | frozenset(PROCEDURES)
+KNOWN_FRAMES: Final = frozenset(DECISIONS) | frozenset(PROCEDURES)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from itertools import chain
+from typing import Final
 
 from engine.cards import COALITIONS, COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS
 from engine.state import (
@@ -20,9 +21,9 @@ from engine.state import (
     State,
 )
 
-ALL_CARDS = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
-ALL_WAKHAN_CARDS = frozenset(WAKHAN_CARDS)
-BLOCKS_EACH = (BLOCKS_PER_COALITION,) * len(COALITIONS)
+ALL_CARDS: Final = frozenset(COURT_CARDS) | frozenset(EVENT_CARDS)
+ALL_WAKHAN_CARDS: Final = frozenset(WAKHAN_CARDS)
+BLOCKS_EACH: Final = (BLOCKS_PER_COALITION,) * len(COALITIONS)
 
 
 def card_places(state: State) -> list[tuple[str, int]]:

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from engine.cards import BORDERS, COALITIONS, REGION_IDS, SUITS
 from engine.errors import MoveError, StateError
@@ -31,8 +31,8 @@ Doc = dict[str, Any]
 Path = tuple[str | int, ...]
 
 # Where mutations do the most harm: the fields the conservation laws do not cover.
-HOT = ("stack", "effects", "winners", "spies", "wakhan", "active", "placed", "used_cards")
-WORDS: tuple[str, ...] = (
+HOT: Final = ("stack", "effects", "winners", "spies", "wakhan", "active", "placed", "used_cards")
+WORDS: Final[tuple[str, ...]] = (
     *REGION_IDS,
     *BORDERS,
     *COALITIONS,
@@ -282,7 +282,7 @@ def _show(path: Path) -> str:
     return text.lstrip(".")
 
 
-MUTATIONS: tuple[Callable[[Doc, random.Random], str], ...] = (
+MUTATIONS: Final[tuple[Callable[[Doc, random.Random], str], ...]] = (
     change_value,
     change_value,
     change_list,

@@ -14,7 +14,7 @@ import contextlib
 import re
 import shlex
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from engine.actions import Action, Arg, Verb, is_verb
 from engine.actions import format_action as format_action  # the canonical text, on Action
@@ -30,14 +30,14 @@ from engine.rules.verbs import PIECES, VERBS
 if TYPE_CHECKING:
     from engine.state import State
 
-SIDES = ("left", "right")
+SIDES: Final = ("left", "right")
 # How a word that is none of a kind of name is refused, by the kind (`unknown-region`...).
-NOT_A = {
+NOT_A: Final = {
     "region": P("%(word)s is not a region: use %(choices)s"),
     "coalition": P("%(word)s is not a coalition: use %(choices)s"),
     "piece": P("%(word)s is not a piece: use %(choices)s"),
 }
-_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
+_PREFIX: Final = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.-]*)\s*:(.*)$")
 
 
 def _normalize(text: str) -> str:
@@ -55,7 +55,7 @@ def _card_aliases() -> dict[int, list[str]]:
     }
 
 
-CARD_ALIASES = _card_aliases()
+CARD_ALIASES: Final = _card_aliases()
 
 
 def find_cards(words: list[str]) -> list[int]:
@@ -239,7 +239,7 @@ def _with_card_and_site(verb: Verb, args: list[str]) -> list[Action]:
 
 
 # How the words after a card-based action's verb are read, by the shape of its arguments.
-SHAPES: dict[Shape, Callable[[Verb, list[str]], list[Action]]] = {
+SHAPES: Final[dict[Shape, Callable[[Verb, list[str]], list[Action]]]] = {
     "": _with_card,
     "price": _with_card_and_price,
     "card": _with_two_cards,
@@ -346,9 +346,9 @@ def read_action(text: str) -> list[Action]:
     return candidates(words[0].lower(), words[1:])
 
 
-_SEPARATORS = re.compile("[ \t\r\n]+")
+_SEPARATORS: Final = re.compile("[ \t\r\n]+")
 # What shlex says of a line it cannot split, translatable (docs/i18n.md).
-LEXER = {
+LEXER: Final = {
     "No closing quotation": P("No closing quotation"),
     "No escaped character": P("No escaped character"),
 }

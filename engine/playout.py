@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Final
 
 from engine.coverage import observe
 from engine.game import legal_seat_actions, step
@@ -19,8 +20,8 @@ from engine.rng import below, next_u64, seed_state
 from engine.rules.setup import new_game
 from engine.state import State
 
-NAMES = ("alice", "bob", "carol", "dave", "erin")
-MAX_STEPS = 20_000
+NAMES: Final = ("alice", "bob", "carol", "dave", "erin")
+MAX_STEPS: Final = 20_000
 
 
 class PlayoutError(Exception):

@@ -8,8 +8,10 @@ tiny (one 64-bit integer), fast, and gives the same numbers on every platform.
 
 from __future__ import annotations
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
+from typing import Final
+
+_MASK: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15
 
 
 def next_u64(rng_state: int) -> tuple[int, int]:

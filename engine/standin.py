@@ -35,6 +35,7 @@ and every answer can be told in a sentence:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.actions import PASS, Action
 from engine.cards import COALITIONS, COURT_CARDS, is_event
@@ -49,7 +50,7 @@ from engine.rules.wakhan_priority import best_card, card_to_discard
 from engine.rules.wakhan_radicalize import ambition
 from engine.state import State
 
-CARD_ACTION_ORDER = ("tax", "gift", "build", "battle", "betray")
+CARD_ACTION_ORDER: Final = ("tax", "gift", "build", "battle", "betray")
 
 Policy = Callable[[State, int, list[Action]], Action]
 
@@ -167,7 +168,7 @@ def _choose(state: State, seat: int, options: list[Action]) -> Action:
     return DECISIONS["choose"].default(state, frame, seat)
 
 
-POLICIES: dict[str, Policy] = {
+POLICIES: Final[dict[str, Policy]] = {
     "turn": _turn,
     "tax": _steps,
     "build": _steps,

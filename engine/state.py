@@ -11,20 +11,20 @@ produced by `engine.serialize`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from engine.cards import BORDERS, COALITIONS, REGION_IDS, Coalition, RegionId, Suit
 from engine.frames import Effect
 from engine.frames import Frame as Frame  # re-exported: rules modules import it from here
 from engine.phrases import P, Phrase, Term
 
-BLOCKS_PER_COALITION = 12
-CYLINDERS_ON_BOARD = 10  # a player's eleventh cylinder is their victory point marker
-STARTING_RUPEES = 4
-TOTAL_RUPEES = 36
-MARKET_ROWS = 2
-MARKET_COLUMNS = 6
-GIFT_COSTS = (2, 4, 6)
+BLOCKS_PER_COALITION: Final = 12
+CYLINDERS_ON_BOARD: Final = 10  # a player's eleventh cylinder is their victory point marker
+STARTING_RUPEES: Final = 4
+TOTAL_RUPEES: Final = 36
+MARKET_ROWS: Final = 2
+MARKET_COLUMNS: Final = 6
+GIFT_COSTS: Final = (2, 4, 6)
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ the face-up AI card and the back of the AI deck's top card (printed face up) are
 
 from __future__ import annotations
 
-from typing import cast, overload
+from typing import Final, cast, overload
 
 from engine.actions import format_action
 from engine.cards import (
@@ -48,7 +48,7 @@ from engine.view_types import (
     WakhanRecord,
 )
 
-STAR_SUITS: tuple[Suit, ...] = ("economic", "military", "political", "intelligence")
+STAR_SUITS: Final[tuple[Suit, ...]] = ("economic", "military", "political", "intelligence")
 
 
 @overload

@@ -6,12 +6,14 @@ hostage. The rules that an ability changes ask `has_ability`.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import COURT_CARDS, AbilityId
 from engine.state import State
 
 # The ability of each court card (None for most), so that a court is scanned without
 # reading card records: the rules ask several times a step.
-ABILITY_OF: dict[int, AbilityId | None] = {
+ABILITY_OF: Final[dict[int, AbilityId | None]] = {
     card: info.ability.id if info.ability is not None else None
     for card, info in COURT_CARDS.items()
 }
@@ -20,12 +22,12 @@ ABILITY_OF: dict[int, AbilityId | None] = {
 # The cards that carry each ability (one, or two for Bodyguards and Safe House): asked
 # dozens of times a step, a look for these cards in the court is quicker than reading the
 # ability of every card there.
-CARDS_WITH: dict[AbilityId, frozenset[int]] = {
+CARDS_WITH: Final[dict[AbilityId, frozenset[int]]] = {
     ability: frozenset(card for card, its in ABILITY_OF.items() if its == ability)
     for ability in set(ABILITY_OF.values())
     if ability is not None
 }
-NO_CARDS: frozenset[int] = frozenset()
+NO_CARDS: Final[frozenset[int]] = frozenset()
 
 
 def has_ability(state: State, seat: int, ability: AbilityId) -> bool:

@@ -11,6 +11,7 @@ keeps its owner's spies; Safe House lets the owner save a removed spy onto that 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from engine.actions import Action, Arg
 from engine.cards import (
@@ -30,7 +31,7 @@ from engine.rules.flow import Decision, RepeatedDecision, decision, push
 from engine.rules.loyalty import has_effect
 from engine.state import State
 
-CITADELS: dict[RegionId, AbilityId] = {
+CITADELS: Final[dict[RegionId, AbilityId]] = {
     "kabul": "citadel_kabul",
     "transcaspia": "citadel_transcaspia",
 }

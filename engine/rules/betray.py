@@ -8,6 +8,8 @@ changes your loyalty first. Bodyguards protect their owner's political cards.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS
 from engine.frames import PrizeFrame
@@ -18,7 +20,7 @@ from engine.rules.flow import Decision, decision, push
 from engine.rules.loyalty import change_loyalty
 from engine.state import State
 
-BETRAY_COST = 2
+BETRAY_COST: Final = 2
 
 
 def targets(state: State, seat: int) -> list[int]:

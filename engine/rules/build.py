@@ -9,6 +9,8 @@ Civic Improvements (Infrastructure) adds one free block after the build.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
@@ -20,8 +22,8 @@ from engine.rules.loyalty import has_effect
 from engine.rules.tax import ruled_regions
 from engine.state import State
 
-BLOCK_PRICE = 2
-MOST_BLOCKS = 3
+BLOCK_PRICE: Final = 2
+MOST_BLOCKS: Final = 3
 
 
 def placements(state: State, seat: int, *, free: bool = False) -> list[Action]:

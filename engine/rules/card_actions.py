@@ -12,6 +12,7 @@ other player holds its actions hostage for a bribe of their spies there.
 from __future__ import annotations
 
 from itertools import zip_longest
+from typing import Final
 
 from engine.cards import COURT_CARDS
 from engine.errors import Refusal
@@ -21,9 +22,9 @@ from engine.rules.abilities import has_ability
 from engine.rules.loyalty import has_effect
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
-ALWAYS_FAVORED = {"savvy_operator", "irregulars"}
+ALWAYS_FAVORED: Final = {"savvy_operator", "irregulars"}
 # [Access to Actions, p. 8]: two actions a turn; bonus actions do not count against them.
-ACTIONS_PER_TURN = 2
+ACTIONS_PER_TURN: Final = 2
 
 
 def no_actions_left(state: State, seat: int) -> Refusal:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
 from engine.actions import Action, Arg
 from engine.cards import COURT_CARDS, ActionKind
@@ -60,7 +60,7 @@ def _card(action: Action) -> int:
     return int(action.args[0])
 
 
-CARD_ACTIONS: dict[str, CardAction] = {
+CARD_ACTIONS: Final[dict[str, CardAction]] = {
     row.verb: row
     for row in (
         CardAction(
@@ -110,7 +110,7 @@ CARD_ACTIONS: dict[str, CardAction] = {
 
 # Actions are immutable values: the action of each card alone (tax, build, move with it),
 # made at import, is shared by every list.
-BARE_ACTIONS = {
+BARE_ACTIONS: Final = {
     (kind, card): Action(kind, (card,))
     for card, info in COURT_CARDS.items()
     for kind in info.actions
@@ -118,7 +118,7 @@ BARE_ACTIONS = {
 
 # Each court card's card-based actions, in the order printed, each once: read on every
 # list of a turn's options.
-KINDS_OF: dict[int, tuple[ActionKind, ...]] = {
+KINDS_OF: Final[dict[int, tuple[ActionKind, ...]]] = {
     card: tuple(dict.fromkeys(info.actions)) for card, info in COURT_CARDS.items()
 }
 

@@ -8,6 +8,8 @@ the deck; a second Dominance Check revealed causes Instability.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import DOMINANCE_CHECKS, is_event
 from engine.frames import CleanupFrame, DiscardFrame
 from engine.phrases import P
@@ -17,8 +19,8 @@ from engine.rules.stars import count_stars
 from engine.rules.turn import begin_turn
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
-BASE_COURT_LIMIT = 3
-BASE_HAND_LIMIT = 2
+BASE_COURT_LIMIT: Final = 3
+BASE_HAND_LIMIT: Final = 2
 
 
 def court_limit(state: State, seat: int) -> int:

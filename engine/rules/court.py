@@ -11,7 +11,7 @@ removes all your tribes there.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, RegionId
@@ -21,7 +21,7 @@ from engine.rules import pieces, words
 from engine.rules.flow import Decision, decision, push
 from engine.state import State
 
-LEVERAGE_REPAYMENT = 2
+LEVERAGE_REPAYMENT: Final = 2
 Loss = Literal["tribe", "political card"]  # what triggers the Overthrow Rule [p. 8]
 
 
@@ -159,12 +159,12 @@ def discard_choices(state: State, seat: int, place: str) -> list[int]:
 
 
 # Why a discard is asked, as the end of a sentence.
-DISCARD_REASONS = {
+DISCARD_REASONS: Final = {
     "court limit": P("to keep within the court limit"),
     "hand limit": P("to keep within the hand limit"),
     "leverage": P("to repay leverage"),
 }
-DISCARD_PLACES = {"hand": P("hand"), "court": P("court"), "any": P("hand or court")}
+DISCARD_PLACES: Final = {"hand": P("hand"), "court": P("court"), "any": P("hand or court")}
 
 
 class DiscardDecision(Decision[DiscardFrame]):

@@ -10,6 +10,8 @@ more points ahead wins at once; after the final check the game always ends.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import COALITIONS, EVENT_CARDS, Coalition
 from engine.phrases import PN, P, Value
 from engine.rules import limits, loyalty, pieces, words
@@ -17,11 +19,11 @@ from engine.rules.abilities import has_ability
 from engine.rules.stars import count_stars
 from engine.state import State
 
-SUCCESS_POINTS = (5, 3, 1)
-FAILURE_POINTS = (3, 1)
-DOMINANCE_MARGIN = 4
-CONFLICT_FATIGUE_MARGIN = 2
-EARLY_WIN_LEAD = 4
+SUCCESS_POINTS: Final = (5, 3, 1)
+FAILURE_POINTS: Final = (3, 1)
+DOMINANCE_MARGIN: Final = 4
+CONFLICT_FATIGUE_MARGIN: Final = 2
+EARLY_WIN_LEAD: Final = 4
 
 
 def share_points(scores: dict[int, int], points: tuple[int, ...], factor: int) -> dict[int, int]:
@@ -89,7 +91,7 @@ def resolve_check(state: State, *, final: bool) -> None:
         end_game(state)
 
 
-INSURRECTION_ARMIES = 2
+INSURRECTION_ARMIES: Final = 2
 
 
 def insurrection(state: State) -> None:

@@ -9,7 +9,7 @@ that an effect changes ask `loyalty.has_effect`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import Final, Literal
 
 from engine.actions import Action
 from engine.cards import (
@@ -30,34 +30,34 @@ from engine.rules.flow import BaseDecision, Decision, decision, push
 from engine.state import State
 
 # Effects that last until the next Dominance Check has resolved, and whom they touch.
-LASTING_PERSONAL: set[EffectId] = {
+LASTING_PERSONAL: Final[set[EffectId]] = {
     "new_tactics",
     "koh_i_noor_recovered",
     "courtly_manners",
     "nationalism",
     "nation_building",
 }
-LASTING_GLOBAL: set[EffectId] = {
+LASTING_GLOBAL: Final[set[EffectId]] = {
     "embarrassment_of_riches",
     "disregard_for_customs",
     "conflict_fatigue",
 }
-RIOTS: dict[EffectId, RegionId] = {
+RIOTS: Final[dict[EffectId, RegionId]] = {
     "riots_in_punjab": "punjab",
     "riots_in_herat": "herat",
     "riots_in_kabul": "kabul",
     "riots_in_persia": "persia",
 }
-FAVOR: dict[EffectId, Suit] = {
+FAVOR: Final[dict[EffectId, Suit]] = {
     "favor_military": "military",
     "favor_intelligence": "intelligence",
     "favor_political": "political",
 }
-BACKING_RUPEES = 3
+BACKING_RUPEES: Final = 3
 
 # The effects' texts (engine/data/events.json's paraphrases), written out so that extraction
 # finds them; a test checks that they cover the card data. The log quotes them.
-EFFECT_TERMS: dict[str, Term] = {
+EFFECT_TERMS: Final[dict[str, Term]] = {
     term.text: term
     for term in (
         T(
@@ -216,7 +216,7 @@ def _nothing(state: State, card: int, seat: int | None) -> None:
     state.discard.append(card)
 
 
-INSTANT: dict[EffectId, Callable[[State, int, int | None], None]] = {
+INSTANT: Final[dict[EffectId, Callable[[State, int, int | None], None]]] = {
     "dominance_check": _dominance_check,
     "failure_to_impress": _failure_to_impress,
     "confidence_failure": _confidence_failure,
@@ -233,7 +233,7 @@ def _players_but(state: State, seat: int) -> list[str]:
 
 
 # What the purchaser chooses, for the events that make them choose.
-CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
+CHOICES: Final[dict[EffectId, Callable[[State, int], list[str]]]] = {
     "rumor": lambda state, seat: [p.name for p in state.players],
     "other_persuasive_methods": _players_but,
     "pashtunwali_values": lambda state, seat: list(SUITS),
@@ -242,7 +242,7 @@ CHOICES: dict[EffectId, Callable[[State, int], list[str]]] = {
 
 
 # What each event's purchaser chooses, in words and in the notation's form.
-CHOICE_WORDS: dict[EffectId, tuple[Phrase, str]] = {
+CHOICE_WORDS: Final[dict[EffectId, tuple[Phrase, str]]] = {
     "rumor": (P("a player"), "PLAYER"),
     "other_persuasive_methods": (P("a player to swap hands with"), "PLAYER"),
     "pashtunwali_values": (P("a suit to favor"), "SUIT"),

@@ -16,7 +16,7 @@ answered automatically by `run`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from engine.actions import Action
 from engine.frames import Frame, Repeated, Seated
@@ -85,7 +85,7 @@ class Decision(BaseDecision[SeatedF]):
         return [frame["player"]]
 
 
-DONE = Action("done")
+DONE: Final = Action("done")
 
 
 class RepeatedDecision(Decision[RepeatedF]):
@@ -139,11 +139,11 @@ class RepeatedDecision(Decision[RepeatedF]):
 
 # The registries are keyed by kind; each entry handles the frame type of its kind, which
 # mypy cannot tie to the key, hence `Any` for the frame here and only here.
-DECISIONS: dict[str, BaseDecision[Any]] = {}
-PROCEDURES: dict[str, Callable[[State, Any], None]] = {}
+DECISIONS: Final[dict[str, BaseDecision[Any]]] = {}
+PROCEDURES: Final[dict[str, Callable[[State, Any], None]]] = {}
 # Automated players (Wakhan): given the frame on top, the answer of an automated decider.
 Automaton = Callable[[State, Frame], tuple[int, Action] | None]
-AUTOMATA: list[Automaton] = []
+AUTOMATA: Final[list[Automaton]] = []
 
 D = TypeVar("D", bound=BaseDecision[Any])
 F = TypeVar("F", bound=Mapping[str, object])
@@ -152,7 +152,7 @@ F = TypeVar("F", bound=Mapping[str, object])
 # Kinds decided by the one player their frame names whose `has_options` and `only_option`
 # are read from the list of options itself: `run` lists their options once a step and
 # answers both questions from that list. Filled at registration, never changed after.
-LISTED_ONCE: set[str] = set()
+LISTED_ONCE: Final[set[str]] = set()
 
 
 def decision(cls: type[D]) -> type[D]:

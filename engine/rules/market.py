@@ -6,10 +6,12 @@ slot of a discarded event pass to the next card that takes that slot [Cleanup, p
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import DOMINANCE_CHECKS
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
-PUBLIC_WITHDRAWAL = 111
+PUBLIC_WITHDRAWAL: Final = 111
 
 
 def locate(state: State, card: int) -> tuple[int, int] | None:

@@ -12,6 +12,7 @@ Bedfellows makes court cards of the same region adjacent for spies.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
@@ -25,7 +26,7 @@ from engine.state import State
 
 # The region on the other side of a border, by (border, region): asked for every army
 # that could move, each time the moves are listed.
-ACROSS: dict[tuple[str, RegionId], RegionId] = {
+ACROSS: Final[dict[tuple[str, RegionId], RegionId]] = {
     (border, region): other
     for border, info in BORDERS.items()
     for region in info.regions

@@ -10,7 +10,7 @@ loyalty. Then the impact icons resolve top to bottom.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import Final, TypeVar, cast
 
 from engine.actions import Action, Arg, Verb
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
@@ -23,13 +23,13 @@ from engine.rules.flow import Decision, decision, procedure, push
 from engine.rules.ruling import ruler
 from engine.state import State
 
-SIDES = ("left", "right")
+SIDES: Final = ("left", "right")
 BribeStepF = TypeVar("BribeStepF", bound=BribeFrame | PayFrame)
-LEVERAGE = 2  # rupees a leverage icon takes from the bank [Play, p. 11]
+LEVERAGE: Final = 2  # rupees a leverage icon takes from the bank [Play, p. 11]
 
 
 # Actions are immutable values: the two made per card at import are shared by every list.
-PLAYS = {card: tuple(Action("play", (card, side)) for side in SIDES) for card in COURT_CARDS}
+PLAYS: Final = {card: tuple(Action("play", (card, side)) for side in SIDES) for card in COURT_CARDS}
 
 
 def play_options(state: State, seat: int) -> list[Action]:
@@ -328,7 +328,7 @@ def impact_favor(state: State, seat: int, region: RegionId, impact: Impact) -> N
 
 
 # What each impact icon does, for the player who played the card and the card's region.
-IMPACTS: dict[ImpactKind, Callable[[State, int, RegionId, Impact], None]] = {
+IMPACTS: Final[dict[ImpactKind, Callable[[State, int, RegionId, Impact], None]]] = {
     "road": impact_road,
     "army": impact_army,
     "tribe": impact_tribe,

@@ -10,6 +10,7 @@ Smugglers, Ghaem Magham Farahani and Alexander Griboyedov make some cards free.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, EVENT_CARDS, AbilityId, is_event
@@ -19,7 +20,7 @@ from engine.rules import card_actions, events, market, words
 from engine.rules.abilities import CARDS_WITH, abilities
 from engine.state import MARKET_COLUMNS, MARKET_ROWS, State
 
-SECTION = "Purchase, p. 10"
+SECTION: Final = "Purchase, p. 10"
 
 
 def rupees_per_column(state: State) -> int:
@@ -27,7 +28,7 @@ def rupees_per_column(state: State) -> int:
 
 
 # Special abilities that make some market cards free to their owner [p. 8].
-FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
+FREE_PURCHASES: Final[dict[AbilityId, Callable[[int], bool]]] = {
     "herat_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "herat",
     "persian_influence": lambda card: not is_event(card) and COURT_CARDS[card].region == "persia",
     "russian_influence": lambda card: not is_event(card) and COURT_CARDS[card].patriot == "russian",
@@ -35,7 +36,9 @@ FREE_PURCHASES: dict[AbilityId, Callable[[int], bool]] = {
 
 
 # The cards whose abilities make purchases free: most courts have none of them.
-FREE_PURCHASE_CARDS = frozenset(card for ability in FREE_PURCHASES for card in CARDS_WITH[ability])
+FREE_PURCHASE_CARDS: Final = frozenset(
+    card for ability in FREE_PURCHASES for card in CARDS_WITH[ability]
+)
 
 
 def free_purchase_rules(state: State, seat: int) -> list[Callable[[int], bool]]:
@@ -56,7 +59,7 @@ def purchase_cost(state: State, seat: int, col: int, card: int | None = None) ->
 
 
 # Actions are immutable values: one made per card at import is shared by every list.
-PURCHASES = {card: Action("purchase", (card,)) for card in (*COURT_CARDS, *EVENT_CARDS)}
+PURCHASES: Final = {card: Action("purchase", (card,)) for card in (*COURT_CARDS, *EVENT_CARDS)}
 
 
 def purchase_options(state: State, seat: int) -> list[Action]:

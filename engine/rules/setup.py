@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Final
 
 from engine.actions import Action
 from engine.cards import (
@@ -50,14 +51,14 @@ from engine.state import (
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MIN_HUMANS_WITH_WAKHAN, MAX_HUMANS_WITH_WAKHAN = 1, 2
-WAKHAN = "wakhan"  # the automated opponent's player name
-BACKS = ("standard", "alternative")  # the two front/back pairings of the AI cards
-PILES = 6
-PILE_BASE = 5
-NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
+WAKHAN: Final = "wakhan"  # the automated opponent's player name
+BACKS: Final = ("standard", "alternative")  # the two front/back pairings of the AI cards
+PILES: Final = 6
+PILE_BASE: Final = 5
+NAME_PATTERN: Final = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
 # Words that name something else in the notation cannot be player names.
 # "wakhan" is the automated opponent's name.
-RESERVED_NAMES = {
+RESERVED_NAMES: Final = {
     *COALITIONS,
     *SUITS,
     *REGION_IDS,
@@ -121,7 +122,7 @@ def build_deck(rng: int, num_players: int) -> tuple[int, list[int], list[int]]:
     return rng, deck, sorted(removed)
 
 
-OPTIONS = {"wakhan": (False, True), "wakhan_backs": BACKS}
+OPTIONS: Final = {"wakhan": (False, True), "wakhan_backs": BACKS}
 
 
 def read_options(options: Mapping[str, object] | None) -> tuple[bool, str]:

@@ -8,6 +8,8 @@ clockwise.
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.actions import PASS, Action, Arg
 from engine.cards import COURT_CARDS, AbilityId, RegionId
 from engine.frames import BlackmailFrame, CleanupFrame, TurnFrame, WakhanDrawFrame
@@ -94,12 +96,12 @@ def begin_turn(state: State, seat: int) -> None:
             push(state, BlackmailFrame(kind="blackmail", player=seat, region=region))
 
 
-BLACKMAIL: dict[AbilityId, RegionId] = {
+BLACKMAIL: Final[dict[AbilityId, RegionId]] = {
     "blackmail_kandahar": "kandahar",
     "blackmail_herat": "herat",
 }
 # The card that carries each region's Blackmail, to name it in the prompt.
-BLACKMAILERS: dict[RegionId, int] = {
+BLACKMAILERS: Final[dict[RegionId, int]] = {
     region: card
     for card, info in COURT_CARDS.items()
     for ability, region in BLACKMAIL.items()

@@ -6,10 +6,12 @@ notation; the verbs of the card-based actions come from their table (`card_based
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.rules.card_based import CARD_ACTIONS
 
-PIECES = ("army", "road", "tribe", "spy", "gift")
-VERBS = (
+PIECES: Final = ("army", "road", "tribe", "spy", "gift")
+VERBS: Final = (
     "purchase", "play", "pass", *CARD_ACTIONS,
     "loyalty", "demand", "waive", "pay", "refuse", "road", "spy", "take", "discard", "choose",
     "collect", "army", "march", "remove", "accept", "decline", "done", "policy",

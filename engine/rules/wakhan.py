@@ -20,7 +20,7 @@ priority in `wakhan_priority.py`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, card_name
@@ -290,7 +290,7 @@ def _best_spy_card(state: State, frame: Frame, seat: int, options: list[Action])
     return Action("spy", (card,))
 
 
-CHOOSERS: dict[str, Chooser] = {
+CHOOSERS: Final[dict[str, Chooser]] = {
     "bribe": _demand_full,
     "pay": _pay,
     "road": _road,

@@ -24,6 +24,7 @@ any player. The action then runs through the ordinary decisions (`tax`, `build`,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.actions import Action
 from engine.cards import COURT_CARDS, REGIONS, Coalition, RegionId
@@ -194,7 +195,7 @@ def plan_battle_most_spied(state: State, seat: int) -> Target | None:
     return best_card(state, seat, [c for c in cards if sum(spies_on(state, c)) == most])
 
 
-PLANS: dict[str, Planner] = {
+PLANS: Final[dict[str, Planner]] = {
     "tax": plan_tax,
     "gift": plan_gift,
     "build": plan_build,
@@ -250,7 +251,7 @@ def describe_target(state: State, verb: str, target: Target) -> Phrase:
 
 
 # What she will do, by verb: one message each, as languages say the verbs differently.
-WILL_TAKE: dict[str, str] = {
+WILL_TAKE: Final[dict[str, str]] = {
     "tax": P("Wakhan will tax with %(card)s (%(how)s for it): %(why)s").message,
     "gift": P("Wakhan will gift with %(card)s (%(how)s for it): %(why)s").message,
     "build": P("Wakhan will build with %(card)s (%(how)s for it): %(why)s").message,

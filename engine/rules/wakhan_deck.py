@@ -15,6 +15,8 @@ the `standard` pairing uses `WakhanCard.back`, the `alternative` one `back_alter
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.cards import (
     BORDERS,
     REGION_IDS,
@@ -159,7 +161,7 @@ def arrow_target(state: State) -> int:
 
 # The actions an AI card lists, by id, as the log writes them (the id with spaces), written
 # out so that extraction finds them; a test checks that they cover the card data.
-ACTION_TERMS: dict[str, Term] = {
+ACTION_TERMS: Final[dict[str, Term]] = {
     term.text.replace(" ", "_"): term
     for term in (
         T("battle"),

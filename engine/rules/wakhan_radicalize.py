@@ -20,6 +20,7 @@ event card takes effect as when anyone buys it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 from engine.cards import COURT_CARDS, DOMINANCE_CHECKS, Suit, card_name, is_event
 from engine.phrases import P, Phrase, Term
@@ -198,7 +199,7 @@ def _intelligence_if_fewer_spies(state: State, seat: int) -> Choice:
     return (card, why) if card else None
 
 
-INSTRUCTIONS: dict[str, Callable[[State, int], Choice]] = {
+INSTRUCTIONS: Final[dict[str, Callable[[State, int], Choice]]] = {
     "radicalize_top_military_if_military_favored": _suit_if(
         "military",
         "military",

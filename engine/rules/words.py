@@ -9,7 +9,7 @@ them where a player needs it to answer. Cards are named with their number in par
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from typing import Final
 
 from engine.actions import Action, Arg
 from engine.cards import BORDERS, COALITIONS, COURT_CARDS, REGIONS, SUITS, card_name, is_region
@@ -18,7 +18,7 @@ from engine.state import State
 
 # The names that have translations, written out so that extraction finds them (a test
 # checks that they cover the card data's regions, coalitions and suits).
-REGION_TERMS: dict[str, Term] = {
+REGION_TERMS: Final[dict[str, Term]] = {
     "kabul": T("Kabul"),
     "herat": T("Herat"),
     "kandahar": T("Kandahar"),
@@ -26,17 +26,17 @@ REGION_TERMS: dict[str, Term] = {
     "punjab": T("Punjab"),
     "transcaspia": T("Transcaspia"),
 }
-COALITION_TERMS: dict[str, Term] = {
+COALITION_TERMS: Final[dict[str, Term]] = {
     "afghan": T("Afghan"),
     "british": T("British"),
     "russian": T("Russian"),
 }
-ARTICLE_COALITION_TERMS: dict[str, Term] = {
+ARTICLE_COALITION_TERMS: Final[dict[str, Term]] = {
     "afghan": T("an Afghan"),
     "british": T("a British"),
     "russian": T("a Russian"),
 }
-SUIT_TERMS: dict[str, Term] = {
+SUIT_TERMS: Final[dict[str, Term]] = {
     "economic": T("economic"),
     "military": T("military"),
     "political": T("political"),
@@ -44,7 +44,7 @@ SUIT_TERMS: dict[str, Term] = {
 }
 
 # Plurals that are not the word and an "s".
-PLURALS = {"army": "armies", "spy": "spies", "rupee": "rupees", "tribe": "tribes"}
+PLURALS: Final = {"army": "armies", "spy": "spies", "rupee": "rupees", "tribe": "tribes"}
 
 
 def article(word: str) -> str:
@@ -106,7 +106,7 @@ def listing(words: list[str], last: str = "and") -> str:
 
 # Counted nouns, by noun and whether they are "more" (`2 more rupees`): templates whose `n`
 # is set by `counted`. Written out so that extraction finds every form.
-COUNTED: dict[tuple[str, bool], Phrase] = {
+COUNTED: Final[dict[tuple[str, bool], Phrase]] = {
     ("rupee", False): PN("%(n)s rupee", "%(n)s rupees", 0),
     ("rupee", True): PN("%(n)s more rupee", "%(n)s more rupees", 0),
     ("piece", False): PN("%(n)s piece", "%(n)s pieces", 0),
@@ -118,14 +118,14 @@ COUNTED: dict[tuple[str, bool], Phrase] = {
     ("card", False): PN("%(n)s card", "%(n)s cards", 0),
     ("card", True): PN("%(n)s more card", "%(n)s more cards", 0),
 }
-PIECE_TERMS: dict[str, Term] = {
+PIECE_TERMS: Final[dict[str, Term]] = {
     "army": T("army"),
     "road": T("road"),
     "tribe": T("tribe"),
     "spy": T("spy"),
     "gift": T("gift"),
 }
-ARTICLE_PIECE_TERMS: dict[str, Term] = {
+ARTICLE_PIECE_TERMS: Final[dict[str, Term]] = {
     "army": T("an army"),
     "road": T("a road"),
     "tribe": T("a tribe"),
@@ -136,12 +136,12 @@ ARTICLE_PIECE_TERMS: dict[str, Term] = {
 
 # The ids as the log writes them (`kabul`, `an afghan`), each translated as its name: made
 # once, as the log is on the engine's hot path.
-ID_TERMS: dict[str, Term] = {
+ID_TERMS: Final[dict[str, Term]] = {
     key: Term(key, message=term.text)
     for table in (REGION_TERMS, COALITION_TERMS, SUIT_TERMS)
     for key, term in table.items()
 }
-ARTICLE_ID_TERMS: dict[str, Term] = {
+ARTICLE_ID_TERMS: Final[dict[str, Term]] = {
     key: Term(article(key), message=term.text) for key, term in ARTICLE_COALITION_TERMS.items()
 }
 
@@ -175,7 +175,8 @@ def article_id_term(coalition: Arg) -> Value:
 
 def counted(number: int, word: str, more: bool = False) -> Phrase:
     """`count` in a translatable form: '2 rupees', '1 more move'."""
-    return replace(COUNTED[(word, more)], n=number)
+    template = COUNTED[(word, more)]
+    return Phrase(template.message, template.params, template.plural, number)
 
 
 def name_term(name: str) -> str:
@@ -196,7 +197,7 @@ def stop_term(taken: int) -> Value:
 
 # The cards whose names the Polish rulebook prints (docs/i18n.md#card-names): translated;
 # every other card keeps its English name in every language.
-CARD_NAME_TERMS: dict[str, Term] = {
+CARD_NAME_TERMS: Final[dict[str, Term]] = {
     "Dominance Check": T("Dominance Check"),
     "Sikh Merchants in Lahore": T("Sikh Merchants in Lahore"),
 }
@@ -451,7 +452,7 @@ def _policy(state: State, args: tuple[Arg, ...]) -> Phrase:
     return P("forget every standing policy")
 
 
-PHRASES: dict[str, Callable[[State, tuple[Arg, ...]], Phrase]] = {
+PHRASES: Final[dict[str, Callable[[State, tuple[Arg, ...]], Phrase]]] = {
     "purchase": _purchase,
     "play": _play,
     "tax": _tax,

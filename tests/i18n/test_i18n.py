@@ -29,7 +29,6 @@ import random
 import re
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +46,7 @@ from adjudicator.home.translations import LOCALE_DIR, Words, catalogue_paths
 from adjudicator.mail.compose.reports import how_to_reply, report_subject, web_pages
 from engine.cards import COURT_CARDS, EVENT_CARDS, WAKHAN_CARDS, card_name
 from engine.game import legal_seat_actions
-from engine.phrases import P
+from engine.phrases import P, Phrase
 from engine.rules.events import EFFECT_TERMS
 from engine.rules.flow import DECISIONS
 from engine.rules.wakhan_deck import ACTION_TERMS
@@ -409,7 +408,7 @@ def test_a_refused_pushed_moves_line_gives_its_codes_meaning_in_polish() -> None
     gets the code's meaning first, in Polish."""
     reason = "line 1: not-in-hand: card 43 is not in ala's hand [Play, p. 11]"
     phrase = P("move %(number)s by %(player)s was refused: %(reason)s", number=3, player="ala")
-    phrase = replace(phrase, params={**phrase.params, "reason": refusal_phrase(reason)})
+    phrase = Phrase(phrase.message, {**phrase.params, "reason": refusal_phrase(reason)})
     assert str(phrase) == f"move 3 by ala was refused: {reason}"
     polish = PL.phrase(phrase)
     assert polish.startswith("ruch 3 gracza ala odrzucono: " + PL(CODES["not-in-hand"]))

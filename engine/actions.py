@@ -46,6 +46,13 @@ class Action(NamedTuple):
         return format_action(self)
 
 
+def new_action(verb: Verb, args: tuple[Arg, ...]) -> Action:
+    """`Action(verb, args)`, for the hot paths that list every legal action: a NamedTuple's
+    generated `__new__` runs as interpreted Python even in the compiled engine, while this
+    makes the same tuple directly (docs/development.md#the-compiled-engine)."""
+    return tuple.__new__(Action, (verb, args))
+
+
 def format_action(action: Action) -> str:
     """The canonical text of an action: its verb and arguments, separated by spaces."""
     return " ".join([action.verb, *[str(arg) for arg in action.args]])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, new_action
 from engine.cards import COURT_CARDS, REGIONS
 from engine.frames import BuildFrame, InfrastructureFrame
 from engine.phrases import P, Phrase
@@ -31,7 +31,7 @@ def placements(state: State, seat: int, *, free: bool = False) -> list[Action]:
         return []
     ruled = sorted(ruled_regions(state, seat))
     borders = sorted({b for r in ruled for b in REGIONS[r].borders})
-    return [Action("army", (r,)) for r in ruled] + [Action("road", (b,)) for b in borders]
+    return [new_action("army", (r,)) for r in ruled] + [new_action("road", (b,)) for b in borders]
 
 
 def is_doubled(state: State, seat: int) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, new_action
 from engine.cards import COURT_CARDS, ActionKind
 from engine.rules import battle, betray, build, card_actions, gift, move, tax
 from engine.state import State
@@ -46,7 +46,7 @@ class CardAction:
     def with_card(self, card: int, targets: list[tuple[Arg, ...]]) -> list[Action]:
         if targets == [()]:  # tax, build, move: the action is the card alone
             return [BARE_ACTIONS.get((self.verb, card)) or Action(self.verb, (card,))]
-        return [Action(self.verb, (card, *target)) for target in targets]
+        return [new_action(self.verb, (card, *target)) for target in targets]
 
     def action(self, card: int, target: Arg | None = None) -> Action:
         """The action with `card` (and the argument its shape asks for)."""

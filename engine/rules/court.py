@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-from engine.actions import Action
+from engine.actions import Action, new_action
 from engine.cards import COURT_CARDS, RegionId
 from engine.frames import DiscardFrame
 from engine.phrases import PN, P, Phrase
@@ -179,7 +179,7 @@ class DiscardDecision(Decision[DiscardFrame]):
         return self.section
 
     def options(self, state: State, frame: DiscardFrame, seat: int) -> list[Action]:
-        return [Action("discard", (c,)) for c in discard_choices(state, seat, frame["place"])]
+        return [new_action("discard", (c,)) for c in discard_choices(state, seat, frame["place"])]
 
     def apply(self, state: State, frame: DiscardFrame, seat: int, action: Action) -> None:
         card = int(action.args[0])

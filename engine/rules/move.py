@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, new_action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, RegionId, as_region
 from engine.frames import MoveFrame
 from engine.phrases import P, Phrase
@@ -68,7 +68,7 @@ def each_army_move(state: State, seat: int) -> Iterator[Action]:
         for border in REGIONS[region].borders:
             if roadless or state.roads[border][coalition]:
                 other = ACROSS[border, region]
-                yield Action("march", ("army", region, other))
+                yield new_action("march", ("army", region, other))
 
 
 def each_tribe_move(state: State, seat: int) -> Iterator[Action]:
@@ -83,7 +83,7 @@ def each_tribe_move(state: State, seat: int) -> Iterator[Action]:
         for border in REGIONS[region].borders:
             if roadless or (coalition and state.roads[border][coalition]):
                 other = ACROSS[border, region]
-                yield Action("march", ("tribe", region, other))
+                yield new_action("march", ("tribe", region, other))
 
 
 def moves(state: State, seat: int) -> list[Action]:
@@ -99,7 +99,7 @@ def each_move(state: State, seat: int) -> Iterator[Action]:
     for card, spies in state.spies.items():
         if spies[seat]:
             for d in spy_destinations(state, seat, card):
-                yield Action("march", ("spy", card, d))
+                yield new_action("march", ("spy", card, d))
 
 
 def has_moves(state: State, seat: int) -> bool:

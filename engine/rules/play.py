@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, TypeVar, cast
 
-from engine.actions import Action, Arg, Verb
+from engine.actions import Action, Arg, Verb, new_action
 from engine.cards import BORDERS, COURT_CARDS, REGIONS, Impact, ImpactKind, RegionId, Suit
 from engine.errors import Refusal
 from engine.frames import BribeFrame, IconsFrame, PayFrame, RoadFrame, SpyFrame
@@ -142,7 +142,7 @@ class BribeDecision(BribeStep[BribeFrame]):
     kind = "bribe"
 
     def options(self, state: State, frame: BribeFrame, seat: int) -> list[Action]:
-        return [Action("demand", (n,)) for n in range(frame["amount"] + 1)]
+        return [new_action("demand", (n,)) for n in range(frame["amount"] + 1)]
 
     def apply(self, state: State, frame: BribeFrame, seat: int, action: Action) -> None:
         state.stack.pop()
@@ -355,7 +355,7 @@ class RoadDecision(Decision[RoadFrame]):
     section = "Play, p. 11"
 
     def options(self, state: State, frame: RoadFrame, seat: int) -> list[Action]:
-        return [Action("road", (b,)) for b in REGIONS[frame["region"]].borders]
+        return [new_action("road", (b,)) for b in REGIONS[frame["region"]].borders]
 
     def apply(self, state: State, frame: RoadFrame, seat: int, action: Action) -> None:
         state.stack.pop()
@@ -381,7 +381,7 @@ class SpyDecision(Decision[SpyFrame]):
     section = "Play, p. 11"
 
     def options(self, state: State, frame: SpyFrame, seat: int) -> list[Action]:
-        return [Action("spy", (c,)) for c in spy_targets(state, frame["region"])]
+        return [new_action("spy", (c,)) for c in spy_targets(state, frame["region"])]
 
     def apply(self, state: State, frame: SpyFrame, seat: int, action: Action) -> None:
         state.stack.pop()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from engine.actions import Action, Arg
+from engine.actions import Action, Arg, new_action
 from engine.cards import COURT_CARDS, REGION_IDS, RegionId, card_name
 from engine.frames import TaxFrame
 from engine.phrases import P, Phrase
@@ -46,7 +46,7 @@ def each_source(state: State, seat: int) -> Iterator[Action]:
         for row in range(MARKET_ROWS):
             card = state.market[row][col]
             if card is not None and state.market_rupees[row][col] > 0:
-                yield Action("collect", (card,))
+                yield new_action("collect", (card,))
     ruled = ruled_regions(state, seat, for_tax=True)
     for other, player in enumerate(state.players):
         if other == seat or player.rupees <= tax_shelter(state, other):

@@ -2,6 +2,7 @@
 
     python benchmarks/service.py [--games 50] [--moves N] [--latency-moves L]
                                  [--hosted-moves H] [--players P] [--seed S]
+                                 [--gunicorn] [--json]
 
 Everything lives in a temporary folder (removed afterwards) and on 127.0.0.1. Each game is
 hosted on a simulated forge, a local bare repository that is the `origin` of the service's
@@ -10,7 +11,8 @@ clone in PAMIR_HOME/games/<id>; the players share one clone of it. The service i
 an aiosmtpd server in this process (smtp_security none). One move is: a player pulls,
 commits a legal move file (one random legal action) and pushes it to the forge; this
 script posts the signed GitHub push webhook to the service over HTTP; the service fetches,
-adjudicates, pushes back and mails the report to every player before it answers. The clock
+adjudicates, pushes back and mails the report to every player (`PAMIR_NOTIFY=every`) before
+it answers. The clock
 starts when the player's `git push` starts and stops when the SMTP server has accepted
 the report of that move for every player.
 
@@ -21,6 +23,14 @@ the report of that move for every player.
 
 At the end it checks that every game verifies (`adjudicator.games.verify.verify`) and that every
 move reached every player exactly once. Timings are printed, never asserted.
+
+With `--json` the last line is one JSON object: step 1's `moves`, `push_to_email_p50_ms`,
+`push_to_email_p99_ms` and `service_cpu_ms_per_move` (the CPU, user and system, of the
+service's own process per move, its `git` children left out), of which
+`service_kernel_ms_per_move` in the kernel, and `service_git_cpu_ms_per_move` (its `git`
+children); the same figures of step 2 with the prefix `hosted_` and of step 3 with
+`loaded_`, step 3's `moves_per_s`; then the checks (`all_moves`, `lost`, `repeated`,
+`failed`, `unverified`) and `total_s`. The CPU keys are absent under `--gunicorn`.
 Targets, on a quiet machine: a p50 push-to-email latency under 120 ms (step 1), and at least
 23.4 moves a second with 50 games receiving at once (step 3).
 """
@@ -198,6 +208,9 @@ class Service:
             "PAMIR_MAIL_FROM": "Pax Pamir <pamir@pamir.example>",
             "PAMIR_REPLY_DOMAIN": "pamir.example",
             "PAMIR_GITHUB_SECRET": WEBHOOK_SECRET,
+            # Every player is mailed every move's report, which is what the benchmarks wait
+            # for and count (the default, per-turn, mails most reports only at a turn's end).
+            "PAMIR_NOTIFY": "every",
             **(env or {}),
         }
         with open(self.out, "wb") as out, open(self.log, "wb") as log:
@@ -441,10 +454,14 @@ def print_samples(samples: list[Sample]) -> None:
     print(line("git push", [s.push for s in samples]))
 
 
-def print_cpu(service: Service, before: tuple[float, float, float] | None, moves: int) -> None:
+def print_cpu(
+    service: Service, before: tuple[float, float, float] | None, moves: int
+) -> dict[str, float]:
+    """Prints the service's CPU per move since `before`, and gives it (ms: `python`, its
+    `kernel` part, `git`); nothing where it cannot be read."""
     after = service.cpu_seconds()
     if before is None or after is None or not moves:
-        return
+        return {}
     own = (after[0] - before[0]) / moves * 1000
     children = (after[1] - before[1]) / moves * 1000
     kernel = (after[2] - before[2]) / moves * 1000
@@ -452,6 +469,7 @@ def print_cpu(service: Service, before: tuple[float, float, float] | None, moves
         f"  service CPU per move: {own:.0f} ms in the Python process ({kernel:.0f} ms of it"
         f" in the kernel), {children:.0f} ms in git"
     )
+    return {"python": own, "kernel": kernel, "git": children}
 
 
 def players_cpu_seconds() -> tuple[float, float]:
@@ -495,8 +513,9 @@ def print_lookup(settings: Settings, game: Game) -> None:
 
 def sequential(
     game_of: Callable[[], Game], url: str, mailbox: Mailbox, moves: int, service: Service
-) -> list[Sample]:
-    """`moves` moves one after another; `game_of()` gives a game that is not over."""
+) -> tuple[list[Sample], dict[str, float]]:
+    """`moves` moves one after another; `game_of()` gives a game that is not over. The
+    samples, and the service's CPU per move (`print_cpu`)."""
     samples: list[Sample] = []
     before = service.cpu_seconds()
     for _ in range(moves):
@@ -504,8 +523,21 @@ def sequential(
         if sample is not None:
             samples.append(sample)
     print_samples(samples)
-    print_cpu(service, before, len(samples))
-    return samples
+    return samples, print_cpu(service, before, len(samples))
+
+
+def summary(prefix: str, samples: list[Sample], cpu: dict[str, float]) -> dict[str, float]:
+    """One step's figures for `--json`, rounded, under keys that start with `prefix`."""
+    figures: dict[str, float] = {}
+    if samples:
+        ms = [s.push_to_mail * 1000 for s in samples]
+        figures[f"{prefix}push_to_email_p50_ms"] = round(percentile(ms, 0.5), 1)
+        figures[f"{prefix}push_to_email_p99_ms"] = round(percentile(ms, 0.99), 1)
+    names = {"python": "service_cpu_ms_per_move", "kernel": "service_kernel_ms_per_move"}
+    names["git"] = "service_git_cpu_ms_per_move"
+    for part, value in cpu.items():
+        figures[f"{prefix}{names[part]}"] = round(value, 1)
+    return figures
 
 
 def isolate_git(root: Path) -> None:
@@ -538,7 +570,11 @@ def main() -> int:
     parser.add_argument(
         "--gunicorn", action="store_true", help="serve as the Procfile does: 2 workers, 8 threads"
     )
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON")
     args = parser.parse_args()
+    # Stopped from outside (`timeout`, a test giving up): stop the service and remove the
+    # folder on the way out, as at the end, rather than leave `pamir serve` running.
+    signal.signal(signal.SIGTERM, lambda number, frame: sys.exit(128 + number))
     games_wanted = max(1, args.games)
     began = time.perf_counter()
 
@@ -551,6 +587,8 @@ def main() -> int:
         solo: list[Game] = []
         games: list[Game] = []
         throughput: float | None = None  # step 3's moves a second
+        first: list[Sample] = []
+        figures: dict[str, Any] = {"players": args.players, "seed": args.seed}
 
         def solo_game() -> Game:
             if not solo or solo[-1].finished:  # go on with a new game
@@ -567,7 +605,11 @@ def main() -> int:
                     f"{args.players} players a game, seed {args.seed}"
                 )
                 print(f"1. latency, one game hosted ({args.latency_moves} moves, one at a time):")
-                first = sequential(solo_game, service.url, mailbox, args.latency_moves, service)
+                first, cpu = sequential(
+                    solo_game, service.url, mailbox, args.latency_moves, service
+                )
+                figures["moves"] = len(first)
+                figures.update(summary("", first, cpu))
                 print_lookup(settings, solo_game())
 
                 started = time.perf_counter()
@@ -581,7 +623,11 @@ def main() -> int:
                     f"2. latency, {hosted} games hosted ({args.hosted_moves} moves, one at a "
                     f"time; the {len(games)} games were set up in {setup:.1f} s):"
                 )
-                sequential(solo_game, service.url, mailbox, args.hosted_moves, service)
+                hosted_samples, cpu = sequential(
+                    solo_game, service.url, mailbox, args.hosted_moves, service
+                )
+                figures["hosted_games"] = hosted
+                figures.update(summary("hosted_", hosted_samples, cpu))
                 print_lookup(settings, solo_game())
 
                 print(
@@ -617,8 +663,12 @@ def main() -> int:
                     f"{done / wall:.2f} moves/s, {done * args.players / wall:.1f} messages/s"
                 )
                 print_samples(loaded)
-                print_cpu(service, before, done)
+                cpu = print_cpu(service, before, done)
                 print_players_cpu(side_before, done)
+                figures["loaded_games"] = len(games)
+                figures["loaded_moves"] = done
+                figures["moves_per_s"] = round(throughput, 2)
+                figures.update(summary("loaded_", loaded, cpu))
             finally:
                 service.stop()
             if service.process.returncode not in (0, None):
@@ -665,6 +715,12 @@ def main() -> int:
                 f"receiving at once (step 3): {met}"
             )
         print(f"total time: {time.perf_counter() - began:.0f} s")
+        if args.json:
+            figures["all_moves"] = moves
+            figures.update(lost=lost, repeated=repeated, failed=len(failed))
+            figures["unverified"] = len(unverified)
+            figures["total_s"] = round(time.perf_counter() - began, 1)
+            print(json.dumps(figures))
     return 0
 
 

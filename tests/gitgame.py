@@ -93,13 +93,16 @@ def pamir(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.Co
 @contextmanager
 def counting_git() -> Iterator[list[str]]:
     """The git commands (`fetch`, `push`, ...) this process starts meanwhile, GitPython's
-    included, in order."""
+    included, and a push started through setpriv (`transport.tied_command`), in order."""
     started: list[str] = []
     original = subprocess.Popen.__init__
 
     def counting(popen: Any, args: Any, *rest: Any, **options: Any) -> None:
-        if isinstance(args, list | tuple) and Path(str(args[0])).name == "git":
+        names = [Path(str(arg)).name for arg in args] if isinstance(args, list | tuple) else []
+        if names[:1] == ["git"]:
             started.append(str(args[1]))
+        elif names[:1] == ["setpriv"] and "git" in names:  # a push tied to this process
+            started.append(str(args[names.index("git") + 1]))
         original(popen, args, *rest, **options)
 
     subprocess.Popen.__init__ = counting  # type: ignore[method-assign,assignment]

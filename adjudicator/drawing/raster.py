@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ElementTree
+from functools import lru_cache
 from typing import Any
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -231,6 +232,9 @@ def _white_space(text: str) -> str:
     return re.sub(" +", " ", text).strip(" ")
 
 
+# A board repeats a few dozen colours and numbers over thousands of elements: each is read
+# once (what raises is read again, and raises again).
+@lru_cache(maxsize=1024)
 def _colour(value: str) -> tuple[float, float, float] | None:
     if value == "none":
         return None
@@ -245,6 +249,7 @@ def _colour(value: str) -> tuple[float, float, float] | None:
     return tuple(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
 
 
+@lru_cache(maxsize=4096)
 def _number(value: str | None) -> float:
     if not value:
         return 0.0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -55,7 +56,9 @@ def dies_with_parent() -> Callable[[], None] | None:
 
     Pushes only: a preexec_fn makes Popen fork the whole process rather than vfork it
     (some 10 ms more a process on an idle node of 150 MB, 20 to 30 under load), and a
-    fetch that outlives its node only writes to that node's clone, and ends by itself."""
+    fetch that outlives its node only writes to that node's clone, and ends by itself.
+    `push` ties its process by `tied_command` instead where it can, which needs no
+    preexec_fn."""
     prctl = _prctl()
     if prctl is None:
         return None
@@ -67,6 +70,44 @@ def dies_with_parent() -> Callable[[], None] | None:
             os._exit(1)
 
     return tie
+
+
+# Run by `tied_command` between setpriv and git: the check `dies_with_parent` makes after
+# its prctl (setpriv made it), that the process that started this one is still its parent.
+_STILL_THE_PARENT = '[ "$PPID" = "$0" ] || exit 1; exec "$@"'
+
+
+@cache
+def _setpriv() -> str | None:
+    """util-linux's setpriv, if it is there and sets a parent-death signal (2.33 and
+    later): tried once, on a process of its own."""
+    found = shutil.which("setpriv")
+    if found is None or not sys.platform.startswith("linux") or not os.path.exists("/bin/sh"):
+        return None
+    try:
+        tried = subprocess.run(
+            [found, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", "exit 0"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return found if tried.returncode == 0 else None
+
+
+def tied_command(command: list[str]) -> list[str] | None:
+    """`command` tied to this process as `dies_with_parent` ties it (SIGKILL when the
+    thread that starts it ends; an exit if this process died before the tie was made),
+    by setpriv and a line of sh before it: with no preexec_fn, Popen vforks, and the
+    fork of the whole process (and its copy-on-write faults while the push runs) are
+    saved. None where setpriv cannot do it."""
+    setpriv = _setpriv()
+    if setpriv is None:
+        return None
+    tie = [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh", "-c", _STILL_THE_PARENT]
+    return [*tie, str(os.getpid()), *command]
 
 
 class RemoteError(RuntimeError):
@@ -115,16 +156,17 @@ def push(repo: GameRepo, meanwhile: Callable[[], object] | None = None) -> bool:
     to prepare what follows a push that succeeds. What it raises is logged, never the
     push's outcome."""
     command = ["git", "push", "--quiet", "--porcelain", ORIGIN, f"{REF}:{REF}"]
+    tied = tied_command(command)
     try:
         process = subprocess.Popen(
-            command,
+            command if tied is None else tied,
             cwd=repo.path,
             env={**os.environ, **GIT_ENV},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,  # its transport (ssh, git-remote-http) killed with it
-            preexec_fn=dies_with_parent(),
+            preexec_fn=dies_with_parent() if tied is None else None,
         )
     except OSError as error:
         log.info("cannot start git push in %s: %s", repo.path, error)

@@ -5,8 +5,11 @@ to the forge (git's transport runs in a child process of its own: `git-remote-ht
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -89,3 +92,70 @@ def test_a_push_to_a_silent_forge_is_given_up_whole(
     # the forge sees it closed by the client, not left until it gives up itself.
     forge.close()
     assert forge.closed_by_client and all(forge.closed_by_client)
+
+
+HELD_FORGE = """#!/bin/sh
+sleep 30
+exit 1
+"""
+
+PUSH_IN_A_PROCESS = """
+import sys
+from adjudicator.forge import transport
+from adjudicator.games.repo import GameRepo
+print("pushing", flush=True)
+transport.push(GameRepo(sys.argv[1]))
+"""
+
+
+def _pushes_in(clone: Path) -> list[int]:
+    """The `git push` processes working in `clone` (from /proc)."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+            here = (entry / "cwd").resolve()
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if command[:2] == [b"git", b"push"] and here == clone.resolve():
+            found.append(int(entry.name))
+    return found
+
+
+def _wait_for(condition: Callable[[], object], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return bool(condition())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_push_dies_with_the_process_that_started_it(tmp_path: Path) -> None:
+    """SIGKILL to the process pushing (not its process group): its `git push` is killed
+    too, whether it was tied by setpriv (`tied_command`) or by a preexec_fn."""
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text(HELD_FORGE, encoding="utf-8")
+    hook.chmod(0o755)
+    clone = tmp_path / "game"
+    clone.mkdir()
+    git(clone, "init", "-q", "-b", "main")
+    (clone / "game.toml").write_text("id = 'g1'\n")
+    git(clone, "add", "game.toml")
+    git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start")
+    git(clone, "remote", "add", "origin", str(origin))
+    pusher = subprocess.Popen(
+        [sys.executable, "-c", PUSH_IN_A_PROCESS, str(clone)], stdout=subprocess.PIPE
+    )
+    try:
+        assert pusher.stdout is not None and pusher.stdout.readline() == b"pushing\n"
+        assert _wait_for(lambda: _pushes_in(clone), 10), "no git push started"
+    finally:
+        pusher.kill()  # the process only
+        pusher.communicate(timeout=30)
+    assert _wait_for(lambda: not _pushes_in(clone), 5), "the git push outlived its process"

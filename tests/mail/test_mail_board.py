@@ -31,6 +31,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import game_at, snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox, pictures, report_mails
+from adjudicator.mail.compose import reports
 from adjudicator.mail.compose.reports import player_message
 from engine.cards import card_name
 
@@ -314,3 +315,49 @@ def test_a_report_with_the_longest_note_stays_under_150_kb(
                 assert line in plain(message)
     for message in received:
         assert len(message.as_bytes()) < LIMIT
+
+
+def _tricky_texts() -> list[str]:
+    """Texts whose quoted-printable encoding is longest for their size: escapes across
+    the places where lines break, white space at lines' ends, long lines, CR, non-ASCII."""
+    rng = random.Random(11)
+    pieces = ["=", " ", "\t", "a", "é", "\U0001f600", '<p style="x">', "\r\n", "\n", "\r", "."]
+    texts = ["", "=", " ", "a" * 75 + " ", "a" * 74 + "= ", "=" * 300, " \n" * 50]
+    texts += [("x" * n) + ending for n in range(70, 80) for ending in (" ", "\t", "=", "é", "")]
+    for _ in range(300):
+        texts.append("".join(rng.choice(pieces) for _ in range(rng.randrange(1, 400))))
+    return texts
+
+
+def test_the_bound_of_a_quoted_printable_html_is_never_under_its_encoding() -> None:
+    for text in _tricky_texts():
+        part = EmailMessage(policy=policy.default)
+        part.set_content(text, subtype="html", cte="quoted-printable")
+        encoded = part.get_payload()
+        assert isinstance(encoded, str)
+        assert len(encoded) <= reports.quoted_printable_at_most(text), repr(text)
+
+
+@needs_cairo
+def test_a_mail_whose_picture_fits_by_the_bound_is_the_one_measured_exactly(
+    game: tuple[Settings, GameRepo, Adjudication], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The widest picture found to fit by the bound of the message's size (its HTML not
+    yet encoded) gives the very message that measuring it exactly (the HTML encoded, the
+    message written out) gives: the same bytes, but for the Date."""
+    settings, repo, result = game
+
+    def mails() -> list[bytes]:
+        made = report_mails._Reports(settings, repo, result, pictures.cairo_png)
+        written = []
+        for entry in made.game.players:
+            random.seed(entry.name)  # the same MIME boundaries both times
+            message = made.message(made.plan(entry, {}))
+            assert images(message), entry.name  # the picture fits either way
+            del message["Date"]
+            written.append(message.as_bytes())
+        return written
+
+    by_bound = mails()
+    monkeypatch.setattr(reports, "_room_at_least", lambda made, html: -1)  # never enough
+    assert mails() == by_bound

@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from email import quoprimime
 from email.message import EmailMessage
 from html import escape
 from typing import Any, cast
@@ -45,7 +46,7 @@ from adjudicator.mail.compose.messages import (
 )
 from adjudicator.mail.cuts import cut_notes
 from adjudicator.mail.links import page_links
-from adjudicator.mail.pictures import BoardPictures, Picture, Rasterize
+from adjudicator.mail.pictures import WIDTHS, BoardPictures, Picture, Rasterize, encoded_size
 from engine.view_types import PublicView
 
 log = logging.getLogger(__name__)
@@ -405,21 +406,66 @@ def report_message(
     def html(shown: str) -> str:
         return html_page("\n".join(part for part in [shown, *own_html] if part))
 
-    made = compose(settings, game.id, player, subject, text, html=html(report_html), **headers)
-    made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
+    plain = html(report_html)  # the HTML as it is without the picture
     pictures = illustrations.pictures(words)
+    widest = None if pictures is None else pictures.at(WIDTHS[0])
+    if widest is not None:
+        # Most often the widest picture fits, which a bound of the message's size without
+        # it tells before its HTML is encoded: the HTML with the picture is then the only
+        # one encoded, in the part `compose` made for it with no text yet.
+        made = compose(settings, game.id, player, subject, text, html="", **headers)
+        made["X-Pamir-Kind"] = "report"  # what filters (and tests) tell report mails by
+        if encoded_size(widest.png) <= _room_at_least(made, plain):
+            _show(made, widest, _with_board(shared, words, url, widest), html)
+            return made
+    made = compose(settings, game.id, player, subject, text, html=plain, **headers)
+    made["X-Pamir-Kind"] = "report"
     if pictures is None:
         return made
     picture = pictures.fitting_after(lambda exact: _size(made, exact))
     if picture is not None:
         # The message measured becomes the one with the picture, as `compose` would make
         # it: composing it again (headers parsed, text encoded) cost as much as the first.
-        html_part = made.get_body(preferencelist=("html",))
-        assert isinstance(html_part, EmailMessage)
-        shown = _with_board(shared, words, url, picture)
-        html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
-        attach_picture(made, picture)
+        _show(made, picture, _with_board(shared, words, url, picture), html)
     return made
+
+
+def _show(made: EmailMessage, picture: Picture, shown: str, html: Callable[[str], str]) -> None:
+    """The message's HTML part set to `html(shown)`, which shows `picture`, and the
+    picture put beside it."""
+    html_part = made.get_body(preferencelist=("html",))
+    assert isinstance(html_part, EmailMessage)
+    html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
+    attach_picture(made, picture)
+
+
+def _room_at_least(made: EmailMessage, html: str) -> int:
+    """At most the room `_size` would leave for the picture beside `made` once its HTML
+    part (empty as it stands) holds `html`: the bound of `size_at_most`, with the HTML's
+    quoted-printable length bounded (`quoted_printable_at_most`) instead of encoded."""
+    html_part = made.get_body(preferencelist=("html",))
+    assert isinstance(html_part, EmailMessage)
+    empty = html_part.get_payload()
+    assert isinstance(empty, str)
+    size = size_at_most(made) - len(empty) + quoted_printable_at_most(html)
+    return MAIL_BUDGET - size - PICTURE_OVERHEAD
+
+
+# The bytes quoted-printable writes as they are (the email package's body encoding): the
+# others become three characters each.
+QP_AS_IS = bytes(c for c in range(256) if not quoprimime.body_check(c)) + b"\r\n"
+
+
+def quoted_printable_at_most(text: str) -> int:
+    """An upper bound of the length of `text` (in UTF-8) as `set_content` encodes it in
+    quoted-printable: three characters for each byte that is not written as it is; at
+    most two more (`=` and the line's end) for each soft line break, one each 73
+    characters of a line at least; at most four more for a line's last character when
+    it is white space; and some to spare."""
+    data = text.encode("utf-8")
+    encoded = len(data) + 2 * len(data.translate(None, QP_AS_IS))
+    lines = data.count(b"\n") + data.count(b"\r") + 1
+    return encoded + 2 * (encoded // 73 + lines) + 4 * lines + 16
 
 
 def _size(message: EmailMessage, exact: bool) -> int:

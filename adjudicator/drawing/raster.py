@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -63,10 +64,17 @@ class Unsupported(ValueError):
     """The SVG uses something this drawing does not: draw it with CairoSVG."""
 
 
-def draw(svg_text: str, width: int) -> Any:
+def draw(svg_text: str, width: int, *, red_blue_exchanged: bool = False) -> Any:
     """The SVG on a new ARGB32 cairo image surface `width` pixels wide (its height kept in
     proportion, rounded as CairoSVG rounds it). Raises `Unsupported` (see above), or
-    ImportError / OSError when cairocffi or the cairo library is missing."""
+    ImportError / OSError when cairocffi or the cairo library is missing.
+
+    With `red_blue_exchanged`, every colour is given to cairo with its red and blue
+    exchanged. cairo treats the channels alike (its blending and the grey antialiasing of
+    an image surface are the same sum for each), so the picture is the same with those two
+    channels exchanged in every pixel: on a little-endian machine, where an ARGB32 word
+    lies in memory as B, G, R, A, the surface's bytes then read R, G, B, A, the order of a
+    PNG's RGBA rows, and the picture is written without a pass over its pixels."""
     try:
         root = ElementTree.fromstring(svg_text)
     except ElementTree.ParseError as error:
@@ -89,7 +97,7 @@ def draw(svg_text: str, width: int) -> Any:
     context = cairo.Context(surface)
     context.scale(scale, scale)
     context.set_miter_limit(4)  # SVG's default, which CairoSVG sets (cairo's is 10)
-    _draw(context, cairo, root, dict(INHERITED))
+    _draw(context, cairo, root, dict(INHERITED), _exchanged if red_blue_exchanged else _colour)
     surface.flush()
     return surface
 
@@ -118,8 +126,16 @@ def _check(element: ElementTree.Element, stroke: str) -> None:
         _check(child, stroke)
 
 
+# A colour as cairo is given it: as it is, or with its red and blue exchanged (see `draw`).
+Source = Callable[[str], "tuple[float, float, float] | None"]
+
+
 def _draw(
-    context: Any, cairo: Any, element: ElementTree.Element, inherited: dict[str, str]
+    context: Any,
+    cairo: Any,
+    element: ElementTree.Element,
+    inherited: dict[str, str],
+    colour: Source,
 ) -> None:
     tag = element.tag.removeprefix(SVG_NS)
     if tag in NOT_DRAWN:
@@ -132,18 +148,18 @@ def _draw(
         w, h = _number(get("width")), _number(get("height"))
         if w != 0 and h != 0:  # CairoSVG skips only these (a negative size is drawn)
             _rectangle(context, x, y, w, h, _number(get("rx")))
-            _paint(context, style)
+            _paint(context, style, colour)
     elif tag == "circle":
         r = _number(get("r"))
         if r:
             context.new_sub_path()
             context.arc(_number(get("cx")), _number(get("cy")), r, 0, 2 * math.pi)
             context.close_path()
-            _paint(context, style)
+            _paint(context, style, colour)
     elif tag == "line":
         context.move_to(_number(get("x1")), _number(get("y1")))
         context.line_to(_number(get("x2")), _number(get("y2")))
-        _paint(context, style)
+        _paint(context, style, colour)
     elif tag == "polygon":
         points = _numbers(get("points", ""))
         if len(points) >= 2:
@@ -151,12 +167,12 @@ def _draw(
             for index in range(2, len(points) - 1, 2):
                 context.line_to(points[index], points[index + 1])
             context.close_path()
-            _paint(context, style)
+            _paint(context, style, colour)
     elif tag == "text":
         content = _white_space(element.text or "")
-        _text(context, cairo, content, _number(get("x")), _number(get("y")), style)
+        _text(context, cairo, content, _number(get("x")), _number(get("y")), style, colour)
     for child in element:
-        _draw(context, cairo, child, style)
+        _draw(context, cairo, child, style, colour)
 
 
 def _rectangle(context: Any, x: float, y: float, w: float, h: float, r: float) -> None:
@@ -179,13 +195,13 @@ def _rectangle(context: Any, x: float, y: float, w: float, h: float, r: float) -
     context.close_path()
 
 
-def _paint(context: Any, style: dict[str, str]) -> None:
+def _paint(context: Any, style: dict[str, str], colour: Source) -> None:
     """Fill, then stroke, the path made (SVG's painting order), and clear it."""
-    fill = _colour(style["fill"])
+    fill = colour(style["fill"])
     if fill is not None:
         context.set_source_rgb(*fill)
         context.fill_preserve()
-    stroke = _colour(style["stroke"])
+    stroke = colour(style["stroke"])
     width = _number(style["stroke-width"])
     if stroke is not None and width > 0:
         context.save()
@@ -200,10 +216,16 @@ def _paint(context: Any, style: dict[str, str]) -> None:
 
 
 def _text(
-    context: Any, cairo: Any, content: str, x: float, y: float, style: dict[str, str]
+    context: Any,
+    cairo: Any,
+    content: str,
+    x: float,
+    y: float,
+    style: dict[str, str],
+    colour: Source,
 ) -> None:
     """One line of text, anchored as CairoSVG anchors it (by the ink's extents)."""
-    fill = _colour(style["fill"])
+    fill = colour(style["fill"])
     if not content or fill is None:
         return
     family = style["font-family"].split(",")[0].strip("\"' ")
@@ -247,6 +269,12 @@ def _colour(value: str) -> tuple[float, float, float] | None:
     if len(digits) == 3:
         digits = "".join(d * 2 for d in digits)
     return tuple(int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4))  # type: ignore[return-value]
+
+
+@lru_cache(maxsize=1024)
+def _exchanged(value: str) -> tuple[float, float, float] | None:
+    rgb = _colour(value)
+    return None if rgb is None else (rgb[2], rgb[1], rgb[0])
 
 
 @lru_cache(maxsize=4096)

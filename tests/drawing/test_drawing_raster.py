@@ -5,6 +5,8 @@ for any SVG outside what it knows."""
 from __future__ import annotations
 
 import random
+import sys
+import zlib
 from typing import Any
 
 import pytest
@@ -155,3 +157,67 @@ def test_the_mail_picture_of_another_svg_is_cairosvgs() -> None:
     theirs = cairosvg_surface(svg_text, 40)
     expected = pictures.opaque_png(bytes(theirs.get_data()), 40, 20)
     assert pictures.cairo_png(svg_text, 40) == expected
+
+
+def inflated_rows(png: bytes) -> tuple[int, list[bytes]]:
+    """A PNG's colour type and its rows of pixel bytes (every filter byte must be 0)."""
+    assert png.startswith(pictures.PNG_SIGNATURE)
+    chunks = dict(pictures._chunks(png))  # one IDAT chunk in what the service writes
+    width, height = pictures.png_size(png)
+    colour_type = chunks[b"IHDR"][9]
+    row = (4 if colour_type == 6 else 3) * width
+    data = zlib.decompress(chunks[b"IDAT"])
+    rows = [data[i * (row + 1) : (i + 1) * (row + 1)] for i in range(height)]
+    assert all(r[0] == 0 and len(r) == row + 1 for r in rows)
+    return colour_type, [r[1:] for r in rows]
+
+
+@needs_cairo
+def test_a_board_drawn_with_red_and_blue_exchanged_is_the_same_picture_in_rgba() -> None:
+    """The mail's picture is drawn with red and blue exchanged, so that cairo's bytes are
+    RGBA rows on a little-endian machine: every pixel must be the very one the plain
+    drawing gives, the two channels put back."""
+    for label, svg_text in boards()[::2]:
+        # The surfaces are kept while their bytes are read: the buffer does not keep them.
+        plain_surface = raster.draw(svg_text, 800)
+        exchanged_surface = raster.draw(svg_text, 800, red_blue_exchanged=True)
+        plain, exchanged = bytes(plain_surface.get_data()), bytes(exchanged_surface.get_data())
+        assert plain != exchanged, label  # a board has colours that are not grey
+        assert plain[0::4] == exchanged[2::4] and plain[2::4] == exchanged[0::4], label
+        assert plain[1::4] == exchanged[1::4] and plain[3::4] == exchanged[3::4], label
+
+
+@needs_cairo
+def test_the_mail_picture_has_the_drawing_s_pixels_in_either_byte_order() -> None:
+    _, svg_text = boards()[2]
+    surface = raster.draw(svg_text, 800)
+    width, height = surface.get_width(), surface.get_height()
+    expected = pictures.opaque_png(bytes(surface.get_data()), width, height)
+    assert expected is not None
+    _, rgb_rows = inflated_rows(expected)
+    colour_type, rows = inflated_rows(pictures.cairo_png(svg_text, 800))
+    if sys.byteorder == "little":
+        assert colour_type == 6  # RGBA, as cairo's bytes lie
+        assert [r[0::4] + r[1::4] + r[2::4] for r in rows] == [
+            r[0::3] + r[1::3] + r[2::3] for r in rgb_rows
+        ]
+        assert all(r[3::4] == b"\xff" * width for r in rows)
+    else:
+        assert colour_type == 2 and rows == rgb_rows
+
+
+@needs_cairo
+def test_a_picture_with_transparent_pixels_keeps_its_colours() -> None:
+    """Not opaque: written by cairo's writer, from a drawing whose colours are where they
+    belong (the exchanged one would swap them)."""
+    svg_text = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 20 10">'
+        '<rect width="10" height="10" fill="#ff0000"/></svg>'
+    )
+    png = pictures.cairo_png(svg_text, 20)
+    chunks = dict(pictures._chunks(png))
+    assert chunks[b"IHDR"][9] == 6  # RGBA, for the transparent half
+    # cairo's writer filters its rows: the first pixel is the same under filter 0 or 1
+    # (it has nothing to its left or above it).
+    first = zlib.decompress(chunks[b"IDAT"])[:5]
+    assert first[0] in (0, 1) and first[1:5] == b"\xff\x00\x00\xff"  # red, opaque

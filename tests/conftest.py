@@ -6,6 +6,7 @@ test modules need not import each other), and an isolated PAMIR_HOME with its se
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,15 @@ from gitgame import isolate
 from walks import MarketPut, Start, Walk, first_turn, put_in_market, walk_game
 
 from adjudicator.home.settings import Settings, load_settings
+from adjudicator.mail.smtp import forget_kept_sessions
+
+
+@pytest.fixture(autouse=True)
+def no_kept_smtp_sessions() -> Iterator[None]:
+    """Each test's SMTP sessions are its own: those kept for the next delivery run
+    (adjudicator/mail/smtp.py) are closed when the test ends."""
+    yield
+    forget_kept_sessions()
 
 
 @pytest.fixture(scope="session")

@@ -89,8 +89,13 @@ class _Run(Generic[T]):
         self.lost: str | None = None
         self.failures: list[BaseException] = []
 
-    def work(self, connect: Callable[[], smtplib.SMTP]) -> None:
-        """Open a session and send with it until the source is empty or the session broke."""
+    def work(
+        self,
+        connect: Callable[[], smtplib.SMTP],
+        release: Callable[[smtplib.SMTP, bool], None],
+    ) -> None:
+        """Open a session and send with it until the source is empty or the session broke;
+        then `release` it, saying whether it is still usable."""
         try:
             smtp = connect()
         except (OSError, smtplib.SMTPException) as error:
@@ -110,16 +115,17 @@ class _Run(Generic[T]):
         session: _Session[T] = _Session()
         with self.changed:
             self.opened += 1
+        usable = False
         try:
             self._send_all(smtp, session)
+            usable = session.lost is None
         except BaseException as error:  # stop the run; the caller raises it
             with self.changed:
                 self.stopped = True
                 self.failures.append(error)
                 self._release(session)
         finally:
-            with suppress(OSError, smtplib.SMTPException):
-                smtp.quit()
+            release(smtp, usable)
 
     def _send_all(self, smtp: smtplib.SMTP, session: _Session[T]) -> None:
         while (message := self._next(session)) is not None:
@@ -215,6 +221,11 @@ class _Run(Generic[T]):
                 self._done(1)
 
 
+def _quit(smtp: smtplib.SMTP, usable: bool) -> None:
+    with suppress(OSError, smtplib.SMTPException):
+        smtp.quit()
+
+
 def send_over_sessions(
     sessions: int,
     connect: Callable[[], smtplib.SMTP],
@@ -222,17 +233,21 @@ def send_over_sessions(
     addresses: Callable[[T], Sequence[str]],
     send: Callable[[smtplib.SMTP, T], None],
     lose: Callable[[T, str], None],
+    release: Callable[[smtplib.SMTP, bool], None] | None = None,
 ) -> Outcome:
     """Send what `source` gives over up to `sessions` SMTP sessions opened by `connect`,
     each recipient address's messages in order on one session (see the module's
-    documentation). An error other than SMTP's stops the run and is raised here."""
+    documentation); each is given to `release` at the end with whether it is still usable
+    (by default it is closed with QUIT). An error other than SMTP's stops the run and is
+    raised here."""
     run = _Run(source, addresses, send, lose, AHEAD * max(sessions, 1))
+    ended = release or _quit
     if sessions <= 1:
-        run.work(connect)
+        run.work(connect, ended)
     else:
         with ThreadPoolExecutor(max_workers=sessions, thread_name_prefix="smtp") as pool:
             for _ in range(sessions):
-                pool.submit(run.work, connect)
+                pool.submit(run.work, connect, ended)
     if run.failures:
         raise run.failures[0]
     return Outcome(run.opened, run.unreachable, run.lost, run.emptied)

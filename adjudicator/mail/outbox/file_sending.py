@@ -48,7 +48,7 @@ from adjudicator.mail.outbox.folders import (
 )
 from adjudicator.mail.records import FAILURE, RETRY, Retry
 from adjudicator.mail.sessions import SessionLost, send_over_sessions
-from adjudicator.mail.smtp import connect
+from adjudicator.mail.smtp import connect, release
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +139,7 @@ def _send_due(
             sending.addresses,
             sending.send,
             sending.lose,
+            lambda smtp, usable: release(settings, smtp, usable=usable),
         )
         if not outcome.emptied and not outcome.opened:  # the server cannot be reached
             sending.unreachable(str(outcome.unreachable))

@@ -78,7 +78,7 @@ from adjudicator.mail.outbox.common import (
 from adjudicator.mail.outbox.folders import state_folder
 from adjudicator.mail.records import FAILURE
 from adjudicator.mail.sessions import SessionLost, send_over_sessions
-from adjudicator.mail.smtp import connect
+from adjudicator.mail.smtp import connect, release
 
 log = logging.getLogger(__name__)
 
@@ -465,6 +465,7 @@ def _send_claimed(settings: Settings, claims: Claims, first: Row, report: Delive
             lambda claimed: envelope(settings, bytes(claimed.row[2]))[1],
             send,
             lose,
+            lambda smtp, usable: release(settings, smtp, usable=usable),
         )
         if not outcome.emptied and not outcome.opened:  # the server cannot be reached
             reason = (

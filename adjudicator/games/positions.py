@@ -122,7 +122,8 @@ def store(snap: Snapshot, home: Path, state: engine.State) -> None:
     try:
         folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         folder.mkdir(mode=0o700, exist_ok=True)
-        write_atomically(folder / f"{key}.json", json.dumps(entry).encode())
+        # Not flushed to disk: an entry a crash left empty is unreadable, a miss (`load`).
+        write_atomically(folder / f"{key}.json", json.dumps(entry).encode(), durable=False)
         _prune(folder)
     except OSError as error:
         log.warning("position cache not written (%s); the next submission replays", error)

@@ -12,18 +12,23 @@ from pathlib import Path
 from typing import Any
 
 
-def write_atomically(path: Path, data: bytes, *, mode: int = 0o666) -> None:
+def write_atomically(path: Path, data: bytes, *, mode: int = 0o666, durable: bool = True) -> None:
     """Write a temporary file beside `path`, flush it to disk, rename it into place: a
     reader (or a crash) sees the old file or the new one, never half of one. `mode` as
-    os.open's (the umask applies): 0o600 for a file its owner alone may read."""
+    os.open's (the umask applies): 0o600 for a file its owner alone may read.
+
+    `durable=False` leaves out the flush to disk, for a cache only: a reader still never
+    sees half a file, but after a crash of the machine the file may be empty or missing,
+    which its reader must take for a miss."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
         with open(descriptor, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(temp, path)
     finally:
         with suppress(FileNotFoundError):

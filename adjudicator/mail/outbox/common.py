@@ -263,10 +263,11 @@ def header_block(data: bytes) -> EmailMessage:
     return headers
 
 
-def deadline_passed(data: bytes, now: datetime) -> bool:
+def deadline_passed(data: bytes, now: datetime, headers: EmailMessage | None = None) -> bool:
     """A reminder is pointless once its deadline has passed: what was played instead
-    reaches the player in the report of the move made for them."""
-    headers = header_block(data)
+    reaches the player in the report of the move made for them. (`headers`: the message's,
+    when the caller parsed them already.)"""
+    headers = header_block(data) if headers is None else headers
     value = headers.get(DEADLINE_HEADER)
     if value is None:
         return False
@@ -276,8 +277,11 @@ def deadline_passed(data: bytes, now: datetime) -> bool:
         return False
 
 
-def envelope(settings: Settings, data: bytes) -> tuple[str, list[str]]:
-    headers = header_block(data)
+def envelope(
+    settings: Settings, data: bytes, headers: EmailMessage | None = None
+) -> tuple[str, list[str]]:
+    """The sender and the recipients of a message (`headers`: its, if parsed already)."""
+    headers = header_block(data) if headers is None else headers
     recipients = [a for _, a in getaddresses([str(v) for v in headers.get_all("To", [])]) if a]
     return parseaddr(settings.mail_from)[1] or settings.mail_from, recipients
 

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime, timedelta
+from email.message import EmailMessage
 from pathlib import Path
 
 from adjudicator.home import locks
@@ -33,6 +34,7 @@ from adjudicator.mail.outbox.common import (
     deadline_passed,
     envelope,
     failure_record,
+    header_block,
     permanent_refusal,
     retry_delay,
 )
@@ -159,7 +161,9 @@ class _Sending:
         self.settings, self.queue, self.now = settings, queue, now
         self.order = {path: index for index, path in enumerate(due)}
         self.left = iter(due)
-        self.envelopes: dict[Path, tuple[str, list[str]]] = {}
+        # What `addresses` read of each message taken, for `send`: its bytes, its headers
+        # (parsed once: the envelope, the deadline and the game come from them) and envelope.
+        self.read: dict[Path, tuple[bytes, EmailMessage, tuple[str, list[str]]]] = {}
         self.tally = Tally()
         self.accepted: dict[str, dict[str, str]] = {}
         self._accepting = threading.Lock()
@@ -168,15 +172,16 @@ class _Sending:
         return next(self.left, None)
 
     def addresses(self, path: Path) -> list[str]:
-        self.envelopes[path] = envelope(self.settings, path.read_bytes())
-        return self.envelopes[path][1]
+        data = path.read_bytes()
+        headers = header_block(data)
+        self.read[path] = (data, headers, envelope(self.settings, data, headers))
+        return self.read[path][2][1]
 
     def send(self, smtp: smtplib.SMTP, path: Path) -> None:
         """Send one message; `SessionLost` when the session broke (the message deferred)."""
         settings, now, index = self.settings, self.now, self.order[path]
-        data = path.read_bytes()
-        sender, recipients = self.envelopes.pop(path)
-        if deadline_passed(data, now):
+        data, headers, (sender, recipients) = self.read.pop(path)
+        if deadline_passed(data, now, headers):
             target = move_to(settings, path, EXPIRED)
             self.tally.add(index, "expired", target)
             log.info("mail %s not sent: its deadline has passed", target.name)
@@ -211,13 +216,13 @@ class _Sending:
         fault("after-send")
         target = move_to(settings, path, SENT)
         with self._accepting:
-            record_accepted(target, now, self.accepted)
+            record_accepted(target, now, self.accepted, headers)
         self.tally.add(index, "sent", target)
         log.info("mail %s sent to %s", target.name, ", ".join(recipients))
 
     def lose(self, path: Path, error: str) -> None:
         """Put off a message of a session that broke."""
-        self.envelopes.pop(path, None)
+        self.read.pop(path, None)
         _defer(self.settings, path, f"session lost: {error}", self.now)
         self.tally.add(self.order[path], "deferred", path)
 

@@ -13,6 +13,7 @@ import secrets
 import shutil
 from contextlib import suppress
 from datetime import UTC, datetime
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -155,13 +156,20 @@ def accepted_times(settings: Settings, game_id: str) -> dict[str, str]:
     return ACCEPTED.read(store.of(settings), accepted_record(game_id)) or {}
 
 
-def record_accepted(path: Path, now: datetime, accepted: dict[str, dict[str, str]]) -> None:
+def record_accepted(
+    path: Path,
+    now: datetime,
+    accepted: dict[str, dict[str, str]],
+    headers: EmailMessage | None = None,
+) -> None:
     """Note in `accepted` ({game: {key: time}}) when the server took a report, for
-    `save_accepted` to remember at the end of the delivery run."""
+    `save_accepted` to remember at the end of the delivery run (`headers`: the message's,
+    when the caller parsed them already)."""
     key = path.name.split("-", 1)[1].removesuffix(".eml")
     if "-report-" not in key:
         return
-    headers = header_block(path.read_bytes())
+    if headers is None:
+        headers = header_block(path.read_bytes())
     game = str(headers.get("X-Pamir-Game", ""))
     if game:
         accepted.setdefault(game, {})[key] = now.isoformat()

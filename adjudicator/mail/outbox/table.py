@@ -468,9 +468,8 @@ def _send_claimed(settings: Settings, claims: Claims, first: Row, report: Delive
             lambda smtp, usable: release(settings, smtp, usable=usable),
         )
         if not outcome.emptied and not outcome.opened:  # the server cannot be reached
-            reason = (
-                f"cannot reach {settings.smtp_host}:{settings.smtp_port}: {outcome.unreachable}"
-            )
+            where = f"{settings.smtp_host}:{settings.smtp_port}"
+            reason = f"cannot reach {where}: {outcome.unreachable}"
             tally.add(-1, "errors", reason)
             for claimed in unsent:
                 claims.defer(claimed.row, reason)

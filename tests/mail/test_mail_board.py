@@ -14,6 +14,7 @@ import struct
 import sys
 import zlib
 from email import policy
+from email.contentmanager import ContentManager
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
@@ -31,7 +32,7 @@ from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import game_at, snapshot
 from adjudicator.home.settings import Settings
 from adjudicator.mail import outbox, pictures, report_mails
-from adjudicator.mail.compose import reports
+from adjudicator.mail.compose import messages, reports
 from adjudicator.mail.compose.reports import player_message
 from engine.cards import card_name
 
@@ -329,13 +330,37 @@ def _tricky_texts() -> list[str]:
     return texts
 
 
-def test_the_bound_of_a_quoted_printable_html_is_never_under_its_encoding() -> None:
+@pytest.mark.parametrize("manager", [None, messages.TEXT], ids=["email-package", "binascii"])
+def test_the_bound_of_a_quoted_printable_html_is_never_under_its_encoding(
+    manager: ContentManager | None,
+) -> None:
     for text in _tricky_texts():
         part = EmailMessage(policy=policy.default)
-        part.set_content(text, subtype="html", cte="quoted-printable")
+        part.set_content(text, subtype="html", cte="quoted-printable", content_manager=manager)
         encoded = part.get_payload()
         assert isinstance(encoded, str)
         assert len(encoded) <= reports.quoted_printable_at_most(text), repr(text)
+
+
+def test_the_service_s_text_parts_read_as_the_email_package_s() -> None:
+    """The text parts the service writes (messages.TEXT, binascii's encoder) have the
+    email package's headers, and read back as the same text, for every tricky text and
+    in a mail's policy."""
+    for text in _tricky_texts():
+        for subtype in ("plain", "html"):
+            ours = EmailMessage(policy=messages.MAIL_POLICY)
+            ours.set_content(
+                text, subtype=subtype, cte="quoted-printable", content_manager=messages.TEXT
+            )
+            theirs = EmailMessage(policy=messages.MAIL_POLICY)
+            theirs.set_content(text, subtype=subtype, cte="quoted-printable")
+            assert ours.items() == theirs.items()
+            assert ours.get_content() == theirs.get_content(), repr(text)
+            again = BytesParser(policy=policy.default).parsebytes(ours.as_bytes())
+            assert isinstance(again, EmailMessage)
+            assert again.get_content() == theirs.get_content(), repr(text)
+            # No line longer than the email package's own may be (78, RFC 5322 2.1.1).
+            assert all(len(line) <= 78 for line in ours.as_bytes().splitlines())
 
 
 @needs_cairo

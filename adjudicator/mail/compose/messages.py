@@ -6,13 +6,14 @@ or sends: that is the outbox's (adjudicator/mail/outbox/).
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import io
 import random
 import re
 import secrets
 import sys
-from email import policy
+from email import contentmanager, policy
 from email.generator import BytesGenerator
 from email.header import Header
 from email.headerregistry import BaseHeader, HeaderRegistry, UnstructuredHeader
@@ -159,12 +160,43 @@ def compose(
     message["X-Pamir-Move"] = str(number)
     for header, value in list_headers(settings, game_id, player).items():
         message[header] = value
-    message.set_content(markdown_text, subtype="plain", cte="quoted-printable")
+    message.set_content(
+        markdown_text, subtype="plain", cte="quoted-printable", content_manager=TEXT
+    )
     html = html if html is not None else render_html(markdown_text)
-    message.add_alternative(html, subtype="html", cte="quoted-printable")
+    message.add_alternative(html, subtype="html", cte="quoted-printable", content_manager=TEXT)
     if picture is not None:
         attach_picture(message, picture)
     return message
+
+
+def _text_content(
+    message: EmailMessage,
+    text: str,
+    subtype: str = "plain",
+    charset: str = "utf-8",
+    cte: str | None = None,
+    **options: Any,
+) -> None:
+    """`set_content(text, subtype=..., cte="quoted-printable")` as the email package does
+    it (the same lines, the same headers), the text encoded by binascii's quoted-printable
+    encoder, written in C, instead of the email package's own, in Python: about a
+    millisecond a move for the four reports' texts and HTML. Both follow RFC 2045 6.7;
+    binascii ends its lines at 76 characters, the email package at 78, and writes a lone
+    `.` at a line's start as `=2E`. Anything else asked goes to the email package."""
+    if cte != "quoted-printable" or charset != "utf-8" or any(options.values()):
+        contentmanager.raw_data_manager.set_content(
+            message, text, subtype=subtype, charset=charset, cte=cte, **options
+        )
+        return
+    body = b"\n".join(text.encode("utf-8").splitlines()) + b"\n"
+    message["Content-Type"] = f'text/{subtype}; charset="utf-8"'
+    message.set_payload(binascii.b2a_qp(body, istext=True).decode("ascii"))
+    message["Content-Transfer-Encoding"] = "quoted-printable"
+
+
+TEXT = contentmanager.ContentManager()  # text parts written by `_text_content`
+TEXT.add_set_handler(str, _text_content)
 
 
 @lru_cache(maxsize=1024)

@@ -36,6 +36,7 @@ from adjudicator.home.settings import Settings
 from adjudicator.home.translations import N_, SOURCE, Words, words_for
 from adjudicator.mail import tokens
 from adjudicator.mail.compose.messages import (
+    TEXT,
     attach_picture,
     board_line,
     board_paragraph,
@@ -435,7 +436,7 @@ def _show(made: EmailMessage, picture: Picture, shown: str, html: Callable[[str]
     picture put beside it."""
     html_part = made.get_body(preferencelist=("html",))
     assert isinstance(html_part, EmailMessage)
-    html_part.set_content(html(shown), subtype="html", cte="quoted-printable")
+    html_part.set_content(html(shown), subtype="html", cte="quoted-printable", content_manager=TEXT)
     attach_picture(made, picture)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import re
 import secrets
 from enum import Enum
@@ -66,13 +67,28 @@ SERVICE_KEY_KIND: backend.Kind[_ServiceKey] = backend.Kind("mail.service_key")
 
 
 class _ServiceKeyFile:
-    """The embedded mode's key: its file, read each time it is needed."""
+    """The embedded mode's key: its file, read again whenever it is not the file read
+    last (a host may replace it while the service runs, and every token made after that
+    is made with the new key). A move's report mails make a few dozen tokens: a `stat`
+    each instead of a read."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        self._read: tuple[tuple[int, int, int, int], bytes] | None = None
 
     def get(self) -> bytes:
-        return _read_service_key(self.settings)
+        try:
+            found = os.stat(self.settings.home / SERVICE_KEY)
+        except OSError:  # not made yet: made now, by the first to get here
+            return _read_service_key(self.settings)
+        mark = (found.st_dev, found.st_ino, found.st_mtime_ns, found.st_size)
+        read = self._read
+        if read is not None and read[0] == mark:
+            return read[1]
+        # Stated before it is read: a file replaced in between is read again next time.
+        key = _read_service_key(self.settings)
+        self._read = (mark, key)
+        return key
 
 
 class _KeptServiceKey:

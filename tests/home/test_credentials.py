@@ -89,6 +89,25 @@ def test_generation_zero_keeps_the_tokens_mailed_before_generations(tmp_path: Pa
     assert page not in redact(line) and reply not in redact(line)
 
 
+def test_a_service_key_replaced_while_the_service_runs_makes_the_tokens_after_it(
+    tmp_path: Path,
+) -> None:
+    """The embedded mode keeps the key it read until the file is another: the tokens made
+    after a host replaced `secrets/service.key` are made with the new key."""
+    settings = load_settings({"home": tmp_path})
+    first = tokens.token(settings, "g1", "bob")
+    assert tokens.token(settings, "g1", "bob") == first
+    new_key = bytes(range(32))
+    store.of(settings).write(tokens.SERVICE_KEY, (new_key.hex() + "\n").encode("ascii"))
+    assert tokens.service_key(settings) == new_key
+    made = hmac.new(new_key, b"g1\0bob", hashlib.sha256).hexdigest()[: tokens.TOKEN_LENGTH]
+    assert tokens.token(settings, "g1", "bob") == made != first
+    # Written again in place, with the same length: read again all the same.
+    newer = bytes(range(1, 33))
+    (tmp_path / tokens.SERVICE_KEY).write_text(newer.hex() + "\n", encoding="ascii")
+    assert tokens.service_key(settings) == newer
+
+
 # -- the page --------------------------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ Everything is escaped here (`html.escape`), so the result can be inserted as mar
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
 
@@ -356,5 +357,12 @@ def hand_faces(view: View, link: str | None = CARD_LINK, words: Words | None = N
     for player in view.get("players") or []:
         hand = player.get("hand")
         if viewer is not None and player.get("name") == viewer and hand:
-            return [card_face(int(n), Lying(where="in hand"), link=link, words=words) for n in hand]
+            return faces_in_hand(hand, link=link, words=words)
     return []
+
+
+def faces_in_hand(
+    hand: Sequence[int], link: str | None = CARD_LINK, words: Words | None = None
+) -> list[str]:
+    """Faces of the cards of a hand, in its order (for its holder's eyes only)."""
+    return [card_face(int(n), Lying(where="in hand"), link=link, words=words) for n in hand]

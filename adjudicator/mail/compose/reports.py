@@ -17,7 +17,7 @@ from typing import Any, cast
 
 import engine
 from adjudicator.drawing.board import board_svg
-from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, hand_faces
+from adjudicator.drawing.cards import ATTRIBUTION, LICENSE_URL, faces_in_hand
 from adjudicator.drawing.description import describe
 from adjudicator.games.gamefile import GameFile
 from adjudicator.games.outputs import (
@@ -41,7 +41,7 @@ from adjudicator.mail.compose.messages import (
     board_line,
     board_paragraph,
     compose,
-    html_page,
+    html_page_of,
     mail_html,
     message_domain,
 )
@@ -312,13 +312,15 @@ class Illustrations:
         return found
 
     def hand(self, player: str, words: Words) -> str:
-        """The player's own hand as card faces (HTML), from their own view of the
-        position; "" when the hand is empty or the position cannot be had."""
+        """The player's own hand as card faces (HTML), read from the position (their own
+        view's `hand`, without making the rest of the view); "" when the hand is empty or
+        the position cannot be had."""
         state = self._position()
         if state is None:
             return ""
         base = self.settings.base_url.rstrip("/").replace("{", "{{").replace("}", "}}")
-        faces = hand_faces(engine.view(state, player), link=base + "/cards/{}", words=words)
+        hand = state.players[state.seat(player)].hand
+        faces = faces_in_hand(hand, link=base + "/cards/{}", words=words)
         if not faces:
             return ""
         licence = escape(words("Licence"))
@@ -405,7 +407,7 @@ def report_message(
     shared, report_html = report_html, _with_board(report_html, words, url, None)
 
     def html(shown: str) -> str:
-        return html_page("\n".join(part for part in [shown, *own_html] if part))
+        return html_page_of([part for part in [shown, *own_html] if part])
 
     plain = html(report_html)  # the HTML as it is without the picture
     pictures = illustrations.pictures(words)

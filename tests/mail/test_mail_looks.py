@@ -23,6 +23,7 @@ from adjudicator.games.pipeline import position, submit
 from adjudicator.games.repo import GameRepo
 from adjudicator.games.snapshot import snapshot
 from adjudicator.mail import report_mails, tokens
+from adjudicator.mail.compose import styles
 from adjudicator.mail.compose.messages import mail_html
 from adjudicator.mail.compose.styles import INLINE
 
@@ -82,6 +83,20 @@ def test_every_element_of_the_html_is_styled_inline_and_dark_mode_is_offered(hom
     inline = " ".join(re.findall(r'style="([^"]*)"', page))
     assert not re.search(r"(?<![-\w])color:", inline)
     assert not re.search(r"background:#", inline)
+
+
+def test_a_mail_styled_part_by_part_is_the_page_styled_whole(home: Path) -> None:
+    """A report mail's HTML is styled part by part (each part once per distinct text):
+    the same page as styling their whole, tables, headings and card faces included."""
+    text = plain(reports(home)["alice"])
+    parts = [mail_html(block) for block in text.split("\n\n") if block.strip()]
+    face = '<div class="card"><p class="card-name">Afghan Handicrafts</p><p>Cost 1</p></div>'
+    parts = [*parts, face, parts[0]]
+    assert any("<table" in part for part in parts) and any("<h2" in part for part in parts)
+    whole = styles.page("\n".join(parts))
+    assert styles.page_of(parts) == whole
+    assert styles.page_of(parts) == whole  # from what was styled the first time
+    assert f'<table style="{INLINE["table"]}"' in whole
 
 
 def test_addresses_in_the_mail_are_links_and_only_https_and_mailto(home: Path) -> None:

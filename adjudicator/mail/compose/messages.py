@@ -13,6 +13,7 @@ import random
 import re
 import secrets
 import sys
+from collections.abc import Sequence
 from email import contentmanager, policy
 from email.generator import BytesGenerator
 from email.header import Header
@@ -100,6 +101,11 @@ def html_page(body: str) -> str:
     """A whole mail's HTML around `body`: styled for phones and dark mode
     (adjudicator/mail/compose/styles.py)."""
     return styles.page(body)
+
+
+def html_page_of(parts: Sequence[str]) -> str:
+    """`html_page("\\n".join(parts))`, each part styled once per distinct text."""
+    return styles.page_of(parts)
 
 
 def player_email(settings: Settings, game_id: str, player: str) -> tuple[str, str]:

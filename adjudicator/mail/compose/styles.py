@@ -14,6 +14,8 @@ card faces: the tags matched here carry no style of their own.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from functools import lru_cache
 
 FONT = "-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif"
 MONO = "ui-monospace,Menlo,Consolas,monospace"
@@ -79,12 +81,30 @@ def styled(body: str) -> str:
 
 def page(body: str) -> str:
     """A whole mail's HTML: the head for phones and both colour schemes, `body` styled."""
+    return _page(styled(body))
+
+
+def page_of(parts: Sequence[str]) -> str:
+    """`page("\\n".join(parts))`, each part styled once per distinct text: a report mail's
+    HTML is the report all readers of its language share, then the player's own parts, and
+    it is made two or three times a mail. Styled part by part it is the same as styled
+    whole, since each part is HTML made whole (a tag starts and each table ends within the
+    part it begins in)."""
+    return _page("\n".join(_styled_part(part) for part in parts))
+
+
+@lru_cache(maxsize=64)
+def _styled_part(part: str) -> str:
+    return styled(part)
+
+
+def _page(body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="color-scheme" content="light dark">\n'
         '<meta name="supported-color-schemes" content="light dark">\n'
         f"<style>{STYLE}</style></head>\n"
-        f'<body class="mail" style="{BODY}">\n<div style="{WRAPPER}">\n{styled(body)}\n</div>\n'
+        f'<body class="mail" style="{BODY}">\n<div style="{WRAPPER}">\n{body}\n</div>\n'
         "</body></html>\n"
     )

@@ -8,6 +8,7 @@ the same mail without the picture.
 
 from __future__ import annotations
 
+import copy
 import logging
 import random
 import struct
@@ -361,6 +362,36 @@ def test_the_service_s_text_parts_read_as_the_email_package_s() -> None:
             assert again.get_content() == theirs.get_content(), repr(text)
             # No line longer than the email package's own may be (78, RFC 5322 2.1.1).
             assert all(len(line) <= 78 for line in ours.as_bytes().splitlines())
+
+
+@needs_cairo
+def test_a_report_mail_is_written_as_the_email_package_writes_it(
+    game: tuple[Settings, GameRepo, Adjudication],
+) -> None:
+    """The service's writer (messages.ServiceMessage: the picture's part written once, the
+    multiparts' boundaries set without a parse) gives the bytes the email package's own
+    writer gives the same message, boundaries drawn alike, under either policy."""
+    settings, repo, result = game
+    made = report_mails._Reports(settings, repo, result, pictures.cairo_png)
+    for entry in made.game.players:
+        ours = made.message(made.plan(entry, {}))
+        multiparts = [part for part in ours.walk() if part.is_multipart()]
+        assert len(multiparts) == 2  # the text's alternatives, the HTML and its picture
+        for part in multiparts:  # written out anew, boundaries drawn anew
+            part.replace_header("Content-Type", part.get_content_type())
+        theirs = copy.deepcopy(ours)
+        for part in theirs.walk():
+            part.__class__ = EmailMessage
+        for how in (None, policy.SMTP):
+            random.seed(entry.name)
+            written = ours.as_bytes(policy=how)
+            random.seed(entry.name)
+            assert written == theirs.as_bytes(policy=how)
+        assert all(isinstance(part["Content-Type"], messages._BoundaryType) for part in multiparts)
+        again = BytesParser(policy=policy.default).parsebytes(written)
+        assert [p.get_content_type() for p in again.walk()] == [
+            p.get_content_type() for p in ours.walk()
+        ]
 
 
 @needs_cairo

@@ -28,10 +28,11 @@ import smtplib
 import threading
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
+
+from adjudicator.home.threads import KeptPool
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +227,11 @@ def _quit(smtp: smtplib.SMTP, usable: bool) -> None:
         smtp.quit()
 
 
+# The sessions' threads, kept between runs. More than `smtp_connections` allows (32), so
+# that runs at once (several games' deliveries) rarely wait for one another's threads.
+SESSION_THREADS = KeptPool("smtp", workers=64)
+
+
 def send_over_sessions(
     sessions: int,
     connect: Callable[[], smtplib.SMTP],
@@ -245,9 +251,7 @@ def send_over_sessions(
     if sessions <= 1:
         run.work(connect, ended)
     else:
-        with ThreadPoolExecutor(max_workers=sessions, thread_name_prefix="smtp") as pool:
-            for _ in range(sessions):
-                pool.submit(run.work, connect, ended)
+        SESSION_THREADS.run_all(run.work, *[(connect, ended)] * sessions)
     if run.failures:
         raise run.failures[0]
     return Outcome(run.opened, run.unreachable, run.lost, run.emptied)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -20,6 +19,7 @@ from adjudicator.home import locks
 from adjudicator.home.faults import fault
 from adjudicator.home.files import fsync_path, write_atomically
 from adjudicator.home.settings import Settings
+from adjudicator.home.threads import KeptPool
 from adjudicator.mail.outbox import file_sending
 from adjudicator.mail.outbox.common import (
     EXPIRED,
@@ -138,7 +138,8 @@ def queue_many(
     return [paths[key] for key, _ in made]
 
 
-FLUSHING_THREADS = 4  # fsync waits with the GIL released: a few files flushed at once
+# fsync waits with the GIL released: a few files flushed at once.
+FLUSHING = KeptPool("flush", workers=4)
 
 
 def _write_linked(keys: Path, new: list[tuple[str, Path, bytes]]) -> None:
@@ -153,8 +154,7 @@ def _write_linked(keys: Path, new: list[tuple[str, Path, bytes]]) -> None:
             link = keys / f".{secrets.token_hex(6)}.tmp"
             os.symlink(path.name, link)
             os.replace(link, keys / key)
-        with ThreadPoolExecutor(min(FLUSHING_THREADS, len(temps) + 1)) as flushing:
-            list(flushing.map(fsync_path, [keys, *temps]))
+        FLUSHING.run_all(fsync_path, *[(path,) for path in [keys, *temps]])
         fault("key-linked")
         for temp, (_, path, _) in zip(temps, new, strict=True):
             os.replace(temp, path)

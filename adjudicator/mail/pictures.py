@@ -74,9 +74,10 @@ def cairo_png(svg_text: str, width: int) -> bytes:
         surface.flush()
         exchanged = False
     try:
-        pixels = bytes(surface.get_data())
+        # The surface's own memory, not a copy of its 1.8 MB: it lives until `finish`.
+        pixels = memoryview(surface.get_data())
         size = (surface.get_width(), surface.get_height())
-        png = rgba_png(pixels, *size) if exchanged else opaque_png(pixels, *size)
+        png = rgba_png(pixels, *size) if exchanged else opaque_png(bytes(pixels), *size)
         if png is None:
             if exchanged:  # cairo's writer needs the colours where they belong
                 surface.finish()
@@ -92,11 +93,13 @@ def cairo_png(svg_text: str, width: int) -> bytes:
     return png
 
 
-def rgba_png(pixels: bytes, width: int, height: int) -> bytes | None:
+def rgba_png(pixels: bytes | memoryview, width: int, height: int) -> bytes | None:
     """A PNG of `pixels`, bytes R, G, B, A for each pixel row after row (no padding at
     the end of a row), or None when any pixel is not fully opaque: a premultiplied colour
     is the colour itself only at an alpha of 255."""
-    if len(pixels) != 4 * width * height or pixels[3::4].count(255) != width * height:
+    # The alphas sliced off a copy: a memoryview's stepped slice goes byte by byte, five
+    # times as long as the copy and a bytes slice together.
+    if len(pixels) != 4 * width * height or bytes(pixels)[3::4].count(255) != width * height:
         return None
     return _png(pixels, width, height, 6)  # 8-bit RGBA
 
@@ -117,12 +120,12 @@ def opaque_png(pixels: bytes, width: int, height: int) -> bytes | None:
     return _png(bytes(rgb), width, height, 2)  # 8-bit RGB
 
 
-def _png(pixels: bytes, width: int, height: int, colour_type: int) -> bytes:
+def _png(pixels: bytes | memoryview, width: int, height: int, colour_type: int) -> bytes:
     """A PNG of 8-bit `pixels` of the colour type given (2: RGB, 6: RGBA), row after row."""
     row = max((4 if colour_type == 6 else 3) * width, 1)
     # Filter type 0 (none) before each row: on a board of flat colours zlib finds the
     # repeats itself, and a Python filter per byte would cost more than it saves.
-    raw = b"".join(b"\x00" + pixels[start : start + row] for start in range(0, len(pixels), row))
+    raw = _unfiltered(memoryview(pixels), row)
     header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return b"".join(
         [
@@ -132,6 +135,18 @@ def _png(pixels: bytes, width: int, height: int, colour_type: int) -> bytes:
             _chunk(b"IEND", b""),
         ]
     )
+
+
+def _unfiltered(pixels: memoryview, row: int) -> bytearray:
+    """The rows of `pixels`, `row` bytes each (the last may be shorter), each after a
+    filter type byte of 0: each row copied once into its place (a row sliced off, a zero
+    put before it and the rows joined made three copies and two objects a row)."""
+    starts = range(0, len(pixels), row)
+    raw = bytearray(len(pixels) + len(starts))  # zeros: the filter bytes are in place
+    for count, start in enumerate(starts):
+        at = start + count + 1  # a slice past the end is cut short on both sides alike
+        raw[at : at + row] = pixels[start : start + row]
+    return raw
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -161,7 +176,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 LEVEL = 6
 
 
-def _deflated(data: bytes) -> bytes:
+def _deflated(data: bytes | bytearray) -> bytes:
     """`data` as a zlib stream, as a PNG's IDAT chunks hold it (libdeflate, `LEVEL`)."""
     return bytes(deflate.zlib_compress(data, LEVEL))
 

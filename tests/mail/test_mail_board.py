@@ -394,6 +394,21 @@ def test_a_report_mail_is_written_as_the_email_package_writes_it(
         ]
 
 
+@pytest.mark.parametrize(
+    "body",
+    ["one\ntwo\n", "one\r\ntwo", "a\rb\r\n\nc\r", "\n", "\r\n\r\n", "no line end", ""],
+)
+def test_the_service_s_writer_ends_a_body_s_lines_as_the_email_package_s(body: str) -> None:
+    """A body's line ends (CRLF, CR, LF, at the end or not) become the policy's, as the
+    email package's writer makes them, in one substitution (`_Writer._write_lines`)."""
+    for how in (None, policy.SMTP, policy.default):
+        ours, theirs = messages.ServiceMessage(), EmailMessage()
+        for made in (ours, theirs):
+            made["Subject"] = "lines"
+            made.set_payload(body)
+        assert ours.as_bytes(policy=how) == theirs.as_bytes(policy=how)
+
+
 @needs_cairo
 def test_a_mail_whose_picture_fits_by_the_bound_is_the_one_measured_exactly(
     game: tuple[Settings, GameRepo, Adjudication], monkeypatch: pytest.MonkeyPatch

@@ -319,8 +319,26 @@ class _BoundaryType(str):
         return folded.replace(PLACEHOLDER, self._boundary)
 
 
-class _Writer(BytesGenerator):
-    """The email package's BytesGenerator, with the same output, and two costs taken out.
+class _LineWriter(BytesGenerator):
+    """The email package's BytesGenerator, with the same output, writing a body at once."""
+
+    _NL: str  # the policy's line end, which the email package's `flatten` sets
+
+    def _write_lines(self, lines: str) -> None:
+        # The email package's own splits the text at each line end and writes every line
+        # and every line end with a call of its own (two per line of a quoted-printable
+        # body, some 900 calls for a report's HTML); what it writes is the text with each
+        # line end (CRLF, CR or LF) made the policy's, which one substitution gives.
+        if "\r" in lines:
+            lines = LINE_END.sub(self._NL, lines)
+        elif self._NL != "\n":
+            lines = lines.replace("\n", self._NL)  # the same, without the expression
+        if lines:
+            self.write(lines)
+
+
+class _Writer(_LineWriter):
+    """`_LineWriter`, with the same output, and two more costs taken out.
 
     A picture's part (`_PicturePart`) is written out once per way of writing it (the
     generator's policy and options) and copied into each message after: its 75 KB of
@@ -351,7 +369,7 @@ class _Writer(BytesGenerator):
         if data is None:  # the first message of the picture written out this way
             out = io.BytesIO()
             mangle, width = self._options
-            BytesGenerator(out, mangle, width, policy=self.policy).flatten(msg, False, linesep)
+            _LineWriter(out, mangle, width, policy=self.policy).flatten(msg, False, linesep)
             data = out.getvalue()
             if len(msg.written) < KEPT_WRITINGS:
                 msg.written[how] = data
@@ -374,6 +392,7 @@ class _Writer(BytesGenerator):
         return found
 
 
+LINE_END = re.compile(r"\r\n|\r|\n")  # as the email package's generator finds line ends
 KEPT_WRITINGS = 4  # ways one picture's part or header is written out (one, in the service)
 BOUNDARY_DIGITS = f"%0{len(repr(sys.maxsize - 1))}d"  # as the email package pads its token
 

@@ -4,13 +4,14 @@ thread of its own process waits on that process's lock, not by polling the file.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-import filelock
 import pytest
 
 from adjudicator.home import locks
@@ -58,13 +59,19 @@ def test_waiting_threads_do_not_poll_the_file(
     polling the outbox's lock kept the interpreter busy switching between them)."""
     path = tmp_path / "outbox.lock"
     attempts: list[str] = []
-    acquire = filelock.FileLock.acquire
+    flock, open_file = fcntl.flock, os.open
 
-    def counted(self: filelock.FileLock, *args: object, **kwargs: object) -> object:
+    def counted_flock(descriptor: int, operation: int) -> None:
         attempts.append(threading.current_thread().name)
-        return acquire(self, *args, **kwargs)  # type: ignore[arg-type]
+        flock(descriptor, operation)
 
-    monkeypatch.setattr(filelock.FileLock, "acquire", counted)
+    def counted_open(name: str, flags: int, mode: int = 0o777) -> int:
+        if Path(name) == path:
+            attempts.append(threading.current_thread().name)
+        return open_file(name, flags, mode)
+
+    monkeypatch.setattr(fcntl, "flock", counted_flock)
+    monkeypatch.setattr(os, "open", counted_open)
     release = threading.Event()
     held = threading.Event()
     got: list[str] = []
@@ -84,8 +91,8 @@ def test_waiting_threads_do_not_poll_the_file(
     waiters = [threading.Thread(target=waiter, name=f"waiter-{i}") for i in range(8)]
     for thread in waiters:
         thread.start()
-    time.sleep(0.3)  # several of filelock's polling intervals
-    assert attempts == ["holder"]
+    time.sleep(0.3)  # several of a polling lock's intervals (filelock's were 50 ms)
+    assert attempts == ["holder", "holder"]  # its file opened, then locked
     release.set()
     for thread in [first, *waiters]:
         thread.join(timeout=30)
